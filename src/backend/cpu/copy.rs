@@ -1,0 +1,171 @@
+//! CPU core primitives: alloc, upload, download, fill, copy and cast between
+//! arbitrary strided layouts, each a planned strided traversal with a
+//! `copy_nonoverlapping` fast path for contiguous runs.
+
+use super::strided::{Plan, SendPtr, PAR_MIN_ELEMS};
+use super::{base_ptr, CpuBackend};
+use crate::backend::CoreBackend;
+use crate::device::Device;
+use crate::dtype::{DType, Element, Scalar};
+use crate::error::{Error, Result};
+use crate::layout::Layout;
+use crate::storage::Storage;
+use crate::tensor::Tensor;
+
+/// Copy elements from `src` (layout `sl`) to `dst` (layout `dl`, same shape).
+///
+/// # Safety
+/// Both layouts must lie inside their buffers; `dl` must not map two elements to
+/// one address, and the source must not partially overlap the destination.
+pub(crate) unsafe fn copy_strided<T: Element>(
+    dst: *mut T,
+    dl: &Layout,
+    src: *const T,
+    sl: &Layout,
+) {
+    let plan = Plan::new([dl, sl]);
+    let [ds, ss] = plan.inner_strides();
+    let (d, s) = (SendPtr(dst), SendPtr(src as *mut T));
+    plan.par_for_each_run(PAR_MIN_ELEMS, move |[od, os], len| {
+        let (d, s) = (d, s);
+        // SAFETY: offsets come from in-bounds layouts (caller contract).
+        unsafe {
+            let dp = d.0.offset(od);
+            let sp = s.0.offset(os) as *const T;
+            if ds == 1 && ss == 1 {
+                if dp as *const T != sp {
+                    std::ptr::copy_nonoverlapping(sp, dp, len);
+                }
+            } else {
+                for i in 0..len as isize {
+                    *dp.offset(i * ds) = *sp.offset(i * ss);
+                }
+            }
+        }
+    });
+}
+
+/// Convert elements from `src` (type S) to `dst` (type D), same shape.
+///
+/// # Safety
+/// As [`copy_strided`]; the buffers differ (different dtypes never share one).
+unsafe fn cast_strided<S: Element, D: Element>(
+    dst: *mut D,
+    dl: &Layout,
+    src: *const S,
+    sl: &Layout,
+) {
+    let plan = Plan::new([dl, sl]);
+    let [ds, ss] = plan.inner_strides();
+    let (d, s) = (SendPtr(dst), SendPtr(src as *mut S));
+    plan.par_for_each_run(PAR_MIN_ELEMS, move |[od, os], len| {
+        let (d, s) = (d, s);
+        for i in 0..len as isize {
+            // SAFETY: in-bounds offsets (caller contract).
+            unsafe { *d.0.offset(od + i * ds) = D::cast_from(*s.0.offset(os + i * ss)) };
+        }
+    });
+}
+
+/// Set every element of `dst` (layout `dl`) to `v`.
+///
+/// # Safety
+/// `dl` must lie inside the buffer and map distinct elements to distinct addresses.
+unsafe fn fill_strided<T: Element>(dst: *mut T, dl: &Layout, v: T) {
+    let plan = Plan::new([dl]);
+    let [ds] = plan.inner_strides();
+    let d = SendPtr(dst);
+    plan.par_for_each_run(PAR_MIN_ELEMS, move |[od], len| {
+        let d = d;
+        // SAFETY: in-bounds offsets (caller contract).
+        unsafe {
+            let p = d.0.offset(od);
+            if ds == 1 {
+                std::slice::from_raw_parts_mut(p, len).fill(v);
+            } else {
+                for i in 0..len as isize {
+                    *p.offset(i * ds) = v;
+                }
+            }
+        }
+    });
+}
+
+impl CoreBackend for CpuBackend {
+    fn device(&self) -> Device {
+        Device::Cpu
+    }
+
+    fn alloc(&self, dtype: DType, len: usize) -> Result<Storage> {
+        Storage::cpu_zeroed(dtype, len)
+    }
+
+    fn upload(&self, dtype: DType, bytes: &[u8]) -> Result<Storage> {
+        if bytes.len() % dtype.itemsize() != 0 {
+            return Err(Error::invalid(
+                "upload",
+                format!(
+                    "{} bytes is not a whole number of {dtype} elements",
+                    bytes.len()
+                ),
+            ));
+        }
+        let s = Storage::cpu_zeroed(dtype, bytes.len() / dtype.itemsize())?;
+        if !bytes.is_empty() {
+            let p = s.host_ptr().expect("cpu storage");
+            // SAFETY: the new buffer has exactly bytes.len() bytes and is not shared yet.
+            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len()) };
+        }
+        Ok(s)
+    }
+
+    fn download(&self, src: &Tensor, dst: &mut [u8]) -> Result<()> {
+        if dst.len() != src.nbytes() {
+            return Err(Error::invalid(
+                "download",
+                format!(
+                    "destination has {} bytes, tensor has {}",
+                    dst.len(),
+                    src.nbytes()
+                ),
+            ));
+        }
+        let dl = Layout::contiguous(src.shape());
+        crate::dispatch!(src.dtype(), T => {
+            let d: &mut [T] = bytemuck::cast_slice_mut(dst);
+            // SAFETY: `d` is a fresh host slice of exactly numel elements laid out
+            // row-major; src's layout lies in its buffer; they cannot overlap.
+            unsafe { copy_strided(d.as_mut_ptr(), &dl, base_ptr::<T>(src), src.layout()) };
+        });
+        Ok(())
+    }
+
+    fn fill(&self, dst: &Tensor, value: Scalar) -> Result<()> {
+        crate::dispatch!(dst.dtype(), T => {
+            // SAFETY: frontend contract: dst is locked, in bounds and unique.
+            unsafe { fill_strided(base_ptr::<T>(dst), dst.layout(), value.get::<T>()) };
+        });
+        Ok(())
+    }
+
+    fn copy(&self, src: &Tensor, dst: &Tensor) -> Result<()> {
+        crate::dispatch!(dst.dtype(), T => {
+            // SAFETY: frontend contract (locked, in bounds, unique, no partial overlap).
+            unsafe { copy_strided(base_ptr::<T>(dst), dst.layout(), base_ptr::<T>(src), src.layout()) };
+        });
+        Ok(())
+    }
+
+    fn cast(&self, src: &Tensor, dst: &Tensor) -> Result<()> {
+        if src.dtype() == dst.dtype() {
+            return self.copy(src, dst);
+        }
+        crate::dispatch!(src.dtype(), S => {
+            crate::dispatch!(dst.dtype(), D => {
+                // SAFETY: frontend contract; different dtypes are different buffers.
+                unsafe { cast_strided(base_ptr::<D>(dst), dst.layout(), base_ptr::<S>(src), src.layout()) };
+            })
+        });
+        Ok(())
+    }
+}

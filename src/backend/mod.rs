@@ -1,0 +1,32 @@
+//! The Backend trait: the small primitive set every device implements. Ops in
+//! `src/ops/` validate arguments, apply dtype and broadcasting rules, decide
+//! aliasing and lock storages; a backend receives tensors whose layouts already
+//! have the output's shape and never sees user-level rules.
+//!
+//! The trait is the sum of one trait per family (`core.rs` now; the elementwise,
+//! reduction, linear-algebra and sorting families each add their own file), so a
+//! device implements them family by family. No method assumes host memory: data
+//! crosses the device boundary only through `upload`/`download`.
+
+pub mod core;
+pub mod cpu;
+
+pub use self::core::CoreBackend;
+
+use crate::device::Device;
+use crate::error::{Error, Result};
+
+/// Every primitive a device provides.
+pub trait Backend: CoreBackend {}
+impl<B: CoreBackend> Backend for B {}
+
+/// The backend of `device`, or an error naming `op` when it is not available.
+pub fn get(device: Device, op: &str) -> Result<&'static dyn Backend> {
+    match device {
+        Device::Cpu => Ok(&cpu::CpuBackend),
+        d => Err(Error::UnsupportedOnDevice {
+            op: op.to_string(),
+            device: d,
+        }),
+    }
+}

@@ -1,0 +1,743 @@
+//! Element types: the `DType` enum, the `Element` trait that ties a Rust type to its
+//! dtype, the typed `Scalar` value, and the one dispatch macro every dtype-generic
+//! path goes through. No tensor or device code lives here.
+
+use crate::error::{Error, Result};
+use half::{bf16, f16};
+use num_complex::Complex;
+use std::fmt;
+
+/// Complex number of two `f32` (dtype `c32`).
+pub type C32 = Complex<f32>;
+/// Complex number of two `f64` (dtype `c64`).
+pub type C64 = Complex<f64>;
+
+/// The fourteen element types of rnx.
+///
+/// ```
+/// use rnx::DType;
+/// assert_eq!(DType::F32.itemsize(), 4);
+/// assert!(DType::C64.is_complex());
+/// assert_eq!(DType::U8.to_string(), "u8");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DType {
+    F16,
+    BF16,
+    F32,
+    F64,
+    C32,
+    C64,
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U16,
+    U32,
+    U64,
+}
+
+impl DType {
+    /// Every dtype, in declaration order.
+    pub const ALL: [DType; 14] = [
+        DType::F16,
+        DType::BF16,
+        DType::F32,
+        DType::F64,
+        DType::C32,
+        DType::C64,
+        DType::I8,
+        DType::I16,
+        DType::I32,
+        DType::I64,
+        DType::U8,
+        DType::U16,
+        DType::U32,
+        DType::U64,
+    ];
+
+    /// Bytes per element.
+    pub fn itemsize(self) -> usize {
+        match self {
+            DType::I8 | DType::U8 => 1,
+            DType::F16 | DType::BF16 | DType::I16 | DType::U16 => 2,
+            DType::F32 | DType::I32 | DType::U32 => 4,
+            DType::F64 | DType::I64 | DType::U64 | DType::C32 => 8,
+            DType::C64 => 16,
+        }
+    }
+    /// Real floating point (f16, bf16, f32, f64).
+    pub fn is_float(self) -> bool {
+        matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
+    }
+    /// Complex (c32, c64).
+    pub fn is_complex(self) -> bool {
+        matches!(self, DType::C32 | DType::C64)
+    }
+    /// Signed or unsigned integer.
+    pub fn is_int(self) -> bool {
+        self.is_signed_int() || self.is_unsigned_int()
+    }
+    /// Signed integer.
+    pub fn is_signed_int(self) -> bool {
+        matches!(self, DType::I8 | DType::I16 | DType::I32 | DType::I64)
+    }
+    /// Unsigned integer.
+    pub fn is_unsigned_int(self) -> bool {
+        matches!(self, DType::U8 | DType::U16 | DType::U32 | DType::U64)
+    }
+    /// The half-precision storage types (f16, bf16), computed in f32.
+    pub fn is_half(self) -> bool {
+        matches!(self, DType::F16 | DType::BF16)
+    }
+    /// The real dtype of a complex dtype (c32 -> f32, c64 -> f64); itself otherwise.
+    pub fn real(self) -> DType {
+        match self {
+            DType::C32 => DType::F32,
+            DType::C64 => DType::F64,
+            d => d,
+        }
+    }
+    /// Lower-case name, as printed (`f32`, `c64`, `u8`).
+    pub fn name(self) -> &'static str {
+        match self {
+            DType::F16 => "f16",
+            DType::BF16 => "bf16",
+            DType::F32 => "f32",
+            DType::F64 => "f64",
+            DType::C32 => "c32",
+            DType::C64 => "c64",
+            DType::I8 => "i8",
+            DType::I16 => "i16",
+            DType::I32 => "i32",
+            DType::I64 => "i64",
+            DType::U8 => "u8",
+            DType::U16 => "u16",
+            DType::U32 => "u32",
+            DType::U64 => "u64",
+        }
+    }
+}
+
+impl fmt::Display for DType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Runs `$body` with `$T` bound to the Rust type of `$dtype`.
+///
+/// `dispatch!(dtype, T => body)` covers all 14 dtypes; the subset forms
+/// `dispatch!(@real ...)` (floats and integers), `@float`, `@int`, `@complex`
+/// return `Err(Error::UnsupportedDType)` named with `$op` for the rest:
+/// `dispatch!(@float dtype, "sqrt", T => body)`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! dispatch {
+    ($dt:expr, $T:ident => $body:expr) => {{
+        use $crate::DType as __D;
+        match $dt {
+            __D::F16 => {
+                type $T = $crate::half::f16;
+                $body
+            }
+            __D::BF16 => {
+                type $T = $crate::half::bf16;
+                $body
+            }
+            __D::F32 => {
+                type $T = f32;
+                $body
+            }
+            __D::F64 => {
+                type $T = f64;
+                $body
+            }
+            __D::C32 => {
+                type $T = $crate::C32;
+                $body
+            }
+            __D::C64 => {
+                type $T = $crate::C64;
+                $body
+            }
+            __D::I8 => {
+                type $T = i8;
+                $body
+            }
+            __D::I16 => {
+                type $T = i16;
+                $body
+            }
+            __D::I32 => {
+                type $T = i32;
+                $body
+            }
+            __D::I64 => {
+                type $T = i64;
+                $body
+            }
+            __D::U8 => {
+                type $T = u8;
+                $body
+            }
+            __D::U16 => {
+                type $T = u16;
+                $body
+            }
+            __D::U32 => {
+                type $T = u32;
+                $body
+            }
+            __D::U64 => {
+                type $T = u64;
+                $body
+            }
+        }
+    }};
+    (@real $dt:expr, $op:expr, $T:ident => $body:expr) => {{
+        use $crate::DType as __D;
+        match $dt {
+            __D::F16 => {
+                type $T = $crate::half::f16;
+                $body
+            }
+            __D::BF16 => {
+                type $T = $crate::half::bf16;
+                $body
+            }
+            __D::F32 => {
+                type $T = f32;
+                $body
+            }
+            __D::F64 => {
+                type $T = f64;
+                $body
+            }
+            __D::I8 => {
+                type $T = i8;
+                $body
+            }
+            __D::I16 => {
+                type $T = i16;
+                $body
+            }
+            __D::I32 => {
+                type $T = i32;
+                $body
+            }
+            __D::I64 => {
+                type $T = i64;
+                $body
+            }
+            __D::U8 => {
+                type $T = u8;
+                $body
+            }
+            __D::U16 => {
+                type $T = u16;
+                $body
+            }
+            __D::U32 => {
+                type $T = u32;
+                $body
+            }
+            __D::U64 => {
+                type $T = u64;
+                $body
+            }
+            d => {
+                return Err($crate::Error::UnsupportedDType {
+                    op: $op.into(),
+                    dtype: d,
+                })
+            }
+        }
+    }};
+    (@float $dt:expr, $op:expr, $T:ident => $body:expr) => {{
+        use $crate::DType as __D;
+        match $dt {
+            __D::F16 => {
+                type $T = $crate::half::f16;
+                $body
+            }
+            __D::BF16 => {
+                type $T = $crate::half::bf16;
+                $body
+            }
+            __D::F32 => {
+                type $T = f32;
+                $body
+            }
+            __D::F64 => {
+                type $T = f64;
+                $body
+            }
+            d => {
+                return Err($crate::Error::UnsupportedDType {
+                    op: $op.into(),
+                    dtype: d,
+                })
+            }
+        }
+    }};
+    (@int $dt:expr, $op:expr, $T:ident => $body:expr) => {{
+        use $crate::DType as __D;
+        match $dt {
+            __D::I8 => {
+                type $T = i8;
+                $body
+            }
+            __D::I16 => {
+                type $T = i16;
+                $body
+            }
+            __D::I32 => {
+                type $T = i32;
+                $body
+            }
+            __D::I64 => {
+                type $T = i64;
+                $body
+            }
+            __D::U8 => {
+                type $T = u8;
+                $body
+            }
+            __D::U16 => {
+                type $T = u16;
+                $body
+            }
+            __D::U32 => {
+                type $T = u32;
+                $body
+            }
+            __D::U64 => {
+                type $T = u64;
+                $body
+            }
+            d => {
+                return Err($crate::Error::UnsupportedDType {
+                    op: $op.into(),
+                    dtype: d,
+                })
+            }
+        }
+    }};
+    (@complex $dt:expr, $op:expr, $T:ident => $body:expr) => {{
+        use $crate::DType as __D;
+        match $dt {
+            __D::C32 => {
+                type $T = $crate::C32;
+                $body
+            }
+            __D::C64 => {
+                type $T = $crate::C64;
+                $body
+            }
+            d => {
+                return Err($crate::Error::UnsupportedDType {
+                    op: $op.into(),
+                    dtype: d,
+                })
+            }
+        }
+    }};
+}
+
+/// A Rust type that is the element of one dtype.
+///
+/// The conversions go through [`Scalar`] (exact where the value fits) and through
+/// `f64`/`i64` for the generic kernels; `cast_from` is the saturating, truncating
+/// element cast of [`crate::Tensor::cast`].
+pub trait Element:
+    Copy + Send + Sync + PartialEq + fmt::Debug + bytemuck::Pod + Default + 'static
+{
+    /// The dtype of this type.
+    const DTYPE: DType;
+    /// The value as a typed scalar.
+    fn to_scalar(self) -> Scalar;
+    /// Read back from a scalar of this dtype (the caller converted it first).
+    fn from_scalar_unchecked(s: Scalar) -> Self;
+    /// Zero.
+    fn zero() -> Self;
+    /// One.
+    fn one() -> Self;
+    /// Real part as f64 (the value itself for real types).
+    fn to_f64(self) -> f64;
+    /// Imaginary part as f64 (0 for real types).
+    fn imag_f64(self) -> f64 {
+        0.0
+    }
+    /// From f64 with the cast rules (truncate toward zero, saturate, NaN -> 0 for
+    /// integers; round to nearest for floats; imaginary 0 for complex).
+    fn from_f64(v: f64) -> Self;
+    /// From a complex value (re, im) with the cast rules; real types take `re`.
+    fn from_re_im(re: f64, im: f64) -> Self {
+        let _ = im;
+        Self::from_f64(re)
+    }
+    /// From i64 (integers wrap to the width; floats round to nearest).
+    fn from_i64_wrapping(v: i64) -> Self;
+    /// Exactly the value as i128 if an integer type (for exact integer casts).
+    fn to_i128(self) -> Option<i128> {
+        None
+    }
+    /// From i128 with saturation (integer types); floats convert.
+    fn from_i128_saturating(v: i128) -> Self {
+        Self::from_f64(v as f64)
+    }
+    /// The element cast of `cast`/`astype` from any element type.
+    #[inline]
+    fn cast_from<S: Element>(s: S) -> Self {
+        if let Some(i) = s.to_i128() {
+            Self::from_i128_saturating(i)
+        } else {
+            Self::from_re_im(s.to_f64(), s.imag_f64())
+        }
+    }
+}
+
+macro_rules! impl_float {
+    ($t:ty, $d:ident, $to:expr, $from:expr) => {
+        impl Element for $t {
+            const DTYPE: DType = DType::$d;
+            fn to_scalar(self) -> Scalar {
+                Scalar::$d(self)
+            }
+            fn from_scalar_unchecked(s: Scalar) -> Self {
+                match s {
+                    Scalar::$d(v) => v,
+                    other => Self::from_f64(other.to_f64()),
+                }
+            }
+            fn zero() -> Self {
+                $from(0.0)
+            }
+            fn one() -> Self {
+                $from(1.0)
+            }
+            #[inline]
+            fn to_f64(self) -> f64 {
+                $to(self)
+            }
+            #[inline]
+            fn from_f64(v: f64) -> Self {
+                $from(v)
+            }
+            fn from_i64_wrapping(v: i64) -> Self {
+                $from(v as f64)
+            }
+        }
+    };
+}
+impl_float!(f32, F32, |x: f32| x as f64, |v: f64| v as f32);
+impl_float!(f64, F64, |x: f64| x, |v: f64| v);
+impl_float!(f16, F16, |x: f16| x.to_f64(), f16::from_f64);
+impl_float!(bf16, BF16, |x: bf16| x.to_f64(), bf16::from_f64);
+
+macro_rules! impl_complex {
+    ($f:ty, $d:ident) => {
+        impl Element for Complex<$f> {
+            const DTYPE: DType = DType::$d;
+            fn to_scalar(self) -> Scalar {
+                Scalar::$d(self)
+            }
+            fn from_scalar_unchecked(s: Scalar) -> Self {
+                match s {
+                    Scalar::$d(v) => v,
+                    other => {
+                        let (re, im) = other.to_re_im();
+                        Self::from_re_im(re, im)
+                    }
+                }
+            }
+            fn zero() -> Self {
+                Complex::new(0.0, 0.0)
+            }
+            fn one() -> Self {
+                Complex::new(1.0, 0.0)
+            }
+            #[inline]
+            fn to_f64(self) -> f64 {
+                self.re as f64
+            }
+            #[inline]
+            fn imag_f64(self) -> f64 {
+                self.im as f64
+            }
+            #[inline]
+            fn from_f64(v: f64) -> Self {
+                Complex::new(v as $f, 0.0)
+            }
+            #[inline]
+            fn from_re_im(re: f64, im: f64) -> Self {
+                Complex::new(re as $f, im as $f)
+            }
+            fn from_i64_wrapping(v: i64) -> Self {
+                Complex::new(v as $f, 0.0)
+            }
+        }
+    };
+}
+impl_complex!(f32, C32);
+impl_complex!(f64, C64);
+
+macro_rules! impl_int {
+    ($t:ty, $d:ident) => {
+        impl Element for $t {
+            const DTYPE: DType = DType::$d;
+            fn to_scalar(self) -> Scalar {
+                Scalar::$d(self)
+            }
+            fn from_scalar_unchecked(s: Scalar) -> Self {
+                match s {
+                    Scalar::$d(v) => v,
+                    other => match other.to_i128() {
+                        Some(i) => Self::from_i128_saturating(i),
+                        None => Self::from_f64(other.to_f64()),
+                    },
+                }
+            }
+            fn zero() -> Self {
+                0
+            }
+            fn one() -> Self {
+                1
+            }
+            #[inline]
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            /// Truncates toward zero and saturates; NaN gives 0 (Rust `as` semantics).
+            #[inline]
+            fn from_f64(v: f64) -> Self {
+                v as $t
+            }
+            #[inline]
+            fn from_i64_wrapping(v: i64) -> Self {
+                v as $t
+            }
+            #[inline]
+            fn to_i128(self) -> Option<i128> {
+                Some(self as i128)
+            }
+            #[inline]
+            fn from_i128_saturating(v: i128) -> Self {
+                v.clamp(<$t>::MIN as i128, <$t>::MAX as i128) as $t
+            }
+        }
+    };
+}
+impl_int!(i8, I8);
+impl_int!(i16, I16);
+impl_int!(i32, I32);
+impl_int!(i64, I64);
+impl_int!(u8, U8);
+impl_int!(u16, U16);
+impl_int!(u32, U32);
+impl_int!(u64, U64);
+
+/// A single typed value: one variant per dtype.
+///
+/// Rust numbers convert into a `Scalar` with `From` (`Scalar::from(2.5)` is an f64
+/// scalar); [`Scalar::to_dtype`] converts to a tensor's dtype and refuses values the
+/// dtype cannot hold (2.5 into i32, 300 into u8, a complex value into a real dtype).
+///
+/// ```
+/// use rnx::{DType, Scalar};
+/// assert_eq!(Scalar::from(3).to_dtype(DType::U8, "full").unwrap(), Scalar::U8(3));
+/// assert!(Scalar::from(300).to_dtype(DType::U8, "full").is_err());
+/// assert!(Scalar::from(2.5).to_dtype(DType::I32, "full").is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scalar {
+    F16(f16),
+    BF16(bf16),
+    F32(f32),
+    F64(f64),
+    C32(C32),
+    C64(C64),
+    I8(i8),
+    I16(i16),
+    I32(i32),
+    I64(i64),
+    U8(u8),
+    U16(u16),
+    U32(u32),
+    U64(u64),
+}
+
+impl Scalar {
+    /// The dtype of this value.
+    pub fn dtype(&self) -> DType {
+        match self {
+            Scalar::F16(_) => DType::F16,
+            Scalar::BF16(_) => DType::BF16,
+            Scalar::F32(_) => DType::F32,
+            Scalar::F64(_) => DType::F64,
+            Scalar::C32(_) => DType::C32,
+            Scalar::C64(_) => DType::C64,
+            Scalar::I8(_) => DType::I8,
+            Scalar::I16(_) => DType::I16,
+            Scalar::I32(_) => DType::I32,
+            Scalar::I64(_) => DType::I64,
+            Scalar::U8(_) => DType::U8,
+            Scalar::U16(_) => DType::U16,
+            Scalar::U32(_) => DType::U32,
+            Scalar::U64(_) => DType::U64,
+        }
+    }
+
+    /// Real part as f64.
+    pub fn to_f64(&self) -> f64 {
+        self.to_re_im().0
+    }
+
+    /// (real, imaginary) as f64.
+    pub fn to_re_im(&self) -> (f64, f64) {
+        match *self {
+            Scalar::C32(c) => (c.re as f64, c.im as f64),
+            Scalar::C64(c) => (c.re, c.im),
+            s => (s.real_f64(), 0.0),
+        }
+    }
+
+    fn real_f64(&self) -> f64 {
+        match *self {
+            Scalar::F16(v) => v.to_f64(),
+            Scalar::BF16(v) => v.to_f64(),
+            Scalar::F32(v) => v as f64,
+            Scalar::F64(v) => v,
+            Scalar::C32(v) => v.re as f64,
+            Scalar::C64(v) => v.re,
+            Scalar::I8(v) => v as f64,
+            Scalar::I16(v) => v as f64,
+            Scalar::I32(v) => v as f64,
+            Scalar::I64(v) => v as f64,
+            Scalar::U8(v) => v as f64,
+            Scalar::U16(v) => v as f64,
+            Scalar::U32(v) => v as f64,
+            Scalar::U64(v) => v as f64,
+        }
+    }
+
+    /// The exact integer value, if this is an integer scalar.
+    pub fn to_i128(&self) -> Option<i128> {
+        match *self {
+            Scalar::I8(v) => Some(v as i128),
+            Scalar::I16(v) => Some(v as i128),
+            Scalar::I32(v) => Some(v as i128),
+            Scalar::I64(v) => Some(v as i128),
+            Scalar::U8(v) => Some(v as i128),
+            Scalar::U16(v) => Some(v as i128),
+            Scalar::U32(v) => Some(v as i128),
+            Scalar::U64(v) => Some(v as i128),
+            _ => None,
+        }
+    }
+
+    /// The value as the element type `T` (no representability check: the caller
+    /// converted the scalar to `T::DTYPE` first).
+    pub fn get<T: Element>(self) -> T {
+        T::from_scalar_unchecked(self)
+    }
+
+    /// Convert to `dtype`, refusing values that the dtype cannot represent:
+    /// a fractional, non-finite or out-of-range value into an integer dtype, a
+    /// complex value with non-zero imaginary part into a real dtype. Floats accept
+    /// any real value (rounded to the nearest representable). `op` names the caller
+    /// in the error.
+    pub fn to_dtype(self, dtype: DType, op: &str) -> Result<Scalar> {
+        if self.dtype() == dtype {
+            return Ok(self);
+        }
+        let (re, im) = self.to_re_im();
+        let bad = || Error::ScalarNotRepresentable {
+            op: op.to_string(),
+            value: self.to_string(),
+            dtype,
+        };
+        if im != 0.0 && !dtype.is_complex() {
+            return Err(bad());
+        }
+        if dtype.is_int() {
+            let i: i128 = match self.to_i128() {
+                Some(i) => i,
+                None => {
+                    if !re.is_finite() || re.fract() != 0.0 || re.abs() > 1.8e19 {
+                        return Err(bad());
+                    }
+                    re as i128
+                }
+            };
+            let ok = dispatch!(@int dtype, op, T => {
+                i >= T::MIN as i128 && i <= T::MAX as i128
+            });
+            if !ok {
+                return Err(bad());
+            }
+            return Ok(dispatch!(@int dtype, op, T => T::from_i128_saturating(i).to_scalar()));
+        }
+        if dtype.is_complex() {
+            return Ok(dispatch!(@complex dtype, op, T => T::from_re_im(re, im).to_scalar()));
+        }
+        // Integer scalars go through i128 -> f64 (exact up to 2^53).
+        Ok(dispatch!(@float dtype, op, T => T::from_f64(re).to_scalar()))
+    }
+
+    /// Whether the value is zero.
+    pub fn is_zero(&self) -> bool {
+        let (re, im) = self.to_re_im();
+        re == 0.0 && im == 0.0
+    }
+}
+
+impl fmt::Display for Scalar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Scalar::F16(v) => write!(f, "{v}"),
+            Scalar::BF16(v) => write!(f, "{v}"),
+            Scalar::F32(v) => write!(f, "{v}"),
+            Scalar::F64(v) => write!(f, "{v}"),
+            Scalar::C32(v) => write!(f, "{v}"),
+            Scalar::C64(v) => write!(f, "{v}"),
+            Scalar::I8(v) => write!(f, "{v}"),
+            Scalar::I16(v) => write!(f, "{v}"),
+            Scalar::I32(v) => write!(f, "{v}"),
+            Scalar::I64(v) => write!(f, "{v}"),
+            Scalar::U8(v) => write!(f, "{v}"),
+            Scalar::U16(v) => write!(f, "{v}"),
+            Scalar::U32(v) => write!(f, "{v}"),
+            Scalar::U64(v) => write!(f, "{v}"),
+        }
+    }
+}
+
+macro_rules! scalar_from {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Scalar {
+            fn from(v: $t) -> Scalar {
+                v.to_scalar()
+            }
+        }
+    )*};
+}
+scalar_from!(f16, bf16, f32, f64, C32, C64, i8, i16, i32, i64, u8, u16, u32, u64);
+
+impl From<usize> for Scalar {
+    fn from(v: usize) -> Scalar {
+        Scalar::U64(v as u64)
+    }
+}
+impl From<isize> for Scalar {
+    fn from(v: isize) -> Scalar {
+        Scalar::I64(v as i64)
+    }
+}
+impl From<bool> for Scalar {
+    fn from(v: bool) -> Scalar {
+        Scalar::U8(v as u8)
+    }
+}

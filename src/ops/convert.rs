@@ -1,0 +1,71 @@
+//! Copies and conversions that every family uses: `cast`/`astype`, `contiguous`,
+//! `copy`, and moving between devices. Overlap-aware assignment (`blit`,
+//! `set_slice`, `fill`) lives with the indexing family.
+
+use crate::device::Device;
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::tensor::Tensor;
+
+impl Tensor {
+    /// A contiguous copy converted to `dtype`: floats to integers truncate toward
+    /// zero and saturate at the range, NaN gives 0; complex to real takes the
+    /// real part; integers to narrower integers saturate.
+    ///
+    /// ```
+    /// use rnx::{Tensor, DType};
+    /// let x = Tensor::create(DType::F32, &[3], &[1.5, 2.7, 3.1]).unwrap();
+    /// assert_eq!(x.cast(DType::I32).unwrap().to_string(), "[1, 2, 3]");
+    /// let y = Tensor::create(DType::F64, &[3], &[-1e20, f64::NAN, 300.0]).unwrap();
+    /// assert_eq!(y.cast(DType::U8).unwrap().to_vec::<u8>().unwrap(), vec![0, 0, 255]);
+    /// ```
+    pub fn cast(&self, dtype: DType) -> Result<Tensor> {
+        let out = Tensor::zeros_on(dtype, self.shape(), self.device())?;
+        super::locked("cast", &[self], &[&out], || self.backend().cast(self, &out))?;
+        Ok(out)
+    }
+
+    /// Synonym of [`Tensor::cast`].
+    pub fn astype(&self, dtype: DType) -> Result<Tensor> {
+        self.cast(dtype)
+    }
+
+    /// This tensor if it is already C-contiguous (O(1), shares storage), otherwise
+    /// a contiguous copy.
+    pub fn contiguous(&self) -> Result<Tensor> {
+        if self.is_c_contiguous() {
+            return Ok(self.clone());
+        }
+        self.copy()
+    }
+
+    /// A deep, contiguous copy (always new memory).
+    ///
+    /// ```
+    /// use rnx::{Tensor, DType};
+    /// let x = Tensor::create(DType::F32, &[3], &[1., 2., 3.]).unwrap();
+    /// let y = x.copy().unwrap();
+    /// y.set_item(&[0], 999.).unwrap();
+    /// assert_eq!((x.to_string(), y.to_string()), ("[1, 2, 3]".into(), "[999, 2, 3]".into()));
+    /// ```
+    pub fn copy(&self) -> Result<Tensor> {
+        let out = Tensor::zeros_on(self.dtype(), self.shape(), self.device())?;
+        super::locked("copy", &[self], &[&out], || self.backend().copy(self, &out))?;
+        Ok(out)
+    }
+
+    /// A contiguous copy on `device` (a cheap view when already there).
+    pub fn to_device(&self, device: Device) -> Result<Tensor> {
+        if device == self.device() {
+            return Ok(self.clone());
+        }
+        let bytes = crate::dispatch!(self.dtype(), T => {
+            bytemuck::cast_slice::<T, u8>(&self.to_vec::<T>()?).to_vec()
+        });
+        let storage = crate::backend::get(device, "to_device")?.upload(self.dtype(), &bytes)?;
+        Tensor::from_parts(
+            std::sync::Arc::new(storage),
+            crate::Layout::contiguous(self.shape()),
+        )
+    }
+}

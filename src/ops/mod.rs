@@ -1,0 +1,68 @@
+//! The user API, one file per family, each written once over the Backend trait.
+//! This file holds the checks every family shares (same device, same dtype,
+//! output validation) so no family writes them again.
+
+pub mod convert;
+pub mod creation;
+
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+
+/// All tensors on one device, else an error naming `op` and both devices.
+pub(crate) fn same_device(op: &str, ts: &[&Tensor]) -> Result<()> {
+    if let Some(first) = ts.first() {
+        for t in &ts[1..] {
+            if t.device() != first.device() {
+                return Err(Error::DeviceMismatch {
+                    op: op.into(),
+                    lhs: first.device(),
+                    rhs: t.device(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// All tensors of one dtype, else an error naming `op` and both dtypes.
+pub(crate) fn same_dtype(op: &str, ts: &[&Tensor]) -> Result<()> {
+    if let Some(first) = ts.first() {
+        for t in &ts[1..] {
+            if t.dtype() != first.dtype() {
+                return Err(Error::DTypeMismatch {
+                    op: op.into(),
+                    lhs: first.dtype(),
+                    rhs: t.dtype(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// An output tensor must not map two elements to one address.
+pub(crate) fn unique_output(op: &str, out: &Tensor) -> Result<()> {
+    if out.layout().has_internal_overlap() {
+        return Err(Error::OverlappingOutput {
+            op: op.into(),
+            shape: out.shape().to_vec(),
+            strides: out.layout().strides().to_vec(),
+        });
+    }
+    Ok(())
+}
+
+/// Run `f` with the storages of `reads` locked shared and of `writes` locked
+/// exclusively (see [`crate::storage::lock`]). Every op calls its backend
+/// through this, so no two threads touch a buffer unsynchronised.
+pub(crate) fn locked<R>(
+    op: &str,
+    reads: &[&Tensor],
+    writes: &[&Tensor],
+    f: impl FnOnce() -> Result<R>,
+) -> Result<R> {
+    let r: Vec<&crate::storage::Storage> = reads.iter().map(|t| &**t.storage()).collect();
+    let w: Vec<&crate::storage::Storage> = writes.iter().map(|t| &**t.storage()).collect();
+    let _guard = crate::storage::lock(op, &r, &w)?;
+    f()
+}

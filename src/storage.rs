@@ -1,0 +1,259 @@
+//! Reference-counted device buffers: owned 64-byte-aligned host memory or foreign
+//! memory kept alive by an owner object, plus the per-buffer access lock that makes
+//! concurrent use of views from several threads free of data races. No element
+//! arithmetic lives here.
+
+use crate::device::Device;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use std::alloc::{self, Layout as AllocLayout};
+use std::any::Any;
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+/// Alignment of owned host buffers (a cache line; enough for AVX-512 loads).
+pub const ALIGN: usize = 64;
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// Host memory of the CPU backend.
+pub struct CpuBuffer {
+    ptr: NonNull<u8>,
+    bytes: usize,
+    owner: Owner,
+}
+
+enum Owner {
+    /// Allocated by us with this layout (None when zero bytes).
+    Aligned(Option<AllocLayout>),
+    /// Foreign memory; the box keeps it alive until the buffer drops.
+    Foreign(#[allow(dead_code)] Box<dyn Any + Send + Sync>),
+}
+
+// SAFETY: the buffer is plain bytes; every access goes through `Storage`'s lock
+// (or, for foreign memory, the contract of `Storage::from_foreign`), so sharing
+// the pointer between threads introduces no unsynchronised access.
+unsafe impl Send for CpuBuffer {}
+// SAFETY: as above.
+unsafe impl Sync for CpuBuffer {}
+
+impl CpuBuffer {
+    /// Zero-initialised aligned allocation of `bytes` bytes.
+    fn zeroed(bytes: usize) -> Result<CpuBuffer> {
+        if bytes == 0 {
+            return Ok(CpuBuffer {
+                ptr: NonNull::new(ALIGN as *mut u8).expect("non-null constant"),
+                bytes: 0,
+                owner: Owner::Aligned(None),
+            });
+        }
+        let layout = AllocLayout::from_size_align(bytes, ALIGN).map_err(|_| Error::Alloc {
+            op: "alloc".into(),
+            bytes,
+        })?;
+        // SAFETY: layout has non-zero size.
+        let p = unsafe { alloc::alloc_zeroed(layout) };
+        let ptr = NonNull::new(p).ok_or(Error::Alloc {
+            op: "alloc".into(),
+            bytes,
+        })?;
+        Ok(CpuBuffer {
+            ptr,
+            bytes,
+            owner: Owner::Aligned(Some(layout)),
+        })
+    }
+
+    /// Base pointer.
+    pub fn as_ptr(&self) -> *mut u8 {
+        self.ptr.as_ptr()
+    }
+    /// Size in bytes.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+}
+
+impl Drop for CpuBuffer {
+    fn drop(&mut self) {
+        if let Owner::Aligned(Some(layout)) = self.owner {
+            // SAFETY: allocated in `zeroed` with exactly this layout.
+            unsafe { alloc::dealloc(self.ptr.as_ptr(), layout) };
+        }
+    }
+}
+
+/// The memory of one device buffer.
+pub enum Buffer {
+    /// Host memory.
+    Cpu(CpuBuffer),
+}
+
+/// A typed device buffer of `len` elements, shared by all views over it.
+///
+/// Reads and writes by operations take the buffer's lock (several readers or one
+/// writer); a live borrowed slice ([`crate::Tensor::as_slice`]) makes writes fail
+/// with [`Error::Borrowed`] instead of racing.
+pub struct Storage {
+    id: u64,
+    dtype: DType,
+    len: usize,
+    buffer: Buffer,
+    lock: RwLock<()>,
+    borrows: AtomicUsize,
+}
+
+impl std::fmt::Debug for Storage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Storage({} x {} on {})",
+            self.len,
+            self.dtype,
+            self.device()
+        )
+    }
+}
+
+impl Storage {
+    fn wrap(dtype: DType, len: usize, buffer: Buffer) -> Storage {
+        Storage {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            dtype,
+            len,
+            buffer,
+            lock: RwLock::new(()),
+            borrows: AtomicUsize::new(0),
+        }
+    }
+
+    /// A zero-filled host buffer of `len` elements of `dtype`.
+    pub fn cpu_zeroed(dtype: DType, len: usize) -> Result<Storage> {
+        let bytes = len.checked_mul(dtype.itemsize()).ok_or(Error::Alloc {
+            op: "alloc".into(),
+            bytes: usize::MAX,
+        })?;
+        Ok(Storage::wrap(
+            dtype,
+            len,
+            Buffer::Cpu(CpuBuffer::zeroed(bytes)?),
+        ))
+    }
+
+    /// Wrap foreign host memory of `len` elements of `dtype` without copying.
+    ///
+    /// # Safety
+    /// `ptr` must be valid for reads and writes of `len * dtype.itemsize()` bytes,
+    /// aligned for the dtype, for as long as `owner` lives (it is dropped with the
+    /// storage). While the storage lives, the memory must not be accessed other than
+    /// through rnx tensors, and two storages wrapping overlapping memory must not be
+    /// used from different threads at the same time (within one thread, rnx detects
+    /// their overlap and gives copy-first results).
+    pub unsafe fn from_foreign(
+        dtype: DType,
+        ptr: *mut u8,
+        len: usize,
+        owner: Box<dyn Any + Send + Sync>,
+    ) -> Result<Storage> {
+        let bytes = len * dtype.itemsize();
+        let ptr =
+            NonNull::new(ptr).ok_or_else(|| Error::invalid("from_foreign", "null pointer"))?;
+        if (ptr.as_ptr() as usize) % dtype.itemsize().min(16) != 0 {
+            return Err(Error::invalid(
+                "from_foreign",
+                format!("pointer {:p} is not aligned for {dtype}", ptr.as_ptr()),
+            ));
+        }
+        Ok(Storage::wrap(
+            dtype,
+            len,
+            Buffer::Cpu(CpuBuffer {
+                ptr,
+                bytes,
+                owner: Owner::Foreign(owner),
+            }),
+        ))
+    }
+
+    /// Unique id (orders lock acquisition).
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+    /// Element type.
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+    /// Length in elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// Whether the buffer holds no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// The device the memory lives on.
+    pub fn device(&self) -> Device {
+        match self.buffer {
+            Buffer::Cpu(_) => Device::Cpu,
+        }
+    }
+    /// The device memory.
+    pub fn buffer(&self) -> &Buffer {
+        &self.buffer
+    }
+    /// Host base address, for host buffers (used by overlap analysis and the
+    /// CPU backend); `None` on other devices.
+    pub fn host_ptr(&self) -> Option<*mut u8> {
+        match &self.buffer {
+            Buffer::Cpu(b) => Some(b.as_ptr()),
+        }
+    }
+
+    pub(crate) fn add_borrow(&self) -> Result<()> {
+        let _g = self.lock.read().unwrap_or_else(|e| e.into_inner());
+        self.borrows.fetch_add(1, Ordering::AcqRel);
+        Ok(())
+    }
+    pub(crate) fn release_borrow(&self) {
+        self.borrows.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Locks held while an operation reads and writes storages.
+pub struct Access<'a> {
+    _reads: Vec<RwLockReadGuard<'a, ()>>,
+    _writes: Vec<RwLockWriteGuard<'a, ()>>,
+}
+
+/// Lock `writes` exclusively and `reads` shared, in id order (no deadlock between
+/// operations of different threads). A storage in both lists is locked once, for
+/// writing. A written storage that has a live borrowed slice is an error.
+pub fn lock<'a>(op: &str, reads: &[&'a Storage], writes: &[&'a Storage]) -> Result<Access<'a>> {
+    let mut all: Vec<(&'a Storage, bool)> = Vec::with_capacity(reads.len() + writes.len());
+    for &w in writes {
+        all.push((w, true));
+    }
+    for &r in reads {
+        all.push((r, false));
+    }
+    all.sort_by_key(|(s, w)| (s.id, !*w));
+    all.dedup_by_key(|(s, _)| s.id);
+    let mut acc = Access {
+        _reads: Vec::new(),
+        _writes: Vec::new(),
+    };
+    for (s, w) in all {
+        if w {
+            let g = s.lock.write().unwrap_or_else(|e| e.into_inner());
+            if s.borrows.load(Ordering::Acquire) != 0 {
+                return Err(Error::Borrowed { op: op.to_string() });
+            }
+            acc._writes.push(g);
+        } else {
+            acc._reads
+                .push(s.lock.read().unwrap_or_else(|e| e.into_inner()));
+        }
+    }
+    Ok(acc)
+}

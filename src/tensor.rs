@@ -1,0 +1,388 @@
+//! `Tensor` = shared storage + layout; its accessors (the Nx tensor properties),
+//! construction from Rust data, and getting data out. Operations live in `ops/`.
+
+use crate::backend::{self, Backend};
+use crate::device::Device;
+use crate::dtype::{DType, Element, Scalar};
+use crate::error::{Error, Result};
+use crate::layout::{checked_numel, normalize_axis, Layout};
+use crate::storage::Storage;
+use std::sync::Arc;
+
+/// An n-dimensional array: a view (shape, strides, offset) over shared device
+/// storage of one dtype.
+///
+/// `clone()` is O(1) and shares the storage, like every view; copies are explicit
+/// (`copy`, `contiguous`). `Tensor` is `Send + Sync`: views of one buffer may be
+/// used from several threads, each operation locking the buffers it touches.
+///
+/// ```
+/// use rnx::Tensor;
+/// let t = Tensor::from_vec(vec![1i32, 2, 3, 4, 5, 6], &[2, 3]).unwrap();
+/// assert_eq!(t.shape(), &[2, 3]);
+/// assert_eq!(t.strides(), vec![12, 4]); // bytes, as Nx
+/// assert_eq!(t.to_string(), "[[1, 2, 3],\n [4, 5, 6]]");
+/// ```
+#[derive(Clone)]
+pub struct Tensor {
+    storage: Arc<Storage>,
+    layout: Layout,
+}
+
+impl Tensor {
+    /// A tensor over `storage` with `layout`; errors if the layout reaches outside.
+    pub fn from_parts(storage: Arc<Storage>, layout: Layout) -> Result<Tensor> {
+        if !layout.fits_in(storage.len()) {
+            return Err(Error::invalid(
+                "from_parts",
+                format!(
+                    "layout (shape {:?}, strides {:?}, offset {}) reaches outside a buffer of {} elements",
+                    layout.shape(),
+                    layout.strides(),
+                    layout.offset(),
+                    storage.len()
+                ),
+            ));
+        }
+        Ok(Tensor { storage, layout })
+    }
+
+    /// A new view of the same storage (the layout was derived from this tensor's
+    /// by a view function, so it stays in bounds).
+    pub(crate) fn with_layout(&self, layout: Layout) -> Tensor {
+        debug_assert!(layout.fits_in(self.storage.len()));
+        Tensor {
+            storage: self.storage.clone(),
+            layout,
+        }
+    }
+
+    /// A fresh zero-filled contiguous tensor on `device`.
+    pub fn zeros_on(dtype: DType, shape: &[usize], device: Device) -> Result<Tensor> {
+        let n = checked_numel("zeros", shape)?;
+        let storage = backend::get(device, "zeros")?.alloc(dtype, n)?;
+        Ok(Tensor {
+            storage: Arc::new(storage),
+            layout: Layout::contiguous(shape),
+        })
+    }
+
+    /// A tensor of `shape` from a `Vec` (dtype from the element type), taking the
+    /// vector's values. Length must equal the shape's product.
+    ///
+    /// ```
+    /// use rnx::{Tensor, DType};
+    /// let t = Tensor::from_vec(vec![1.5f64, 2.5], &[2]).unwrap();
+    /// assert_eq!(t.dtype(), DType::F64);
+    /// ```
+    pub fn from_vec<T: Element>(data: Vec<T>, shape: &[usize]) -> Result<Tensor> {
+        Tensor::from_slice(&data, shape)
+    }
+
+    /// A tensor of `shape` from a slice (copied; dtype from the element type).
+    pub fn from_slice<T: Element>(data: &[T], shape: &[usize]) -> Result<Tensor> {
+        let n = checked_numel("create", shape)?;
+        if data.len() != n {
+            return Err(Error::DataLength {
+                op: "create".into(),
+                len: data.len(),
+                shape: shape.to_vec(),
+                expected: n,
+            });
+        }
+        let storage =
+            backend::get(Device::Cpu, "create")?.upload(T::DTYPE, bytemuck::cast_slice(data))?;
+        Ok(Tensor {
+            storage: Arc::new(storage),
+            layout: Layout::contiguous(shape),
+        })
+    }
+
+    /// A 1-D tensor from a slice.
+    pub fn from_slice_1d<T: Element>(data: &[T]) -> Tensor {
+        Tensor::from_slice(data, &[data.len()]).expect("1-D shape always matches its data")
+    }
+
+    /// Nx's `create dtype shape data`: values converted to `dtype`, each of which
+    /// must be representable there; the length must equal the shape's product.
+    ///
+    /// ```
+    /// use rnx::{Tensor, DType};
+    /// let t = Tensor::create(DType::F32, &[2, 3], &[1., 2., 3., 4., 5., 6.]).unwrap();
+    /// assert_eq!(t.to_string(), "[[1, 2, 3],\n [4, 5, 6]]");
+    /// assert!(Tensor::create(DType::F32, &[2, 2], &[1., 2., 3.]).is_err());
+    /// ```
+    pub fn create<S: Into<Scalar> + Copy>(
+        dtype: DType,
+        shape: &[usize],
+        data: &[S],
+    ) -> Result<Tensor> {
+        let n = checked_numel("create", shape)?;
+        if data.len() != n {
+            return Err(Error::DataLength {
+                op: "create".into(),
+                len: data.len(),
+                shape: shape.to_vec(),
+                expected: n,
+            });
+        }
+        crate::dispatch!(dtype, T => {
+            let v: Vec<T> = data
+                .iter()
+                .map(|&s| s.into().to_dtype(dtype, "create").map(|s| s.get::<T>()))
+                .collect::<Result<_>>()?;
+            Tensor::from_slice(&v, shape)
+        })
+    }
+
+    // ----- properties (the Nx names) -----
+
+    /// Dimensions (empty for a scalar).
+    pub fn shape(&self) -> &[usize] {
+        self.layout.shape()
+    }
+    /// Synonym of [`Tensor::shape`].
+    pub fn dims(&self) -> &[usize] {
+        self.shape()
+    }
+    /// Size of dimension `i` (negative counts from the end).
+    pub fn dim(&self, i: isize) -> Result<usize> {
+        Ok(self.shape()[normalize_axis("dim", i, self.ndim())?])
+    }
+    /// Rank.
+    pub fn ndim(&self) -> usize {
+        self.layout.ndim()
+    }
+    /// Element type.
+    pub fn dtype(&self) -> DType {
+        self.storage.dtype()
+    }
+    /// Strides in bytes, as Nx.
+    pub fn strides(&self) -> Vec<isize> {
+        let b = self.itemsize() as isize;
+        self.layout.strides().iter().map(|&s| s * b).collect()
+    }
+    /// Byte stride of dimension `i` (negative counts from the end).
+    pub fn stride(&self, i: isize) -> Result<isize> {
+        let a = normalize_axis("stride", i, self.ndim())?;
+        Ok(self.layout.strides()[a] * self.itemsize() as isize)
+    }
+    /// Bytes per element.
+    pub fn itemsize(&self) -> usize {
+        self.dtype().itemsize()
+    }
+    /// Number of elements.
+    pub fn size(&self) -> usize {
+        self.layout.numel()
+    }
+    /// Synonym of [`Tensor::size`].
+    pub fn numel(&self) -> usize {
+        self.size()
+    }
+    /// `size * itemsize`.
+    pub fn nbytes(&self) -> usize {
+        self.size() * self.itemsize()
+    }
+    /// Element offset of the view in its storage.
+    pub fn offset(&self) -> usize {
+        self.layout.offset()
+    }
+    /// Row-major contiguous.
+    pub fn is_c_contiguous(&self) -> bool {
+        self.layout.is_c_contiguous()
+    }
+    /// Where the storage lives.
+    pub fn device(&self) -> Device {
+        self.storage.device()
+    }
+    /// The layout (shape, element strides, offset).
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+    /// The shared storage.
+    pub fn storage(&self) -> &Arc<Storage> {
+        &self.storage
+    }
+    /// Whether two tensors are views of the same storage.
+    pub fn same_storage(&self, other: &Tensor) -> bool {
+        Arc::ptr_eq(&self.storage, &other.storage)
+    }
+    /// The backend of this tensor's device.
+    pub fn backend(&self) -> &'static dyn Backend {
+        backend::get(self.device(), "backend").expect("a tensor's device always has a backend")
+    }
+
+    // ----- data out -----
+
+    fn check_type<T: Element>(&self, op: &str) -> Result<()> {
+        if T::DTYPE != self.dtype() {
+            return Err(Error::TypeMismatch {
+                op: op.into(),
+                actual: self.dtype(),
+                requested: T::DTYPE,
+            });
+        }
+        Ok(())
+    }
+
+    /// A copy of the elements in row-major order; `T` must be the dtype's type.
+    ///
+    /// ```
+    /// use rnx::Tensor;
+    /// let t = Tensor::from_vec(vec![1u8, 2, 3, 4], &[2, 2]).unwrap();
+    /// assert_eq!(t.to_vec::<u8>().unwrap(), vec![1, 2, 3, 4]);
+    /// assert!(t.to_vec::<f32>().is_err());
+    /// ```
+    pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
+        self.check_type::<T>("to_vec")?;
+        let mut out = vec![T::zero(); self.size()];
+        crate::ops::locked("to_vec", &[self], &[], || {
+            self.backend()
+                .download(self, bytemuck::cast_slice_mut(&mut out))
+        })?;
+        Ok(out)
+    }
+
+    /// The element at a full multi-index (negative indices count from the end).
+    pub fn item_at<T: Element>(&self, index: &[isize]) -> Result<T> {
+        self.check_type::<T>("item_at")?;
+        Ok(self.scalar_at(index)?.get::<T>())
+    }
+
+    /// The element at a full multi-index as a typed [`Scalar`].
+    pub fn scalar_at(&self, index: &[isize]) -> Result<Scalar> {
+        let view = self.element_view("scalar_at", index)?;
+        crate::dispatch!(self.dtype(), T => {
+            let mut v = [T::zero()];
+            crate::ops::locked("scalar_at", &[self], &[], || {
+                self.backend().download(&view, bytemuck::cast_slice_mut(&mut v))
+            })?;
+            Ok(v[0].to_scalar())
+        })
+    }
+
+    /// The only element of a one-element tensor (any rank).
+    pub fn item<T: Element>(&self) -> Result<T> {
+        self.check_type::<T>("item")?;
+        if self.size() != 1 {
+            return Err(Error::invalid(
+                "item",
+                format!(
+                    "tensor of shape {:?} has {} elements, not 1",
+                    self.shape(),
+                    self.size()
+                ),
+            ));
+        }
+        Ok(self.to_vec::<T>()?[0])
+    }
+
+    /// A rank-0 view of one element, with bounds checks.
+    pub(crate) fn element_view(&self, op: &str, index: &[isize]) -> Result<Tensor> {
+        if index.len() != self.ndim() {
+            return Err(Error::invalid(
+                op,
+                format!(
+                    "{} indices given for a tensor of rank {}",
+                    index.len(),
+                    self.ndim()
+                ),
+            ));
+        }
+        let mut l = self.layout.clone();
+        for (axis, &i) in index.iter().enumerate() {
+            let size = self.shape()[axis];
+            let j = if i < 0 { i + size as isize } else { i };
+            if j < 0 || j >= size as isize {
+                return Err(Error::IndexOutOfBounds {
+                    op: op.into(),
+                    index: i,
+                    axis,
+                    size,
+                });
+            }
+            l = l.select(0, j as usize);
+        }
+        Ok(self.with_layout(l))
+    }
+
+    /// Write one element at a full multi-index (the value must be representable).
+    ///
+    /// ```
+    /// use rnx::Tensor;
+    /// let t = Tensor::zeros(rnx::DType::I32, &[2, 2]).unwrap();
+    /// t.set_item(&[1, -1], 7).unwrap();
+    /// assert_eq!(t.to_vec::<i32>().unwrap(), vec![0, 0, 0, 7]);
+    /// ```
+    pub fn set_item(&self, index: &[isize], value: impl Into<Scalar>) -> Result<()> {
+        let view = self.element_view("set_item", index)?;
+        let v = value.into().to_dtype(self.dtype(), "set_item")?;
+        crate::ops::locked("set_item", &[], &[self], || self.backend().fill(&view, v))
+    }
+
+    /// Borrow the elements of a contiguous host tensor without copying.
+    ///
+    /// While the returned slice lives, operations that write this storage return
+    /// [`Error::Borrowed`] instead of racing with the reader.
+    ///
+    /// ```
+    /// use rnx::Tensor;
+    /// let t = Tensor::from_vec(vec![1.0f32, 2.0, 3.0], &[3]).unwrap();
+    /// let s = t.as_slice::<f32>().unwrap();
+    /// assert_eq!(&*s, &[1.0, 2.0, 3.0]);
+    /// ```
+    pub fn as_slice<T: Element>(&self) -> Result<SliceRef<'_, T>> {
+        self.check_type::<T>("as_slice")?;
+        if !self.is_c_contiguous() {
+            return Err(Error::invalid(
+                "as_slice",
+                format!(
+                    "tensor (shape {:?}, strides {:?}) is not contiguous; call contiguous() first",
+                    self.shape(),
+                    self.layout.strides()
+                ),
+            ));
+        }
+        let base = self.storage.host_ptr().ok_or(Error::UnsupportedOnDevice {
+            op: "as_slice".into(),
+            device: self.device(),
+        })?;
+        self.storage.add_borrow()?;
+        let len = self.size();
+        let ptr = if len == 0 {
+            std::ptr::NonNull::<T>::dangling().as_ptr()
+        } else {
+            // SAFETY: offset + len lies inside the buffer (layout fits, checked at
+            // construction), the buffer is aligned for T.
+            unsafe { (base as *mut T).add(self.offset()) }
+        };
+        Ok(SliceRef {
+            storage: &self.storage,
+            ptr,
+            len,
+        })
+    }
+}
+
+/// A borrowed, read-only slice of a contiguous host tensor (see
+/// [`Tensor::as_slice`]). Derefs to `&[T]`.
+pub struct SliceRef<'a, T> {
+    storage: &'a Storage,
+    ptr: *const T,
+    len: usize,
+}
+
+impl<T> std::ops::Deref for SliceRef<'_, T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        // SAFETY: ptr/len were checked in `as_slice`; writes to the storage fail
+        // while this borrow is registered, so the memory is not mutated.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+impl<T> Drop for SliceRef<'_, T> {
+    fn drop(&mut self) {
+        self.storage.release_borrow();
+    }
+}

@@ -74,3 +74,163 @@ fn exact_zero_sum(axes: &[(usize, usize)]) -> bool {
     sorted.sort_unstable_by(|a, b| b.cmp(a));
     rec(&sorted, 0, 0, false)
 }
+
+/// The byte-address form of a host tensor's view: base address, and per axis
+/// (extent - 1, stride in bytes) for axes of size > 1; plus the element width.
+struct ByteView {
+    start: i128,
+    terms: Vec<(i128, i128)>, // (stride in bytes, max index)
+    width: i128,
+}
+
+fn byte_view(t: &crate::Tensor) -> Option<ByteView> {
+    let base = t.storage().host_ptr()? as usize as i128;
+    let w = t.itemsize() as i128;
+    let l = t.layout();
+    if l.numel() == 0 {
+        return None;
+    }
+    Some(ByteView {
+        start: base + l.offset() as i128 * w,
+        terms: l
+            .shape()
+            .iter()
+            .zip(l.strides())
+            .filter(|(&d, _)| d > 1)
+            .map(|(&d, &s)| (s as i128 * w, d as i128 - 1))
+            .collect(),
+        width: w,
+    })
+}
+
+/// Whether two tensors can touch a common byte of memory (exact, via a bounded
+/// search over the index equation, as NumPy's `solve_may_share_memory`).
+///
+/// Cheap checks first: different devices or an empty view never overlap; then
+/// disjoint address ranges; only then the exact search. For non-host tensors
+/// the answer is "same storage". The search is capped; past the cap it answers
+/// `true`, which only costs a defensive copy.
+pub fn tensors_overlap(a: &crate::Tensor, b: &crate::Tensor) -> bool {
+    if a.device() != b.device() {
+        return false;
+    }
+    if a.storage().host_ptr().is_none() {
+        return a.same_storage(b);
+    }
+    let (Some(va), Some(vb)) = (byte_view(a), byte_view(b)) else {
+        return false;
+    };
+    let range = |v: &ByteView| {
+        let mut lo = v.start;
+        let mut hi = v.start;
+        for &(s, m) in &v.terms {
+            if s < 0 {
+                lo += s * m;
+            } else {
+                hi += s * m;
+            }
+        }
+        (lo, hi + v.width)
+    };
+    let (alo, ahi) = range(&va);
+    let (blo, bhi) = range(&vb);
+    if ahi <= blo || bhi <= alo {
+        return false;
+    }
+    // Exact: exist i, j, and byte offsets p < wa, q < wb with
+    // start_a + sum i_k s_k + p == start_b + sum j_k t_k + q.
+    // Move everything to one side: sum x_k c_k == target with bounded x_k, where
+    // the byte widths become one extra term each.
+    let mut terms: Vec<(i128, i128)> = Vec::new();
+    let mut target = vb.start - va.start;
+    for &(s, m) in &va.terms {
+        terms.push((s, m));
+    }
+    for &(s, m) in &vb.terms {
+        terms.push((-s, m));
+    }
+    terms.push((1, va.width - 1));
+    terms.push((-1, vb.width - 1));
+    // Normalise: negative coefficients become positive with x -> m - x.
+    let mut norm: Vec<(i128, i128)> = Vec::new();
+    for (c, m) in terms {
+        if m == 0 || c == 0 {
+            continue;
+        }
+        if c < 0 {
+            target += -c * m;
+            norm.push((-c, m));
+        } else {
+            norm.push((c, m));
+        }
+    }
+    norm.sort_unstable_by(|x, y| y.cmp(x));
+    let mut budget: u64 = 1 << 20;
+    match bounded_solve(&norm, target, &mut budget) {
+        Some(found) => found,
+        None => true,
+    }
+}
+
+/// Whether `sum x_k c_k == target` has a solution with `0 <= x_k <= m_k`
+/// (c_k > 0, sorted descending). `None` when the work budget ran out.
+fn bounded_solve(terms: &[(i128, i128)], target: i128, budget: &mut u64) -> Option<bool> {
+    if target < 0 {
+        return Some(false);
+    }
+    let Some((&(c, m), rest)) = terms.split_first() else {
+        return Some(target == 0);
+    };
+    let reach: i128 = rest.iter().map(|&(c, m)| c * m).sum();
+    // x must satisfy target - x c in [0, reach].
+    let lo = ((target - reach).max(0) + c - 1) / c;
+    let hi = (target / c).min(m);
+    if lo > hi {
+        return Some(false);
+    }
+    if rest.is_empty() {
+        return Some(target % c == 0 && target / c <= m);
+    }
+    let g = rest.iter().fold(0i128, |g, &(c, _)| gcd(g, c));
+    for x in (lo..=hi).rev() {
+        if *budget == 0 {
+            return None;
+        }
+        *budget -= 1;
+        let t = target - x * c;
+        if g > 1 && t % g != 0 {
+            continue;
+        }
+        match bounded_solve(rest, t, budget) {
+            Some(true) => return Some(true),
+            Some(false) => {}
+            None => return None,
+        }
+    }
+    Some(false)
+}
+
+fn gcd(a: i128, b: i128) -> i128 {
+    if b == 0 {
+        a.abs()
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// Whether `input` occupies exactly the same elements as `out` in the same
+/// order (a true in-place operand that needs no snapshot).
+pub fn same_view(input: &crate::Tensor, out: &crate::Tensor) -> bool {
+    if input.dtype().itemsize() != out.dtype().itemsize() || input.shape() != out.shape() {
+        return false;
+    }
+    if input.same_storage(out) {
+        return input.layout() == out.layout();
+    }
+    match (byte_view(input), byte_view(out)) {
+        (Some(a), Some(b)) => {
+            a.start == b.start && input.layout().strides() == out.layout().strides()
+        }
+        _ => false,
+    }
+}

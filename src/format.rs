@@ -128,6 +128,10 @@ fn write_nested(
 
 fn render(t: &Tensor) -> Result<String, crate::Error> {
     crate::dispatch!(t.dtype(), T => {
+        if t.size() == 0 {
+            // NumPy prints every empty array as `[]`, whatever its shape.
+            return Ok("[]".to_string());
+        }
         let data = t.to_vec::<T>()?;
         let mut s = String::new();
         let shown = shown_indices(t.shape(), t.size() > SUMMARY_THRESHOLD);

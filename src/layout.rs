@@ -280,14 +280,12 @@ impl Layout {
         if numel != self.numel() {
             return None;
         }
-        if numel == 0 || self.is_c_contiguous() && numel > 0 {
-            if self.is_c_contiguous() {
-                return Some(Layout {
-                    shape: shape.to_vec(),
-                    strides: c_strides(shape),
-                    offset: self.offset,
-                });
-            }
+        if self.is_c_contiguous() {
+            return Some(Layout {
+                shape: shape.to_vec(),
+                strides: c_strides(shape),
+                offset: self.offset,
+            });
         }
         // Drop size-1 axes of the old layout, then match groups of axes.
         let old: Vec<(usize, isize)> = self
@@ -330,8 +328,8 @@ impl Layout {
             ni = nj;
         }
         // Trailing size-1 axes of the new shape.
-        for k in ni..nn {
-            new_strides[k] = 1;
+        for s in &mut new_strides[ni..nn] {
+            *s = 1;
         }
         Some(Layout {
             shape: shape.to_vec(),

@@ -25,6 +25,7 @@ pub(crate) fn same_device(op: &str, ts: &[&Tensor]) -> Result<()> {
 }
 
 /// All tensors of one dtype, else an error naming `op` and both dtypes.
+#[allow(dead_code)] // used by the op families landing next
 pub(crate) fn same_dtype(op: &str, ts: &[&Tensor]) -> Result<()> {
     if let Some(first) = ts.first() {
         for t in &ts[1..] {
@@ -41,6 +42,7 @@ pub(crate) fn same_dtype(op: &str, ts: &[&Tensor]) -> Result<()> {
 }
 
 /// An output tensor must not map two elements to one address.
+#[allow(dead_code)] // used by the op families landing next
 pub(crate) fn unique_output(op: &str, out: &Tensor) -> Result<()> {
     if out.layout().has_internal_overlap() {
         return Err(Error::OverlappingOutput {

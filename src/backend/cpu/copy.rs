@@ -33,7 +33,7 @@ pub(crate) unsafe fn copy_strided<T: Element>(
             let dp = d.0.offset(od);
             let sp = s.0.offset(os) as *const T;
             if ds == 1 && ss == 1 {
-                if dp as *const T != sp {
+                if !std::ptr::eq(dp, sp) {
                     std::ptr::copy_nonoverlapping(sp, dp, len);
                 }
             } else {

@@ -126,8 +126,8 @@ impl<const N: usize> Plan<N> {
         }
         let mut offs = self.offsets;
         for (k, off) in offs.iter_mut().enumerate() {
-            for a in 0..nd {
-                *off += idx[a] as isize * self.strides[k][a];
+            for (&i, &s) in idx.iter().zip(&self.strides[k]) {
+                *off += i as isize * s;
             }
         }
         let mut pos = start;

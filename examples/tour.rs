@@ -1,0 +1,96 @@
+//! A tour of rnx: run with `cargo run --release --example tour`.
+//! Prints real tensors and results, section by section.
+
+use rnx::ops::creation::Indexing;
+use rnx::{DType, Result, Tensor};
+
+fn section(title: &str) {
+    println!("\n== {title} ==");
+}
+
+fn main() -> Result<()> {
+    section("creation");
+    let a = Tensor::create(DType::F32, &[2, 3], &[1., 2., 3., 4., 5., 6.])?;
+    println!("create f32 [2, 3]:\n{a}");
+    println!(
+        "init i32 [2, 3] (i + j):\n{}",
+        Tensor::init(DType::I32, &[2, 3], |i| (i[0] + i[1]) as i32)?
+    );
+    println!("eye k=1:\n{}", Tensor::eye(DType::I32, 3, None, 1)?);
+    println!(
+        "arange 0..10 step 2: {}",
+        Tensor::arange(DType::I32, 0, 10, 2)?
+    );
+    println!(
+        "linspace 0..10, 5: {}",
+        Tensor::linspace(DType::F32, 0., 10., 5, true)?
+    );
+    println!(
+        "logspace base 2: {}",
+        Tensor::logspace(DType::F32, 0., 3., 4, true, 2.)?
+    );
+    println!(
+        "geomspace 1..1000: {}",
+        Tensor::geomspace(DType::F64, 1., 1000., 4, true)?
+    );
+    let (xx, yy) = Tensor::meshgrid(
+        &Tensor::linspace(DType::F32, 0., 2., 3, true)?,
+        &Tensor::linspace(DType::F32, 0., 1., 2, true)?,
+        Indexing::Xy,
+    )?;
+    println!("meshgrid:\n{xx}\n{yy}");
+
+    section("random (Threefry-2x32, seeded)");
+    println!(
+        "rand f32 [2, 3] seed 42:\n{}",
+        Tensor::rand(DType::F32, &[2, 3], 42)?
+    );
+    println!(
+        "randn f64 [4] seed 42: {}",
+        Tensor::randn(DType::F64, &[4], 42)?
+    );
+    println!(
+        "randint i32 [8] in [0, 10): {}",
+        Tensor::randint(DType::I32, &[8], 0, 10, 42)?
+    );
+
+    section("properties");
+    println!(
+        "shape {:?}, dtype {}, strides (bytes) {:?}, size {}, nbytes {}, contiguous {}",
+        a.shape(),
+        a.dtype(),
+        a.strides(),
+        a.size(),
+        a.nbytes(),
+        a.is_c_contiguous()
+    );
+    println!("Debug: {a:?}");
+
+    section("dtypes and casts");
+    let f = Tensor::create(DType::F64, &[4], &[1.5, -2.7, f64::NAN, 1e20])?;
+    println!("f64 {f} -> i32 {}", f.cast(DType::I32)?);
+    println!(
+        "-> u8 {}   -> c32 {}",
+        f.cast(DType::U8)?,
+        f.cast(DType::C32)?
+    );
+    println!(
+        "a value a dtype cannot hold is an error: {}",
+        Tensor::full(DType::U8, &[2], 300).unwrap_err()
+    );
+
+    section("printing");
+    println!(
+        "{}",
+        Tensor::create(
+            DType::F32,
+            &[4],
+            &[f32::NAN, f32::INFINITY, -0.0, 10.0 / 11.0]
+        )?
+    );
+    println!(
+        "large tensors are summarised:\n{}",
+        Tensor::init(DType::I64, &[50, 50], |i| (i[0] * 50 + i[1]) as i64)?
+    );
+    Ok(())
+}

@@ -23,6 +23,7 @@
 //! - `RNX_NUM_THREADS` (or [`set_num_threads`]) sets the CPU thread count.
 
 pub mod backend;
+pub mod buffer_cache;
 pub mod device;
 pub mod dtype;
 pub mod error;

@@ -7,6 +7,7 @@ use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use std::alloc::{self, Layout as AllocLayout};
+
 use std::any::Any;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -65,6 +66,19 @@ impl CpuBuffer {
         })
     }
 
+    /// An aligned allocation of `bytes` bytes whose contents are unspecified but
+    /// initialised: a cached buffer when one fits, else a fresh zeroed one.
+    fn for_overwrite(bytes: usize) -> Result<CpuBuffer> {
+        match crate::buffer_cache::take(bytes, ALIGN) {
+            Some((ptr, layout)) => Ok(CpuBuffer {
+                ptr,
+                bytes,
+                owner: Owner::Aligned(Some(layout)),
+            }),
+            None => CpuBuffer::zeroed(bytes),
+        }
+    }
+
     /// Base pointer.
     pub fn as_ptr(&self) -> *mut u8 {
         self.ptr.as_ptr()
@@ -78,8 +92,9 @@ impl CpuBuffer {
 impl Drop for CpuBuffer {
     fn drop(&mut self) {
         if let Owner::Aligned(Some(layout)) = self.owner {
-            // SAFETY: allocated in `zeroed` with exactly this layout.
-            unsafe { alloc::dealloc(self.ptr.as_ptr(), layout) };
+            // SAFETY: allocated zeroed (so initialised) with exactly this layout in
+            // `zeroed`, or taken from the cache with it; not used after this.
+            unsafe { crate::buffer_cache::give_back(self.ptr, layout) };
         }
     }
 }
@@ -138,6 +153,21 @@ impl Storage {
             dtype,
             len,
             Buffer::Cpu(CpuBuffer::zeroed(bytes)?),
+        ))
+    }
+
+    /// A host buffer of `len` elements whose contents are unspecified (possibly
+    /// values of a dropped tensor; never uninitialised memory), for outputs that
+    /// are overwritten completely. Large buffers are reused from the cache.
+    pub fn cpu_for_overwrite(dtype: DType, len: usize) -> Result<Storage> {
+        let bytes = len.checked_mul(dtype.itemsize()).ok_or(Error::Alloc {
+            op: "alloc".into(),
+            bytes: usize::MAX,
+        })?;
+        Ok(Storage::wrap(
+            dtype,
+            len,
+            Buffer::Cpu(CpuBuffer::for_overwrite(bytes)?),
         ))
     }
 

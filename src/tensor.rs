@@ -67,6 +67,19 @@ impl Tensor {
         })
     }
 
+    /// A fresh contiguous tensor on `device` whose contents are unspecified (stale
+    /// values of freed tensors may show; never uninitialised memory). For outputs
+    /// that are overwritten completely: large buffers are reused without
+    /// page faults.
+    pub fn empty_on(dtype: DType, shape: &[usize], device: Device) -> Result<Tensor> {
+        let n = checked_numel("empty", shape)?;
+        let storage = backend::get(device, "empty")?.alloc_for_overwrite(dtype, n)?;
+        Ok(Tensor {
+            storage: Arc::new(storage),
+            layout: Layout::contiguous(shape),
+        })
+    }
+
     /// A tensor of `shape` from a `Vec` (dtype from the element type), taking the
     /// vector's values. Length must equal the shape's product.
     ///

@@ -17,6 +17,11 @@ pub trait CoreBackend: Send + Sync + 'static {
     fn device(&self) -> Device;
     /// A zero-filled buffer of `len` elements.
     fn alloc(&self, dtype: DType, len: usize) -> Result<Storage>;
+    /// A buffer of `len` elements with unspecified (but initialised) contents,
+    /// for outputs the caller overwrites completely; may reuse freed memory.
+    fn alloc_for_overwrite(&self, dtype: DType, len: usize) -> Result<Storage> {
+        self.alloc(dtype, len)
+    }
     /// A buffer holding `bytes` (native-endian elements of `dtype`).
     fn upload(&self, dtype: DType, bytes: &[u8]) -> Result<Storage>;
     /// The elements of `src` in row-major order into host bytes

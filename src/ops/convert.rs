@@ -20,7 +20,7 @@ impl Tensor {
     /// assert_eq!(y.cast(DType::U8).unwrap().to_vec::<u8>().unwrap(), vec![0, 0, 255]);
     /// ```
     pub fn cast(&self, dtype: DType) -> Result<Tensor> {
-        let out = Tensor::zeros_on(dtype, self.shape(), self.device())?;
+        let out = Tensor::empty_on(dtype, self.shape(), self.device())?;
         super::locked("cast", &[self], &[&out], || self.backend().cast(self, &out))?;
         Ok(out)
     }
@@ -49,7 +49,7 @@ impl Tensor {
     /// assert_eq!((x.to_string(), y.to_string()), ("[1, 2, 3]".into(), "[999, 2, 3]".into()));
     /// ```
     pub fn copy(&self) -> Result<Tensor> {
-        let out = Tensor::zeros_on(self.dtype(), self.shape(), self.device())?;
+        let out = Tensor::empty_on(self.dtype(), self.shape(), self.device())?;
         super::locked("copy", &[self], &[&out], || self.backend().copy(self, &out))?;
         Ok(out)
     }

@@ -38,10 +38,11 @@ impl Tensor {
         Tensor::full(dtype, shape, 1u8)
     }
 
-    /// Nx's `empty`: a tensor whose contents are unspecified. rnx zero-fills it
-    /// (fresh pages are zero anyway), so reading it is never undefined.
+    /// Nx's `empty`: a tensor whose contents are unspecified (like NumPy's
+    /// `empty`, values of freed tensors may show through; the memory is never
+    /// uninitialised, so reading it is defined). Use it for outputs.
     pub fn empty(dtype: DType, shape: &[usize]) -> Result<Tensor> {
-        Tensor::zeros(dtype, shape)
+        Tensor::empty_on(dtype, shape, Device::Cpu)
     }
 
     /// A tensor filled with `value` (which must be representable in `dtype`).
@@ -54,11 +55,7 @@ impl Tensor {
     /// ```
     pub fn full(dtype: DType, shape: &[usize], value: impl Into<Scalar>) -> Result<Tensor> {
         let v = value.into().to_dtype(dtype, "full")?;
-        let t = Tensor::zeros(dtype, shape)?;
-        if !v.is_zero() || v.to_re_im().0.is_sign_negative() {
-            super::locked("full", &[], &[&t], || t.backend().fill(&t, v))?;
-        }
-        Ok(t)
+        Tensor::filled_on("full", v, shape, Device::Cpu)
     }
 
     /// A rank-0 tensor holding `value`.
@@ -80,17 +77,27 @@ impl Tensor {
     pub fn ones_like(&self) -> Result<Tensor> {
         self.full_like(1u8)
     }
-    /// An (unspecified, here zero-filled) tensor of this shape and dtype.
+    /// A tensor of this shape and dtype with unspecified contents (see [`Tensor::empty`]).
     pub fn empty_like(&self) -> Result<Tensor> {
-        self.zeros_like()
+        Tensor::empty_on(self.dtype(), self.shape(), self.device())
     }
     /// `value` in this tensor's shape and dtype.
     pub fn full_like(&self, value: impl Into<Scalar>) -> Result<Tensor> {
         let v = value.into().to_dtype(self.dtype(), "full_like")?;
-        let t = self.zeros_like()?;
-        super::locked("full_like", &[], &[&t], || t.backend().fill(&t, v))?;
+        Tensor::filled_on("full_like", v, self.shape(), self.device())
+    }
+    /// `v` (already of the target dtype) in `shape`: fresh zero pages for +0
+    /// (no pass over memory), otherwise one fill pass over reusable memory.
+    fn filled_on(op: &str, v: Scalar, shape: &[usize], device: Device) -> Result<Tensor> {
+        let (re, im) = v.to_re_im();
+        if re == 0.0 && !re.is_sign_negative() && im == 0.0 && !im.is_sign_negative() {
+            return Tensor::zeros_on(v.dtype(), shape, device);
+        }
+        let t = Tensor::empty_on(v.dtype(), shape, device)?;
+        super::locked(op, &[], &[&t], || t.backend().fill(&t, v))?;
         Ok(t)
     }
+
     /// A rank-0 tensor of this tensor's dtype.
     pub fn scalar_like(&self, value: impl Into<Scalar>) -> Result<Tensor> {
         let t = Tensor::scalar(self.dtype(), value)?;

@@ -100,6 +100,10 @@ impl CoreBackend for CpuBackend {
         Storage::cpu_zeroed(dtype, len)
     }
 
+    fn alloc_for_overwrite(&self, dtype: DType, len: usize) -> Result<Storage> {
+        Storage::cpu_for_overwrite(dtype, len)
+    }
+
     fn upload(&self, dtype: DType, bytes: &[u8]) -> Result<Storage> {
         if bytes.len() % dtype.itemsize() != 0 {
             return Err(Error::invalid(
@@ -110,7 +114,7 @@ impl CoreBackend for CpuBackend {
                 ),
             ));
         }
-        let s = Storage::cpu_zeroed(dtype, bytes.len() / dtype.itemsize())?;
+        let s = Storage::cpu_for_overwrite(dtype, bytes.len() / dtype.itemsize())?;
         if !bytes.is_empty() {
             let p = s.host_ptr().expect("cpu storage");
             // SAFETY: the new buffer has exactly bytes.len() bytes and is not shared yet.

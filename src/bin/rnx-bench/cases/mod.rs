@@ -1,0 +1,197 @@
+//! The benchmark cases of issue 8: their fixed names, how each builds its inputs
+//! (untimed) and the closure that is timed. A case whose operation rnx does not
+//! have yet is `Missing`, listed and reported, never skipped silently. Timing and
+//! reporting live elsewhere.
+
+mod data;
+mod elementwise;
+mod linalg;
+mod reduce;
+
+/// Full sizes (the case names) or tiny sizes for smoke tests (`--quick`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scale {
+    Full,
+    Quick,
+}
+
+impl Scale {
+    /// `full` for a real run, `quick` for a smoke test.
+    pub fn pick(self, full: usize, quick: usize) -> usize {
+        match self {
+            Scale::Full => full,
+            Scale::Quick => quick,
+        }
+    }
+}
+
+/// Work done by one run, to print a rate next to the time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Work {
+    /// Bytes read plus bytes written (counted as the copy bandwidth is).
+    Bytes(f64),
+    /// Floating-point operations (2 per multiply-add).
+    Flops(f64),
+}
+
+/// The timed closure: one run of the operation; its result is dropped inside.
+pub type Run = Box<dyn FnMut() -> rnx::Result<()>>;
+
+/// A case ready to time: the closure over its inputs, and its work per run.
+pub struct Prepared {
+    pub run: Run,
+    pub work: Option<Work>,
+}
+
+type Setup = Box<dyn Fn(Scale) -> rnx::Result<Prepared>>;
+
+/// Whether a case exists yet.
+pub enum Body {
+    /// Builds the inputs (untimed) and returns the timed closure.
+    Ready(Setup),
+    /// The operation is not in rnx yet; `needs` says which.
+    Missing { needs: &'static str },
+}
+
+/// Thread count a case runs with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Threads {
+    /// The process's pool (all cores unless RNX_NUM_THREADS says otherwise).
+    All,
+    /// One thread: run in a child process with RNX_NUM_THREADS=1.
+    One,
+}
+
+/// One benchmark case.
+pub struct Case {
+    pub name: String,
+    pub threads: Threads,
+    pub body: Body,
+}
+
+impl Case {
+    pub fn ready(
+        name: impl Into<String>,
+        setup: impl Fn(Scale) -> rnx::Result<Prepared> + 'static,
+    ) -> Case {
+        Case {
+            name: name.into(),
+            threads: Threads::All,
+            body: Body::Ready(Box::new(setup)),
+        }
+    }
+
+    pub fn missing(name: impl Into<String>, needs: &'static str) -> Case {
+        Case {
+            name: name.into(),
+            threads: Threads::All,
+            body: Body::Missing { needs },
+        }
+    }
+
+    /// The same case on one thread, named `<name>_1t`.
+    pub fn single_thread(mut self) -> Case {
+        self.name.push_str("_1t");
+        self.threads = Threads::One;
+        self
+    }
+
+    pub fn is_missing(&self) -> bool {
+        matches!(self.body, Body::Missing { .. })
+    }
+}
+
+impl Prepared {
+    pub fn new(run: impl FnMut() -> rnx::Result<()> + 'static, work: Option<Work>) -> Prepared {
+        Prepared {
+            run: Box::new(run),
+            work,
+        }
+    }
+}
+
+/// Every case, in the order of issue 8's table.
+pub fn all() -> Vec<Case> {
+    let mut v = elementwise::cases();
+    v.extend(reduce::cases());
+    v.extend(elementwise::integer_cases());
+    v.extend(linalg::cases());
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The names are fixed by issue 8 (other tools read them).
+    pub const ISSUE_8_NAMES: &[&str] = &[
+        "add_f32_10M",
+        "add_out_f32_10M",
+        "add_bcast_4096x4096",
+        "add_transposed_4096x4096",
+        "copy_transposed_4096x4096",
+        "exp_f32_10M",
+        "exp_out_f32_10M",
+        "tanh_f32_10M",
+        "tanh_out_f32_10M",
+        "sigmoid_f32_10M",
+        "gelu_tanh_f32_10M",
+        "sum_all_f32_10M",
+        "max_all_f32_10M",
+        "sum_axis0_4096x4096",
+        "sum_axis1_4096x4096",
+        "mean_axis1_4096x4096",
+        "var_axis1_4096x4096",
+        "argmax_axis1_4096x4096",
+        "softmax_lastaxis_4096x4096",
+        "sort_f32_1M",
+        "argsort_f32_1M",
+        "sort_rows_1000x1000",
+        "add_i32_10M",
+        "div_i64_10M",
+        "matmul_f32_256",
+        "matmul_f32_256_1t",
+        "matmul_f32_1024",
+        "matmul_f32_1024_1t",
+        "matmul_f32_2048",
+        "matmul_f32_2048_1t",
+        "matmul_f64_256",
+        "matmul_f64_256_1t",
+        "matmul_f64_1024",
+        "matmul_f64_1024_1t",
+        "matmul_f64_2048",
+        "matmul_f64_2048_1t",
+        "bmm_f32_64x128x128",
+        "bmm_f32_64x128x128_1t",
+        "conv2d_8x64x56x56_k3_same",
+    ];
+
+    #[test]
+    fn names_are_exactly_issue_8s() {
+        let names: Vec<String> = all().into_iter().map(|c| c.name).collect();
+        assert_eq!(names, ISSUE_8_NAMES);
+    }
+
+    #[test]
+    fn single_thread_cases_are_the_1t_names() {
+        for c in all() {
+            assert_eq!(
+                c.threads == Threads::One,
+                c.name.ends_with("_1t"),
+                "{}",
+                c.name
+            );
+        }
+    }
+
+    /// Every case that exists builds and runs at quick sizes (nothing is timed).
+    #[test]
+    fn ready_cases_run_at_quick_sizes() {
+        for c in all() {
+            if let Body::Ready(setup) = &c.body {
+                let mut p = setup(Scale::Quick).unwrap_or_else(|e| panic!("{}: {e}", c.name));
+                (p.run)().unwrap_or_else(|e| panic!("{}: {e}", c.name));
+            }
+        }
+    }
+}

@@ -4,7 +4,7 @@ side: times, ratios rnx/NumPy and rnx/PyTorch, each case's goal from issue 8 and
 whether it is met.
 
     python3 bench/compare.py [--only NAME...] [--quick] [--seconds S]
-                             [--markdown] [--save FILE] [--load FILE] [--no-build]
+                             [--markdown] [--save FILE] [--load FILE] [--bin PATH]
 
 Ratios are time ratios (below 1: rnx is faster). For the sort cases the NumPy
 time is the faster of its two runs (default, and with
@@ -77,22 +77,27 @@ def add_out_bytes(quick):
     return 3 * 4 * n  # two f32 inputs read, one written
 
 
-def run(cmd, **kw):
+def run(cmd, ok_codes=(0,)):
+    """Run `cmd` from the repository root; its stdout (stderr passes through)."""
     print("+", " ".join(cmd), file=sys.stderr)
-    return subprocess.run(cmd, check=True, cwd=ROOT, **kw)
+    p = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    if p.returncode not in ok_codes:
+        sys.exit(f"compare.py: `{' '.join(cmd)}` exited with {p.returncode}")
+    return p.stdout
 
 
 def collect(a):
     extra = (["--only", *a.only] if a.only else []) + (["--quick"] if a.quick else [])
     if a.seconds is not None:
         extra += ["--seconds", str(a.seconds)]
-    if not a.no_build:
+    if a.bin is None:
         run(["cargo", "build", "--release", "--bin", "rnx-bench"])
-    rnx = json.loads(run([BIN, "--json", *extra], stdout=subprocess.PIPE, text=True).stdout)
-    bw_args = ["--bandwidth", "--json"] + (["--quick"] if a.quick else [])
-    bw = json.loads(run([BIN, *bw_args], stdout=subprocess.PIPE, text=True).stdout)
+    exe = a.bin or BIN
+    # Exit status 1: a case returned an error; it is in the JSON and in the table.
+    rnx = json.loads(run([exe, "--json", *extra], ok_codes=(0, 1)))
+    bw = json.loads(run([exe, "--bandwidth", "--json"] + (["--quick"] if a.quick else [])))
     py = json.loads(run([sys.executable, os.path.join(ROOT, "bench", "bench_numpy.py"),
-                         "--json", *extra], stdout=subprocess.PIPE, text=True).stdout)
+                         "--json", *extra]))
     return {"rnx": rnx, "bandwidth": bw, "python": py, "quick": a.quick,
             "command": "python3 bench/compare.py " + " ".join(sys.argv[1:]),
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
@@ -223,7 +228,8 @@ def main(argv):
     ap.add_argument("--markdown", action="store_true", help="a markdown table (README)")
     ap.add_argument("--save", metavar="FILE", help="also write the raw results as JSON")
     ap.add_argument("--load", metavar="FILE", help="print saved results, run nothing")
-    ap.add_argument("--no-build", action="store_true", help="use target/release/rnx-bench as is")
+    ap.add_argument("--bin", metavar="PATH",
+                    help="use this rnx-bench binary as is (default: build target/release/rnx-bench)")
     a = ap.parse_args(argv)
     if a.load:
         with open(a.load) as f:

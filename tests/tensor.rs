@@ -311,3 +311,22 @@ fn large_buffers_are_reused_and_zeros_stay_zero() {
         .iter()
         .all(|&x| x == 0.0 && x.is_sign_negative()));
 }
+
+#[test]
+fn large_transposed_copy_and_cast_match_index_arithmetic() {
+    let (r, c) = (300usize, 200usize);
+    let t = Tensor::init(DType::I32, &[r, c], |i| (i[0] * c + i[1]) as i32).unwrap();
+    let tt = Tensor::from_parts(
+        t.storage().clone(),
+        Layout::new(vec![c, r], vec![1, c as isize], 0),
+    )
+    .unwrap();
+    let v = tt.contiguous().unwrap().to_vec::<i32>().unwrap();
+    let f = tt.cast(DType::F64).unwrap().to_vec::<f64>().unwrap();
+    for i in 0..c {
+        for j in 0..r {
+            assert_eq!(v[i * r + j], (j * c + i) as i32);
+            assert_eq!(f[i * r + j], (j * c + i) as f64);
+        }
+    }
+}

@@ -26,7 +26,7 @@ pub(crate) unsafe fn copy_strided<T: Element>(
     let plan = Plan::new([dl, sl]);
     let [ds, ss] = plan.inner_strides();
     let (d, s) = (SendPtr(dst), SendPtr(src as *mut T));
-    plan.par_for_each_run(PAR_MIN_ELEMS, move |[od, os], len| {
+    plan.par_for_each_run_blocked(PAR_MIN_ELEMS, move |[od, os], len| {
         let (d, s) = (d, s);
         // SAFETY: offsets come from in-bounds layouts (caller contract).
         unsafe {
@@ -58,7 +58,7 @@ unsafe fn cast_strided<S: Element, D: Element>(
     let plan = Plan::new([dl, sl]);
     let [ds, ss] = plan.inner_strides();
     let (d, s) = (SendPtr(dst), SendPtr(src as *mut S));
-    plan.par_for_each_run(PAR_MIN_ELEMS, move |[od, os], len| {
+    plan.par_for_each_run_blocked(PAR_MIN_ELEMS, move |[od, os], len| {
         let (d, s) = (d, s);
         for i in 0..len as isize {
             // SAFETY: in-bounds offsets (caller contract).

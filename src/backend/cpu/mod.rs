@@ -2,6 +2,7 @@
 //! Each family of primitives is implemented in its own file; this file holds the
 //! backend value and the helpers that turn a tensor into a typed base pointer.
 
+pub mod blocked;
 pub mod copy;
 pub mod strided;
 

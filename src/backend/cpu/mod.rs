@@ -4,6 +4,7 @@
 
 pub mod blocked;
 pub mod copy;
+pub mod vmath;
 pub mod strided;
 
 use crate::dtype::Element;

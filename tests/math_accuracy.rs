@@ -40,7 +40,10 @@ fn erfc_cf(x: f64) -> f64 {
 
 #[test]
 fn exp_family_f32() {
-    let xs = inputs_f32(&[(-110.0, 90.0), (-1.0, 1.0)], &[88.722_83, -87.336_55, -103.972_08]);
+    let xs = inputs_f32(
+        &[(-110.0, 90.0), (-1.0, 1.0)],
+        &[88.722_83, -87.336_55, -103.972_08],
+    );
     check_f32(Func::Exp, &xs, 1.1, f64::exp);
     let xs = inputs_f32(&[(-155.0, 130.0), (-1.0, 1.0)], &[128.0, -126.0, -149.0]);
     check_f32(Func::Exp2, &xs, 1.1, f64::exp2);
@@ -50,11 +53,24 @@ fn exp_family_f32() {
 
 #[test]
 fn exp_family_f64() {
-    let xs = inputs_f64(&[(-750.0, 712.0), (-1.0, 1.0)], &[709.782_712_893_384, -708.396_418_532_264_1, -745.133_219_101_941_1]);
+    let xs = inputs_f64(
+        &[(-750.0, 712.0), (-1.0, 1.0)],
+        &[
+            709.782_712_893_384,
+            -708.396_418_532_264_1,
+            -745.133_219_101_941_1,
+        ],
+    );
     check_f64(Func::Exp, &xs, 1.0, f64::exp);
-    let xs = inputs_f64(&[(-1080.0, 1030.0), (-1.0, 1.0)], &[1024.0, -1022.0, -1074.0]);
+    let xs = inputs_f64(
+        &[(-1080.0, 1030.0), (-1.0, 1.0)],
+        &[1024.0, -1022.0, -1074.0],
+    );
     check_f64(Func::Exp2, &xs, 1.0, f64::exp2);
-    let xs = inputs_f64(&[(-40.0, 712.0), (-1.0, 1.0)], &[709.782_712_893_384, 1e-300]);
+    let xs = inputs_f64(
+        &[(-40.0, 712.0), (-1.0, 1.0)],
+        &[709.782_712_893_384, 1e-300],
+    );
     check_f64(Func::Expm1, &xs, 2.0, f64::exp_m1);
 }
 
@@ -78,7 +94,10 @@ fn log_family_f64() {
 
 #[test]
 fn trig_f32() {
-    let xs = inputs_f32(&[(-10.0, 10.0), (-1.1e5, 1.1e5)], &[1e5, -1e5, 1e6, 3.0e38, std::f32::consts::PI]);
+    let xs = inputs_f32(
+        &[(-10.0, 10.0), (-1.1e5, 1.1e5)],
+        &[1e5, -1e5, 1e6, 3.0e38, std::f32::consts::PI],
+    );
     check_f32(Func::Sin, &xs, 1.0, f64::sin);
     check_f32(Func::Cos, &xs, 1.0, f64::cos);
     check_f32(Func::Tan, &xs, 1.0, f64::tan);
@@ -90,7 +109,10 @@ fn trig_f32() {
 
 #[test]
 fn trig_f64() {
-    let xs = inputs_f64(&[(-10.0, 10.0), (-1.1e6, 1.1e6)], &[1e6, -1e6, 1e22, 1e300, std::f64::consts::PI]);
+    let xs = inputs_f64(
+        &[(-10.0, 10.0), (-1.1e6, 1.1e6)],
+        &[1e6, -1e6, 1e22, 1e300, std::f64::consts::PI],
+    );
     check_f64(Func::Sin, &xs, 2.0, f64::sin);
     check_f64(Func::Cos, &xs, 2.0, f64::cos);
     check_f64(Func::Tan, &xs, 3.0, f64::tan);
@@ -141,7 +163,10 @@ fn exact_functions() {
     check_f32(Func::Ceil, &xs, 0.0, f64::ceil);
     check_f32(Func::Floor, &xs, 0.0, f64::floor);
     check_f32(Func::Round, &xs, 0.0, f64::round);
-    let xs = inputs_f64(&[(-10.0, 10.0), (-1e16, 1e16)], &[0.5, 2.5, 4_503_599_627_370_495.5]);
+    let xs = inputs_f64(
+        &[(-10.0, 10.0), (-1e16, 1e16)],
+        &[0.5, 2.5, 4_503_599_627_370_495.5],
+    );
     check_f64(Func::Sqrt, &xs, 0.5, f64::sqrt);
     check_f64(Func::Recip, &xs, 0.5, |x| 1.0 / x);
     check_f64(Func::Rsqrt, &xs, 1.5, |x| 1.0 / x.sqrt());
@@ -171,12 +196,14 @@ fn signed_zeros_and_specials() {
         for (f, x, want) in cases {
             let mut y = [0f32];
             vmath::map_f32_with(isa, f, &[x], &mut y);
-            let ok = (want.is_nan() && y[0].is_nan()) || (y[0] == want && y[0].is_sign_negative() == want.is_sign_negative());
+            let ok = (want.is_nan() && y[0].is_nan())
+                || (y[0] == want && y[0].is_sign_negative() == want.is_sign_negative());
             assert!(ok, "{f:?}({x}) = {} on {isa:?}, want {want}", y[0]);
             let mut y = [0f64];
             vmath::map_f64_with(isa, f, &[x as f64], &mut y);
             let w = want as f64;
-            let ok = (w.is_nan() && y[0].is_nan()) || (y[0] == w && y[0].is_sign_negative() == w.is_sign_negative());
+            let ok = (w.is_nan() && y[0].is_nan())
+                || (y[0] == w && y[0].is_sign_negative() == w.is_sign_negative());
             assert!(ok, "{f:?}({x}) f64 = {} on {isa:?}, want {w}", y[0]);
         }
     }
@@ -207,7 +234,13 @@ fn binary_functions() {
         vmath::map2_f32_with(isa, Func2::Hypot, &a32, &b32, &mut y);
         for i in 0..n {
             let r = (a32[i] as f64).hypot(b32[i] as f64);
-            assert!(ulp_err_f32(y[i], r) <= 0.5 + 1e-6, "hypot({}, {}) = {}", a32[i], b32[i], y[i]);
+            assert!(
+                ulp_err_f32(y[i], r) <= 0.5 + 1e-6,
+                "hypot({}, {}) = {}",
+                a32[i],
+                b32[i],
+                y[i]
+            );
         }
         vmath::map2_f32_with(isa, Func2::Atan2, &a32, &b32, &mut y);
         for i in 0..n {

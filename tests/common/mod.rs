@@ -9,7 +9,11 @@ use rnx::backend::cpu::vmath::{self, Func, Isa};
 /// f32); NaN must match NaN; a result that overflowed counts as 2^128.
 pub fn ulp_err_f32(y: f32, r: f64) -> f64 {
     if r.is_nan() || y.is_nan() {
-        return if r.is_nan() && y.is_nan() { 0.0 } else { f64::INFINITY };
+        return if r.is_nan() && y.is_nan() {
+            0.0
+        } else {
+            f64::INFINITY
+        };
     }
     if y as f64 == r || y == r as f32 && (r as f32).is_infinite() {
         return 0.0;
@@ -17,7 +21,11 @@ pub fn ulp_err_f32(y: f32, r: f64) -> f64 {
     if r.is_infinite() {
         return f64::INFINITY;
     }
-    let yv = if y.is_infinite() { (2f64).powi(128).copysign(y as f64) } else { y as f64 };
+    let yv = if y.is_infinite() {
+        (2f64).powi(128).copysign(y as f64)
+    } else {
+        y as f64
+    };
     let a = r.abs().max(f32::MIN_POSITIVE as f64);
     let e = ((a.to_bits() >> 52) as i32 - 1023).min(127);
     (yv - r).abs() / pow2(e - 23)
@@ -36,7 +44,11 @@ pub fn pow2(e: i32) -> f64 {
 /// libm within 1 ULP: the true error is at most this plus the reference's).
 pub fn ulp_err_f64(y: f64, r: f64) -> f64 {
     if r.is_nan() || y.is_nan() {
-        return if r.is_nan() && y.is_nan() { 0.0 } else { f64::INFINITY };
+        return if r.is_nan() && y.is_nan() {
+            0.0
+        } else {
+            f64::INFINITY
+        };
     }
     if y == r {
         return 0.0;
@@ -44,7 +56,11 @@ pub fn ulp_err_f64(y: f64, r: f64) -> f64 {
     if r.is_infinite() || y.is_infinite() {
         // One of them overflowed: fine only at the edge of the range.
         let other = if r.is_infinite() { y } else { r };
-        return if other.abs() >= f64::MAX * (1.0 - 1e-15) { 1.0 } else { f64::INFINITY };
+        return if other.abs() >= f64::MAX * (1.0 - 1e-15) {
+            1.0
+        } else {
+            f64::INFINITY
+        };
     }
     let a = r.abs().max(f64::MIN_POSITIVE);
     let e = (a.to_bits() >> 52) as i32 - 1023;
@@ -89,7 +105,12 @@ const F32_EDGES: [f32; 16] = [
 /// `range`, the edge values and `extra` (thresholds of the function).
 pub fn inputs_f32(ranges: &[(f32, f32)], extra: &[f32]) -> Vec<f32> {
     let mut v: Vec<f32> = (0u32..1 << 20)
-        .map(|i| f32::from_bits(i.wrapping_mul(4096).wrapping_add(i.wrapping_mul(2654435761) >> 20)))
+        .map(|i| {
+            f32::from_bits(
+                i.wrapping_mul(4096)
+                    .wrapping_add(i.wrapping_mul(2654435761) >> 20),
+            )
+        })
         .collect();
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     for &(lo, hi) in ranges {
@@ -161,7 +182,13 @@ pub struct Worst<T> {
 
 /// Run `func` over `xs` on `isa` in chunks of odd lengths (exercising the
 /// vector tails) and return the largest ULP error against `reference`.
-pub fn worst_f32(isa: Isa, func: Func, xs: &[f32], refs: &[f64]) -> Worst<f32> {
+pub fn worst_f32(
+    isa: Isa,
+    func: Func,
+    xs: &[f32],
+    refs: &[f64],
+    tol: &dyn Fn(f64, f64) -> f64,
+) -> Worst<f32> {
     let mut out = vec![0f32; xs.len()];
     let mut i = 0;
     let mut k = 0;
@@ -171,18 +198,35 @@ pub fn worst_f32(isa: Isa, func: Func, xs: &[f32], refs: &[f64]) -> Worst<f32> {
         i += len;
         k += 1;
     }
-    let mut w = Worst { ulp: 0.0, x: 0.0, got: 0.0, want: 0.0 };
+    let mut w = Worst {
+        ulp: 0.0,
+        x: 0.0,
+        got: 0.0,
+        want: 0.0,
+    };
     for ((&x, &y), &r) in xs.iter().zip(&out).zip(refs) {
         let e = ulp_err_f32(y, r);
+        let e = if e == 0.0 { 0.0 } else { e / tol(x as f64, r) };
         if e > w.ulp || e.is_nan() {
-            w = Worst { ulp: e, x, got: y, want: r };
+            w = Worst {
+                ulp: e,
+                x,
+                got: y,
+                want: r,
+            };
         }
     }
     w
 }
 
 /// As [`worst_f32`] for f64.
-pub fn worst_f64(isa: Isa, func: Func, xs: &[f64], refs: &[f64]) -> Worst<f64> {
+pub fn worst_f64(
+    isa: Isa,
+    func: Func,
+    xs: &[f64],
+    refs: &[f64],
+    tol: &dyn Fn(f64, f64) -> f64,
+) -> Worst<f64> {
     let mut out = vec![0f64; xs.len()];
     let mut i = 0;
     let mut k = 0;
@@ -192,11 +236,22 @@ pub fn worst_f64(isa: Isa, func: Func, xs: &[f64], refs: &[f64]) -> Worst<f64> {
         i += len;
         k += 1;
     }
-    let mut w = Worst { ulp: 0.0, x: 0.0, got: 0.0, want: 0.0 };
+    let mut w = Worst {
+        ulp: 0.0,
+        x: 0.0,
+        got: 0.0,
+        want: 0.0,
+    };
     for ((&x, &y), &r) in xs.iter().zip(&out).zip(refs) {
         let e = ulp_err_f64(y, r);
+        let e = if e == 0.0 { 0.0 } else { e / tol(x, r) };
         if e > w.ulp || e.is_nan() {
-            w = Worst { ulp: e, x, got: y, want: r };
+            w = Worst {
+                ulp: e,
+                x,
+                got: y,
+                want: r,
+            };
         }
     }
     w
@@ -216,9 +271,12 @@ pub fn check_f32(func: Func, xs: &[f32], max_ulp: f64, reference: impl Fn(f64) -
     assert!(xs.len() >= 1_000_000);
     let refs: Vec<f64> = xs.iter().map(|&x| reference(x as f64)).collect();
     for isa in isas() {
-        let w = worst_f32(isa, func, xs, &refs);
+        let w = worst_f32(isa, func, xs, &refs, &|_, _| 1.0);
         println!("{func:?} f32 {isa:?}: max {:.3} ULP at {:?}", w.ulp, w);
-        assert!(w.ulp <= max_ulp, "{func:?} f32 {isa:?}: {w:?} > {max_ulp} ULP");
+        assert!(
+            w.ulp <= max_ulp,
+            "{func:?} f32 {isa:?}: {w:?} > {max_ulp} ULP"
+        );
     }
 }
 
@@ -227,8 +285,56 @@ pub fn check_f64(func: Func, xs: &[f64], max_ulp: f64, reference: impl Fn(f64) -
     assert!(xs.len() >= 1_000_000);
     let refs: Vec<f64> = xs.iter().map(|&x| reference(x)).collect();
     for isa in isas() {
-        let w = worst_f64(isa, func, xs, &refs);
+        let w = worst_f64(isa, func, xs, &refs, &|_, _| 1.0);
         println!("{func:?} f64 {isa:?}: max {:.3} ULP at {:?}", w.ulp, w);
-        assert!(w.ulp <= max_ulp, "{func:?} f64 {isa:?}: {w:?} > {max_ulp} ULP");
+        assert!(
+            w.ulp <= max_ulp,
+            "{func:?} f64 {isa:?}: {w:?} > {max_ulp} ULP"
+        );
+    }
+}
+
+/// Check `func` on f32 with a per-input allowance: the error in ULPs divided by
+/// `tol(x, reference)` must stay within 1.
+pub fn check_f32_tol(
+    func: Func,
+    xs: &[f32],
+    reference: impl Fn(f64) -> f64,
+    tol: impl Fn(f64, f64) -> f64,
+) {
+    assert!(xs.len() >= 1_000_000);
+    let refs: Vec<f64> = xs.iter().map(|&x| reference(x as f64)).collect();
+    for isa in isas() {
+        let w = worst_f32(isa, func, xs, &refs, &tol);
+        println!(
+            "{func:?} f32 {isa:?}: max {:.3} of allowance at {:?}",
+            w.ulp, w
+        );
+        assert!(
+            w.ulp <= 1.0,
+            "{func:?} f32 {isa:?}: {w:?} over the allowance"
+        );
+    }
+}
+
+/// As [`check_f32_tol`] for f64.
+pub fn check_f64_tol(
+    func: Func,
+    xs: &[f64],
+    reference: impl Fn(f64) -> f64,
+    tol: impl Fn(f64, f64) -> f64,
+) {
+    assert!(xs.len() >= 1_000_000);
+    let refs: Vec<f64> = xs.iter().map(|&x| reference(x)).collect();
+    for isa in isas() {
+        let w = worst_f64(isa, func, xs, &refs, &tol);
+        println!(
+            "{func:?} f64 {isa:?}: max {:.3} of allowance at {:?}",
+            w.ulp, w
+        );
+        assert!(
+            w.ulp <= 1.0,
+            "{func:?} f64 {isa:?}: {w:?} over the allowance"
+        );
     }
 }

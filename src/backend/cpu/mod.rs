@@ -4,8 +4,8 @@
 
 pub mod blocked;
 pub mod copy;
-pub mod vmath;
 pub mod strided;
+pub mod vmath;
 
 use crate::dtype::Element;
 use crate::tensor::Tensor;

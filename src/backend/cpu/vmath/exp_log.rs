@@ -220,11 +220,7 @@ fn log_parts32<M: Fm>(x: f32) -> (f32, f32) {
 #[inline(always)]
 fn log_parts64<M: Fm>(x: f64) -> (f64, f64) {
     let sub = x < f64::MIN_POSITIVE;
-    let xs = if sub {
-        x * 18_014_398_509_481_984.0
-    } else {
-        x
-    }; // 2^54
+    let xs = if sub { x * 18_014_398_509_481_984.0 } else { x }; // 2^54
     let ix = xs
         .to_bits()
         .wrapping_add(0x3ff0_0000_0000_0000 - 0x3fe6_a09e_667f_3bcd);

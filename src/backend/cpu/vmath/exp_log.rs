@@ -16,7 +16,7 @@ const MAGIC32: f32 = 12_582_912.0; // 1.5 * 2^23
 const MAGIC64: f64 = 6_755_399_441_055_744.0; // 1.5 * 2^52
 const LN2_HI32: f32 = 0.693_359_4; // 0x3f318000: 9 significant bits
 const LN2_LO32: f32 = -2.121_944_4e-4; // ln2 - LN2_HI32
-const LN2_HI64: f64 = 6.931_471_803_691_238_2e-1; // 32 significant bits
+const LN2_HI64: f64 = 0.693_147_180_369_123_8; // 0x3fe62e42fee00000: 32 significant bits
 const LN2_LO64: f64 = 1.908_214_929_270_587_7e-10; // ln2 - LN2_HI64
 
 /// Taylor coefficients of (eʳ − 1 − r)/r², highest degree first (f32: to r⁷).

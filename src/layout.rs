@@ -101,6 +101,9 @@ impl Layout {
 
     /// Row-major contiguous (size-1 axes may have any stride).
     pub fn is_c_contiguous(&self) -> bool {
+        if self.shape.contains(&0) {
+            return true;
+        }
         let mut expected = 1isize;
         for i in (0..self.ndim()).rev() {
             if self.shape[i] == 0 {
@@ -280,7 +283,8 @@ impl Layout {
         if numel != self.numel() {
             return None;
         }
-        if self.is_c_contiguous() {
+        // An empty view has no addresses to preserve: any strides will do.
+        if numel == 0 || self.is_c_contiguous() {
             return Some(Layout {
                 shape: shape.to_vec(),
                 strides: c_strides(shape),

@@ -28,6 +28,8 @@ pub mod device;
 pub mod dtype;
 pub mod error;
 pub mod format;
+#[cfg(feature = "ndarray")]
+pub mod interop;
 pub mod layout;
 pub mod ops;
 pub mod overlap;

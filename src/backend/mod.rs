@@ -10,15 +10,17 @@
 
 pub mod core;
 pub mod cpu;
+pub mod index;
 
 pub use self::core::CoreBackend;
+pub use self::index::IndexBackend;
 
 use crate::device::Device;
 use crate::error::{Error, Result};
 
 /// Every primitive a device provides.
-pub trait Backend: CoreBackend {}
-impl<B: CoreBackend> Backend for B {}
+pub trait Backend: CoreBackend + IndexBackend {}
+impl<B: CoreBackend + IndexBackend> Backend for B {}
 
 /// The backend of `device`, or an error naming `op` when it is not available.
 pub fn get(device: Device, op: &str) -> Result<&'static dyn Backend> {

@@ -4,6 +4,9 @@
 
 pub mod convert;
 pub mod creation;
+pub mod index;
+pub mod join;
+pub mod shape;
 
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;

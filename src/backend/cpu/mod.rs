@@ -4,6 +4,7 @@
 
 pub mod blocked;
 pub mod copy;
+pub mod index;
 pub mod strided;
 pub mod vmath;
 

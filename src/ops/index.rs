@@ -1,0 +1,555 @@
+//! Indexing with Nx's index spec (`I` select, `L` fancy index, `R` range) and
+//! the `s![..]` macro; slice, set_slice, slice_ranges, set_slice_ranges, set;
+//! and the overlap-aware assignments blit and fill. Views for `I`/`R`, a backend
+//! gather for `L`. Assignments validate everything, then snapshot a source that
+//! overlaps its destination (copy-first semantics), then write.
+
+use super::{locked, same_device, same_dtype, unique_output};
+use crate::dtype::Scalar;
+use crate::error::{Error, Result};
+use crate::layout::Layout;
+use crate::overlap::{same_view, tensors_overlap};
+use crate::tensor::Tensor;
+
+/// One entry of an index spec (Nx's `I`, `L`, `R`), per axis from the first;
+/// missing trailing entries select everything.
+///
+/// Negative positions count from the end. Ranges follow NumPy's rules with
+/// strict bounds: `R(start, stop, step)` visits `start, start+step, ...` while
+/// before `stop` (exclusive) in the step's direction; `None` means "from the
+/// first element in the step's direction" for `start` and "to the end" for
+/// `stop`. After adding the size to negative values, bounds must lie in
+/// `0..=size` for a positive step and `-1..size` for a negative one (an error
+/// otherwise); a range whose stop is not after its start is empty.
+///
+/// ```
+/// use rnx::{s, Tensor, DType};
+/// use rnx::ops::index::Index;
+/// let x = Tensor::create(DType::I32, &[2, 4], &[1, 2, 3, 4, 5, 6, 7, 8]).unwrap();
+/// assert_eq!(x.slice(&[Index::I(1)]).unwrap().to_string(), "[5, 6, 7, 8]");
+/// assert_eq!(x.slice(s![.., ..;-2]).unwrap().to_string(), "[[4, 2],\n [8, 6]]");
+/// assert_eq!(x.slice(s![1, [0, -1]]).unwrap().to_string(), "[5, 8]");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Index {
+    /// Select one position and drop the axis.
+    I(isize),
+    /// Fancy index: the listed positions, in order (copies).
+    L(Vec<isize>),
+    /// Range `(start, stop, step)`; `step != 0`. A view.
+    R(Option<isize>, Option<isize>, isize),
+}
+
+impl Index {
+    /// The whole axis.
+    pub fn all() -> Index {
+        Index::R(None, None, 1)
+    }
+    /// `start..stop` with step 1.
+    pub fn range(start: isize, stop: isize) -> Index {
+        Index::R(Some(start), Some(stop), 1)
+    }
+    /// Nx's `R [start; stop; step]`.
+    pub fn range_step(start: isize, stop: isize, step: isize) -> Index {
+        Index::R(Some(start), Some(stop), step)
+    }
+    /// A Rust range with a step (what `s![a..b; step]` expands to). An
+    /// inclusive range's end is included in the step's direction.
+    pub fn stepped<R: IntoRange>(r: R, step: isize) -> Index {
+        let (start, stop, inclusive) = r.into_range();
+        let stop = match (stop, inclusive) {
+            (Some(b), true) => {
+                if step > 0 {
+                    (b != -1).then_some(b + 1)
+                } else {
+                    (b != 0).then_some(b - 1)
+                }
+            }
+            (s, _) => s,
+        };
+        Index::R(start, stop, step)
+    }
+}
+
+/// Rust range types usable as an [`Index::R`]: `(start, end, end_is_inclusive)`.
+pub trait IntoRange {
+    /// The bounds of the range.
+    fn into_range(self) -> (Option<isize>, Option<isize>, bool);
+}
+
+macro_rules! index_from_int {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Index {
+            fn from(i: $t) -> Index {
+                Index::I(i as isize)
+            }
+        }
+        impl From<Vec<$t>> for Index {
+            fn from(v: Vec<$t>) -> Index {
+                Index::L(v.into_iter().map(|i| i as isize).collect())
+            }
+        }
+        impl From<&[$t]> for Index {
+            fn from(v: &[$t]) -> Index {
+                Index::L(v.iter().map(|&i| i as isize).collect())
+            }
+        }
+        impl<const N: usize> From<[$t; N]> for Index {
+            fn from(v: [$t; N]) -> Index {
+                Index::L(v.iter().map(|&i| i as isize).collect())
+            }
+        }
+        impl IntoRange for std::ops::Range<$t> {
+            fn into_range(self) -> (Option<isize>, Option<isize>, bool) {
+                (Some(self.start as isize), Some(self.end as isize), false)
+            }
+        }
+        impl IntoRange for std::ops::RangeInclusive<$t> {
+            fn into_range(self) -> (Option<isize>, Option<isize>, bool) {
+                (Some(*self.start() as isize), Some(*self.end() as isize), true)
+            }
+        }
+        impl IntoRange for std::ops::RangeFrom<$t> {
+            fn into_range(self) -> (Option<isize>, Option<isize>, bool) {
+                (Some(self.start as isize), None, false)
+            }
+        }
+        impl IntoRange for std::ops::RangeTo<$t> {
+            fn into_range(self) -> (Option<isize>, Option<isize>, bool) {
+                (None, Some(self.end as isize), false)
+            }
+        }
+        impl IntoRange for std::ops::RangeToInclusive<$t> {
+            fn into_range(self) -> (Option<isize>, Option<isize>, bool) {
+                (None, Some(self.end as isize), true)
+            }
+        }
+        impl From<std::ops::Range<$t>> for Index {
+            fn from(r: std::ops::Range<$t>) -> Index {
+                Index::stepped(r, 1)
+            }
+        }
+        impl From<std::ops::RangeInclusive<$t>> for Index {
+            fn from(r: std::ops::RangeInclusive<$t>) -> Index {
+                Index::stepped(r, 1)
+            }
+        }
+        impl From<std::ops::RangeFrom<$t>> for Index {
+            fn from(r: std::ops::RangeFrom<$t>) -> Index {
+                Index::stepped(r, 1)
+            }
+        }
+        impl From<std::ops::RangeTo<$t>> for Index {
+            fn from(r: std::ops::RangeTo<$t>) -> Index {
+                Index::stepped(r, 1)
+            }
+        }
+        impl From<std::ops::RangeToInclusive<$t>> for Index {
+            fn from(r: std::ops::RangeToInclusive<$t>) -> Index {
+                Index::stepped(r, 1)
+            }
+        }
+    )*};
+}
+index_from_int!(i32, i64, isize, usize);
+
+impl IntoRange for std::ops::RangeFull {
+    fn into_range(self) -> (Option<isize>, Option<isize>, bool) {
+        (None, None, false)
+    }
+}
+impl From<std::ops::RangeFull> for Index {
+    fn from(_: std::ops::RangeFull) -> Index {
+        Index::all()
+    }
+}
+
+/// Build an index spec (`Vec<Index>`) with Rust syntax: an integer selects
+/// (`I`), a range is `R` (`a..b`, `a..`, `..b`, `a..=b`, `..`), `range; step`
+/// gives a step (negative steps walk backwards, NumPy-style: `4..0;-1`,
+/// `..;-1`), and an array or `Vec` of integers is a fancy index (`L`).
+///
+/// ```
+/// use rnx::{s, Tensor, DType};
+/// let t = Tensor::arange(DType::I32, 0, 24, 1).unwrap().reshape(&[2, 3, 4]).unwrap();
+/// let v = t.slice(s![1, .., 0..4;2]).unwrap();
+/// assert_eq!(v.to_string(), "[[12, 14],\n [16, 18],\n [20, 22]]");
+/// assert_eq!(t.slice(s![-1, -1, ..;-1]).unwrap().to_string(), "[23, 22, 21, 20]");
+/// ```
+#[macro_export]
+macro_rules! s {
+    (@one $e:expr) => {
+        $crate::ops::index::Index::from($e)
+    };
+    (@one $e:expr; $st:expr) => {
+        $crate::ops::index::Index::stepped($e, $st)
+    };
+    ($($e:expr $(; $st:expr)?),* $(,)?) => {{
+        let v: ::std::vec::Vec<$crate::ops::index::Index> = vec![$($crate::s!(@one $e $(; $st)?)),*];
+        v
+    }};
+}
+
+/// A spec resolved against a tensor: the view for the `I`/`R` entries, and the
+/// `L` entries as (axis of the view, validated positions).
+struct Resolved {
+    view: Layout,
+    gathers: Vec<(usize, Vec<isize>)>,
+}
+
+/// Start and length of a range on an axis of `size` (strict bounds).
+fn range_of(
+    op: &str,
+    axis: usize,
+    size: usize,
+    start: Option<isize>,
+    stop: Option<isize>,
+    step: isize,
+) -> Result<(usize, usize)> {
+    if step == 0 {
+        return Err(Error::invalid(op, format!("step 0 on axis {axis}")));
+    }
+    let n = size as isize;
+    let (lo, hi) = if step > 0 { (0, n) } else { (-1, n - 1) };
+    let norm = |v: isize| -> Result<isize> {
+        let w = if v < 0 { v + n } else { v };
+        // A negative-step stop of exactly -size-1 (the "before first" position)
+        // normalises to -1, which is allowed below.
+        if w < lo || w > hi {
+            return Err(Error::IndexOutOfBounds {
+                op: op.into(),
+                index: v,
+                axis,
+                size,
+            });
+        }
+        Ok(w)
+    };
+    let s = match start {
+        Some(v) => norm(v)?,
+        None => {
+            if step > 0 {
+                0
+            } else {
+                n - 1
+            }
+        }
+    };
+    let e = match stop {
+        Some(v) => norm(v)?,
+        None => {
+            if step > 0 {
+                n
+            } else {
+                -1
+            }
+        }
+    };
+    let len = if step > 0 {
+        if e > s {
+            (e - s + step - 1) / step
+        } else {
+            0
+        }
+    } else if s > e {
+        (s - e + (-step) - 1) / (-step)
+    } else {
+        0
+    };
+    Ok((if len > 0 { s as usize } else { 0 }, len as usize))
+}
+
+fn resolve(op: &str, t: &Tensor, spec: &[Index]) -> Result<Resolved> {
+    if spec.len() > t.ndim() {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "{} index entries given for a tensor of rank {}",
+                spec.len(),
+                t.ndim()
+            ),
+        ));
+    }
+    let mut view = t.layout().clone();
+    let mut gathers = Vec::new();
+    let mut r = 0usize; // axis in the view being built
+    for (axis, ix) in spec.iter().enumerate() {
+        let size = t.shape()[axis];
+        let check = |i: isize| -> Result<isize> {
+            let j = if i < 0 { i + size as isize } else { i };
+            if j < 0 || j >= size as isize {
+                return Err(Error::IndexOutOfBounds {
+                    op: op.into(),
+                    index: i,
+                    axis,
+                    size,
+                });
+            }
+            Ok(j)
+        };
+        match ix {
+            Index::I(i) => {
+                let j = check(*i)?;
+                view = view.select(r, j as usize);
+            }
+            Index::L(v) => {
+                let idx = v.iter().map(|&i| check(i)).collect::<Result<Vec<_>>>()?;
+                gathers.push((r, idx));
+                r += 1;
+            }
+            Index::R(start, stop, step) => {
+                let (s, len) = range_of(op, axis, size, *start, *stop, *step)?;
+                view = view.slice_axis(r, s, len, *step);
+                r += 1;
+            }
+        }
+    }
+    Ok(Resolved { view, gathers })
+}
+
+/// The shape selected by a resolved spec (the view's, with `L` axes resized).
+fn target_shape(res: &Resolved) -> Vec<usize> {
+    let mut shape = res.view.shape().to_vec();
+    for (axis, idx) in &res.gathers {
+        shape[*axis] = idx.len();
+    }
+    shape
+}
+
+impl Tensor {
+    /// `out` gathered from `self` at positions `idx` of `axis` (validated).
+    fn gather_axis(&self, axis: usize, idx: &[isize]) -> Result<Tensor> {
+        let mut shape = self.shape().to_vec();
+        shape[axis] = idx.len();
+        let out = Tensor::zeros_on(self.dtype(), &shape, self.device())?;
+        let host: Vec<i64> = idx.iter().map(|&i| i as i64).collect();
+        let it = Tensor::from_slice(&host, &[host.len()])?.to_device(self.device())?;
+        locked("slice", &[self, &it], &[&out], || {
+            self.backend().gather(self, axis, &it, &out)
+        })?;
+        Ok(out)
+    }
+
+    /// The sub-tensor selected by an index spec (see [`Index`] and [`crate::s!`]):
+    /// a view when the spec has no `L` entry, else a copy.
+    ///
+    /// ```
+    /// use rnx::{s, Tensor, DType};
+    /// let x = Tensor::create(DType::I32, &[5], &[0, 1, 2, 3, 4]).unwrap();
+    /// assert_eq!(x.slice(s![1..3]).unwrap().to_string(), "[1, 2]");
+    /// assert_eq!(x.slice(s![4..0;-2]).unwrap().to_string(), "[4, 2]");
+    /// assert!(x.slice(s![5]).is_err());
+    /// ```
+    pub fn slice(&self, spec: impl AsRef<[Index]>) -> Result<Tensor> {
+        let res = resolve("slice", self, spec.as_ref())?;
+        let mut cur = self.with_layout(res.view);
+        for (axis, idx) in &res.gathers {
+            cur = cur.gather_axis(*axis, idx)?;
+        }
+        Ok(cur)
+    }
+
+    /// Write `value` (broadcast to the selected shape) into the sub-tensor
+    /// selected by `spec`. With `L` entries each listed position is written
+    /// (for a repeated position the last one wins). A `value` overlapping the
+    /// destination is read as if copied first. Errors (dtype, device, shape, a
+    /// destination mapping two elements to one address) come before any write.
+    ///
+    /// ```
+    /// use rnx::{s, Tensor, DType};
+    /// let x = Tensor::zeros(DType::I32, &[2, 3]).unwrap();
+    /// x.set_slice(s![.., [0, 2]], &Tensor::create(DType::I32, &[2, 1], &[7, 8]).unwrap()).unwrap();
+    /// assert_eq!(x.to_string(), "[[7, 0, 7],\n [8, 0, 8]]");
+    /// ```
+    pub fn set_slice(&self, spec: impl AsRef<[Index]>, value: &Tensor) -> Result<()> {
+        let res = resolve("set_slice", self, spec.as_ref())?;
+        let target = target_shape(&res);
+        let gathers = res.gathers;
+        assign(
+            "set_slice",
+            &self.with_layout(res.view),
+            &target,
+            &gathers,
+            value,
+            true,
+        )
+    }
+
+    /// Nx's `slice_ranges`: `R(starts[i], stops[i], steps[i])` for the leading
+    /// axes (steps default to 1); the lists must have equal lengths ≤ rank.
+    ///
+    /// ```
+    /// use rnx::{Tensor, DType};
+    /// let x = Tensor::create(DType::I32, &[3, 3], &[1, 2, 3, 4, 5, 6, 7, 8, 9]).unwrap();
+    /// assert_eq!(x.slice_ranges(&[0, 1], &[2, 3], None).unwrap().to_string(), "[[2, 3],\n [5, 6]]");
+    /// ```
+    pub fn slice_ranges(
+        &self,
+        starts: &[isize],
+        stops: &[isize],
+        steps: Option<&[isize]>,
+    ) -> Result<Tensor> {
+        let spec = ranges_spec("slice_ranges", self, starts, stops, steps)?;
+        self.slice(spec)
+    }
+
+    /// Nx's `set_slice_ranges`: [`Tensor::set_slice`] on the ranges of
+    /// [`Tensor::slice_ranges`].
+    pub fn set_slice_ranges(
+        &self,
+        starts: &[isize],
+        stops: &[isize],
+        steps: Option<&[isize]>,
+        value: &Tensor,
+    ) -> Result<()> {
+        let spec = ranges_spec("set_slice_ranges", self, starts, stops, steps)?;
+        let res = resolve("set_slice_ranges", self, &spec)?;
+        let target = res.view.shape().to_vec();
+        assign(
+            "set_slice_ranges",
+            &self.with_layout(res.view),
+            &target,
+            &[],
+            value,
+            true,
+        )
+    }
+
+    /// Nx's `set`: write `value` (broadcast) into the sub-tensor [`Tensor::get`]
+    /// returns for `indices`.
+    ///
+    /// ```
+    /// use rnx::{Tensor, DType};
+    /// let x = Tensor::zeros(DType::I32, &[2, 2]).unwrap();
+    /// x.set(&[1], &Tensor::scalar(DType::I32, 4).unwrap()).unwrap();
+    /// assert_eq!(x.to_string(), "[[0, 0],\n [4, 4]]");
+    /// ```
+    pub fn set(&self, indices: &[isize], value: &Tensor) -> Result<()> {
+        let view = self.get_view("set", indices)?;
+        let target = view.shape().to_vec();
+        assign("set", &view, &target, &[], value, true)
+    }
+
+    /// Copy `self` into `dst` (Nx's `blit src dst`); shapes must match exactly.
+    /// A source overlapping `dst` is read as if copied first.
+    ///
+    /// ```
+    /// use rnx::{s, Tensor, DType};
+    /// let x = Tensor::create(DType::I32, &[5], &[1, 2, 3, 4, 5]).unwrap();
+    /// x.slice(s![0..4]).unwrap().blit(&x.slice(s![1..5]).unwrap()).unwrap();
+    /// assert_eq!(x.to_string(), "[1, 1, 2, 3, 4]");
+    /// ```
+    pub fn blit(&self, dst: &Tensor) -> Result<()> {
+        if self.shape() != dst.shape() {
+            return Err(Error::shapes(
+                "blit",
+                self.shape(),
+                dst.shape(),
+                "differ (blit needs equal shapes)",
+            ));
+        }
+        assign("blit", dst, dst.shape(), &[], self, false)
+    }
+
+    /// Set every element to `value` in place and return this tensor (a view of
+    /// the same storage). The value must be representable in the dtype; a view
+    /// mapping two elements to one address is an error.
+    ///
+    /// ```
+    /// use rnx::{Tensor, DType};
+    /// let x = Tensor::zeros(DType::F32, &[2, 3]).unwrap();
+    /// let y = x.fill(5.0).unwrap();
+    /// assert!(y.same_storage(&x));
+    /// assert_eq!(x.to_string(), "[[5, 5, 5],\n [5, 5, 5]]");
+    /// ```
+    pub fn fill(&self, value: impl Into<Scalar>) -> Result<Tensor> {
+        let v = value.into().to_dtype(self.dtype(), "fill")?;
+        unique_output("fill", self)?;
+        if self.size() > 0 {
+            locked("fill", &[], &[self], || self.backend().fill(self, v))?;
+        }
+        Ok(self.clone())
+    }
+}
+
+fn ranges_spec(
+    op: &str,
+    t: &Tensor,
+    starts: &[isize],
+    stops: &[isize],
+    steps: Option<&[isize]>,
+) -> Result<Vec<Index>> {
+    let n = starts.len();
+    if stops.len() != n || steps.is_some_and(|s| s.len() != n) {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "starts {starts:?}, stops {stops:?} and steps {:?} differ in length",
+                steps.unwrap_or(&[])
+            ),
+        ));
+    }
+    if n > t.ndim() {
+        return Err(Error::invalid(
+            op,
+            format!("{n} ranges given for a tensor of rank {}", t.ndim()),
+        ));
+    }
+    Ok((0..n)
+        .map(|i| Index::range_step(starts[i], stops[i], steps.map_or(1, |s| s[i])))
+        .collect())
+}
+
+/// Write `value` into `dst` (a view of the destination before the `L` entries
+/// `gathers`, whose selected shape is `target`). `broadcast`: whether `value`
+/// may broadcast to `target`. All checks first, then one locked write.
+fn assign(
+    op: &str,
+    dst: &Tensor,
+    target: &[usize],
+    gathers: &[(usize, Vec<isize>)],
+    value: &Tensor,
+    broadcast: bool,
+) -> Result<()> {
+    same_dtype(op, &[dst, value])?;
+    same_device(op, &[dst, value])?;
+    let v = if broadcast {
+        value.broadcast_to(target).map_err(|_| {
+            Error::shapes(
+                op,
+                value.shape(),
+                target,
+                "value cannot be broadcast to the selected shape",
+            )
+        })?
+    } else {
+        value.clone()
+    };
+    unique_output(op, dst)?;
+    if target.contains(&0) {
+        return Ok(());
+    }
+    // Copy-first semantics: snapshot a source that overlaps the destination,
+    // unless it is exactly the destination (a true in-place copy).
+    let exact = gathers.is_empty() && same_view(&v, dst);
+    let v = if !exact && tensors_overlap(value, dst) {
+        value.copy()?.broadcast_to(v.shape())?
+    } else {
+        v
+    };
+    locked(op, &[&v], &[dst], || write_gathered(dst, &v, gathers))
+}
+
+/// Copy `v` into `dst`, expanding the `L` entries (positions along an axis of
+/// `dst`) one axis at a time. Runs with the storages locked.
+fn write_gathered(dst: &Tensor, v: &Tensor, gathers: &[(usize, Vec<isize>)]) -> Result<()> {
+    let Some(((axis, idx), rest)) = gathers.split_first() else {
+        return dst.backend().copy(v, dst);
+    };
+    for (j, &k) in idx.iter().enumerate() {
+        let d = dst.with_layout(dst.layout().slice_axis(*axis, k as usize, 1, 1));
+        let s = v.with_layout(v.layout().slice_axis(*axis, j, 1, 1));
+        write_gathered(&d, &s, rest)?;
+    }
+    Ok(())
+}

@@ -70,7 +70,7 @@ fn step(t: &Tensor, m: &Model, kind: u8, a: u32, b: u32, c: u32) -> (Tensor, Mod
                 let divs: Vec<usize> = (1..=d.max(1)).filter(|f| d % f == 0).collect();
                 let f = divs[c as usize % divs.len()];
                 let mut s = sh[..i].to_vec();
-                s.extend([f, if f == 0 { 0 } else { d / f }]);
+                s.extend([f, d / f]);
                 s.extend_from_slice(&sh[i + 1..]);
                 s
             };

@@ -185,6 +185,8 @@ macro_rules! s {
         $crate::ops::index::Index::stepped($e, $st)
     };
     ($($e:expr $(; $st:expr)?),* $(,)?) => {{
+        // `4..0;-1` is a NumPy-style downward range, not an empty Rust range.
+        #[allow(clippy::reversed_empty_ranges)]
         let v: ::std::vec::Vec<$crate::ops::index::Index> = vec![$($crate::s!(@one $e $(; $st)?)),*];
         v
     }};

@@ -11,16 +11,18 @@
 pub mod core;
 pub mod cpu;
 pub mod index;
+pub mod linalg;
 
 pub use self::core::CoreBackend;
 pub use self::index::IndexBackend;
+pub use self::linalg::LinalgBackend;
 
 use crate::device::Device;
 use crate::error::{Error, Result};
 
 /// Every primitive a device provides.
-pub trait Backend: CoreBackend + IndexBackend {}
-impl<B: CoreBackend + IndexBackend> Backend for B {}
+pub trait Backend: CoreBackend + IndexBackend + LinalgBackend {}
+impl<B: CoreBackend + IndexBackend + LinalgBackend> Backend for B {}
 
 /// The backend of `device`, or an error naming `op` when it is not available.
 pub fn get(device: Device, op: &str) -> Result<&'static dyn Backend> {

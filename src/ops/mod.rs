@@ -6,6 +6,7 @@ pub mod convert;
 pub mod creation;
 pub mod index;
 pub mod join;
+pub mod linalg;
 pub mod shape;
 
 use crate::error::{Error, Result};

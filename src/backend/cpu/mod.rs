@@ -5,6 +5,7 @@
 pub mod blocked;
 pub mod copy;
 pub mod index;
+pub mod matmul;
 pub mod strided;
 pub mod vmath;
 

@@ -1,0 +1,274 @@
+//! CPU matrix products: the batch loop, the size tiers that decide threading, and
+//! the per-dtype kernel choice (the `gemm` crate for f16/f32/f64/c32/c64, bf16
+//! through f32, integers through the blocked kernel of `int.rs`). The Winograd
+//! 3x3 convolution is in `winograd.rs`. No argument validation here.
+
+mod int;
+
+use super::strided::SendPtr;
+use super::{base_ptr, CpuBackend};
+use crate::backend::LinalgBackend;
+use crate::dtype::Element;
+use crate::error::Result;
+use crate::tensor::Tensor;
+use crate::{bf16, f16, C32, C64};
+use rayon::prelude::*;
+
+/// Problems below this many multiply-adds run on the calling thread.
+const TINY_FLOPS: usize = 1 << 16;
+/// Matrices below this many multiply-adds are spread over threads by batch
+/// (one whole product per task) rather than split inside one product.
+const SMALL_FLOPS: usize = 1 << 20;
+
+/// One strided matrix: base pointer (already at the matrix's first element),
+/// row stride and column stride in elements.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Mat<T> {
+    pub ptr: SendPtr<T>,
+    pub rs: isize,
+    pub cs: isize,
+}
+
+/// How a single product may use threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Threads {
+    /// On the calling thread only.
+    One,
+    /// Split over the pool (the caller is inside `pool().install`).
+    Pool,
+}
+
+/// The per-dtype kernel of one `m x k` by `k x n` product.
+pub(crate) trait MatKernel: Element {
+    /// `out (+)= a @ b` for one matrix triple.
+    ///
+    /// # Safety
+    /// Every element of the three matrices lies in a locked live buffer; `out`
+    /// maps distinct (i, j) to distinct addresses and overlaps neither input;
+    /// `k > 0`.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn gemm(
+        m: usize,
+        n: usize,
+        k: usize,
+        a: Mat<Self>,
+        b: Mat<Self>,
+        out: Mat<Self>,
+        accumulate: bool,
+        threads: Threads,
+    );
+}
+
+fn parallelism(threads: Threads) -> gemm::Parallelism {
+    match threads {
+        Threads::One => gemm::Parallelism::None,
+        Threads::Pool => gemm::Parallelism::Rayon(crate::device::num_threads()),
+    }
+}
+
+/// Kernel through the `gemm` crate for the types it supports natively.
+macro_rules! native_gemm {
+    ($($t:ty),*) => {$(
+        impl MatKernel for $t {
+            unsafe fn gemm(
+                m: usize,
+                n: usize,
+                k: usize,
+                a: Mat<Self>,
+                b: Mat<Self>,
+                out: Mat<Self>,
+                accumulate: bool,
+                threads: Threads,
+            ) {
+                // SAFETY: caller contract; gemm reads lhs/rhs and writes dst at
+                // the given strides only (dst := 1*dst + 1*lhs*rhs).
+                unsafe {
+                    gemm::gemm::<$t>(
+                        m, n, k,
+                        out.ptr.0, out.cs, out.rs, accumulate,
+                        a.ptr.0, a.cs, a.rs,
+                        b.ptr.0, b.cs, b.rs,
+                        <$t as Element>::one(), <$t as Element>::one(),
+                        false, false, false,
+                        parallelism(threads),
+                    )
+                }
+            }
+        }
+    )*};
+}
+native_gemm!(f16, f32, f64, C32, C64);
+
+impl MatKernel for bf16 {
+    unsafe fn gemm(
+        m: usize,
+        n: usize,
+        k: usize,
+        a: Mat<Self>,
+        b: Mat<Self>,
+        out: Mat<Self>,
+        accumulate: bool,
+        threads: Threads,
+    ) {
+        // Widen to f32 once per element, multiply in f32, round once per result.
+        // SAFETY: caller contract (all reads and writes in bounds).
+        unsafe {
+            let mut af = widen(m, k, a);
+            let mut bf = widen(k, n, b);
+            let mut of = if accumulate {
+                widen(m, n, out)
+            } else {
+                vec![0f32; m * n]
+            };
+            let row_major = |v: &mut Vec<f32>, cols: usize| Mat {
+                ptr: SendPtr(v.as_mut_ptr()),
+                rs: cols as isize,
+                cs: 1,
+            };
+            let (am, bm, om) = (
+                row_major(&mut af, k),
+                row_major(&mut bf, n),
+                row_major(&mut of, n),
+            );
+            f32::gemm(m, n, k, am, bm, om, accumulate, threads);
+            for i in 0..m {
+                for j in 0..n {
+                    *out.ptr.0.offset(i as isize * out.rs + j as isize * out.cs) =
+                        bf16::from_f32(of[i * n + j]);
+                }
+            }
+        }
+    }
+}
+
+/// A row-major f32 copy of an `r x c` bf16 matrix.
+///
+/// # Safety
+/// The matrix's elements lie in a live buffer.
+unsafe fn widen(r: usize, c: usize, x: Mat<bf16>) -> Vec<f32> {
+    let mut v = Vec::with_capacity(r * c);
+    for i in 0..r {
+        for j in 0..c {
+            // SAFETY: caller contract.
+            v.push(unsafe { *x.ptr.0.offset(i as isize * x.rs + j as isize * x.cs) }.to_f32());
+        }
+    }
+    v
+}
+
+macro_rules! int_gemm {
+    ($($t:ty),*) => {$(
+        impl MatKernel for $t {
+            unsafe fn gemm(
+                m: usize,
+                n: usize,
+                k: usize,
+                a: Mat<Self>,
+                b: Mat<Self>,
+                out: Mat<Self>,
+                accumulate: bool,
+                threads: Threads,
+            ) {
+                // SAFETY: caller contract.
+                unsafe { int::gemm_int(m, n, k, a, b, out, accumulate, threads) }
+            }
+        }
+    )*};
+}
+int_gemm!(i8, i16, i32, i64, u8, u16, u32, u64);
+
+/// Batched product over the leading axes of three same-rank layouts.
+///
+/// # Safety
+/// Frontend contract of [`LinalgBackend::matmul`]; `T` is the tensors' dtype.
+unsafe fn batched<T: MatKernel>(a: &Tensor, b: &Tensor, out: &Tensor, accumulate: bool) {
+    let nd = out.ndim();
+    let (m, n, k) = (out.shape()[nd - 2], out.shape()[nd - 1], a.shape()[nd - 1]);
+    let batch_shape = &out.shape()[..nd - 2];
+    let nbatch: usize = batch_shape.iter().product();
+    if m == 0 || n == 0 || nbatch == 0 {
+        return;
+    }
+    let (al, bl, ol) = (a.layout(), b.layout(), out.layout());
+    let (pa, pb, po) = (
+        SendPtr(base_ptr::<T>(a)),
+        SendPtr(base_ptr::<T>(b)),
+        SendPtr(base_ptr::<T>(out)),
+    );
+    let mat = |p: SendPtr<T>, l: &crate::Layout, off: isize| Mat {
+        // SAFETY: `off` is the offset of an in-bounds element (a batch start).
+        ptr: SendPtr(unsafe { p.0.offset(off) }),
+        rs: l.strides()[nd - 2],
+        cs: l.strides()[nd - 1],
+    };
+    // Offsets of batch `t` in a, b, out.
+    let offsets = |t: usize| -> [isize; 3] {
+        let mut o = [
+            al.offset() as isize,
+            bl.offset() as isize,
+            ol.offset() as isize,
+        ];
+        let mut rem = t;
+        for ax in (0..nd - 2).rev() {
+            let i = (rem % batch_shape[ax]) as isize;
+            rem /= batch_shape[ax];
+            o[0] += i * al.strides()[ax];
+            o[1] += i * bl.strides()[ax];
+            o[2] += i * ol.strides()[ax];
+        }
+        o
+    };
+    let one = |t: usize, threads: Threads| {
+        let [oa, ob, oo] = offsets(t);
+        let om = mat(po, ol, oo);
+        if k == 0 {
+            if !accumulate {
+                for i in 0..m as isize {
+                    for j in 0..n as isize {
+                        // SAFETY: in-bounds element of the unique output.
+                        unsafe { *om.ptr.0.offset(i * om.rs + j * om.cs) = T::zero() };
+                    }
+                }
+            }
+            return;
+        }
+        // SAFETY: frontend contract; batch offsets are in bounds.
+        unsafe {
+            T::gemm(
+                m,
+                n,
+                k,
+                mat(pa, al, oa),
+                mat(pb, bl, ob),
+                om,
+                accumulate,
+                threads,
+            )
+        };
+    };
+    let per = m.saturating_mul(n).saturating_mul(k.max(1));
+    let total = per.saturating_mul(nbatch);
+    let threads = crate::device::num_threads();
+    if threads <= 1 || total < TINY_FLOPS {
+        (0..nbatch).for_each(|t| one(t, Threads::One));
+    } else if nbatch > 1 && per < SMALL_FLOPS {
+        crate::device::pool().install(|| {
+            (0..nbatch)
+                .into_par_iter()
+                .with_min_len((TINY_FLOPS / per).max(1))
+                .for_each(|t| one(t, Threads::One))
+        });
+    } else {
+        crate::device::pool().install(|| (0..nbatch).for_each(|t| one(t, Threads::Pool)));
+    }
+}
+
+impl LinalgBackend for CpuBackend {
+    fn matmul(&self, a: &Tensor, b: &Tensor, out: &Tensor, accumulate: bool) -> Result<()> {
+        crate::dispatch!(out.dtype(), T => {
+            // SAFETY: frontend contract (locked, in bounds, unique, no overlap).
+            unsafe { batched::<T>(a, b, out, accumulate) };
+        });
+        Ok(())
+    }
+}

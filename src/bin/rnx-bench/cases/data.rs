@@ -50,7 +50,7 @@ pub fn positive_f32(shape: &[usize], seed: u64) -> rnx::Result<Tensor> {
 
 /// The transposed view of a 2-D tensor (no copy).
 pub fn transposed(t: &Tensor) -> rnx::Result<Tensor> {
-    Tensor::from_parts(t.storage().clone(), t.layout().permute(&[1, 0])?)
+    t.transpose(None)
 }
 
 #[cfg(test)]

@@ -7,7 +7,10 @@ pub mod creation;
 pub mod index;
 pub mod join;
 pub mod linalg;
+pub mod reduce;
 pub mod shape;
+pub mod softmax;
+pub mod sort;
 
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;

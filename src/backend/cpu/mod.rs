@@ -6,6 +6,8 @@ pub mod blocked;
 pub mod copy;
 pub mod index;
 pub mod matmul;
+pub mod reduce;
+pub mod sort;
 pub mod strided;
 pub mod vmath;
 

@@ -1,0 +1,83 @@
+//! CPU argmax/argmin along one axis: the i32 index of the first extreme element,
+//! NaN counting as the extreme (the first NaN wins). When the axis is the
+//! contiguous one each output scans its own row; otherwise a block of adjacent
+//! outputs is updated together one input row at a time (no strided gathers).
+
+use super::num::Real;
+use crate::backend::cpu::base_ptr;
+use crate::backend::cpu::strided::{Plan, SendPtr, PAR_MIN_ELEMS};
+use crate::backend::reduce::ArgOp;
+use crate::tensor::Tensor;
+
+/// Outputs updated together in the across-rows loop.
+const BLOCK: usize = 256;
+
+/// Whether `a` beats the current best `b` (strictly: ties keep the first).
+#[inline(always)]
+fn better<T: Real>(max: bool, a: T, b: T) -> bool {
+    !b.is_nan() && (a.is_nan() || if max { a > b } else { a < b })
+}
+
+/// argmax/argmin of `x` along `axis` into `out` (i32, keepdims shape; the
+/// frontend guarantees `1 <= n <= i32::MAX`).
+pub(super) fn run<T: Real>(op: ArgOp, x: &Tensor, axis: usize, out: &Tensor) {
+    let n = x.shape()[axis];
+    if out.numel() == 0 || n == 0 {
+        return;
+    }
+    let max = op == ArgOp::Max;
+    let sa = x.layout().strides()[axis];
+    let plan = Plan::new([&x.layout().select(axis, 0), &out.layout().select(axis, 0)]);
+    let [sx, so] = plan.inner_strides();
+    let xp = SendPtr(base_ptr::<T>(x));
+    let op = SendPtr(base_ptr::<i32>(out));
+    let min = (PAR_MIN_ELEMS / n).max(1);
+    // SAFETY (all reads and writes below): offsets come from x's and out's
+    // in-bounds layouts; out is unique and each task owns its run.
+    let at = move |o: isize| unsafe { *{ xp }.0.offset(o) };
+    crate::device::pool().install(|| {
+        plan.par_for_each_run(min, |[xo, oo], len| {
+            let op = op;
+            if len == 1 || sa.unsigned_abs() <= sx.unsigned_abs() {
+                for j in 0..len as isize {
+                    let base = xo + j * sx;
+                    let (mut best, mut bi) = (at(base), 0usize);
+                    for k in 1..n {
+                        let v = at(base + k as isize * sa);
+                        if better(max, v, best) {
+                            best = v;
+                            bi = k;
+                        }
+                    }
+                    unsafe { *op.0.offset(oo + j * so) = bi as i32 };
+                }
+                return;
+            }
+            let mut best = vec![T::zero(); BLOCK];
+            let mut idx = vec![0i32; BLOCK];
+            let mut c0 = 0;
+            while c0 < len {
+                let w = BLOCK.min(len - c0);
+                let base = xo + c0 as isize * sx;
+                for j in 0..w {
+                    best[j] = at(base + j as isize * sx);
+                    idx[j] = 0;
+                }
+                for k in 1..n {
+                    let row = base + k as isize * sa;
+                    for j in 0..w {
+                        let v = at(row + j as isize * sx);
+                        if better(max, v, best[j]) {
+                            best[j] = v;
+                            idx[j] = k as i32;
+                        }
+                    }
+                }
+                for (j, &i) in idx[..w].iter().enumerate() {
+                    unsafe { *op.0.offset(oo + (c0 + j) as isize * so) = i };
+                }
+                c0 += w;
+            }
+        })
+    });
+}

@@ -1,0 +1,166 @@
+//! CPU reductions: splits a reduction into "kept" and "reduced" axes, then runs
+//! one of two traversals, generic over a [`reducers::Reducer`]:
+//! `inner.rs` when the reduced axes are the contiguous ones, `outer.rs` when a
+//! kept axis is (vectorised across outputs). Arg-reductions, softmax and scans
+//! have their own files; this file holds the planning and the dtype dispatch.
+
+mod arg;
+mod inner;
+pub(crate) mod num;
+mod outer;
+pub(crate) mod reducers;
+mod scan;
+mod softmax;
+
+use self::reducers::{Max, Min, Prod, Reducer, Sum, Truth, Var};
+use super::strided::{Plan, SendPtr};
+use super::{base_ptr, CpuBackend};
+use crate::backend::reduce::{ArgOp, ReduceBackend, ReduceOp, ScanOp, SoftmaxOp};
+use crate::dtype::Element;
+use crate::error::Result;
+use crate::layout::Layout;
+use crate::tensor::Tensor;
+
+/// A reduction planned as kept axes (a traversal of x and out together) and
+/// reduced axes (x strides only: positive, merged, outermost first).
+pub(super) struct Split {
+    /// Operand 0 is x (offset moved to the lowest address of each group),
+    /// operand 1 the output.
+    pub kept: Plan<2>,
+    /// Reduced dimensions (at least one entry; `[1]` when nothing is reduced).
+    pub red_shape: Vec<usize>,
+    /// Their x strides (non-negative), decreasing.
+    pub red_strides: Vec<isize>,
+    /// Elements per group.
+    pub count: usize,
+}
+
+/// Plan the reduction of `x` over `axes` into `out` (keepdims shape).
+pub(super) fn split(x: &Layout, out: &Layout, axes: &[usize]) -> Split {
+    let count: usize = axes.iter().map(|&a| x.shape()[a]).product();
+    let mut shift = 0isize;
+    let mut red: Vec<(usize, isize)> = Vec::new();
+    if count > 0 {
+        for &a in axes {
+            let (d, s) = (x.shape()[a], x.strides()[a]);
+            if d == 1 {
+                continue;
+            }
+            if s < 0 {
+                shift += (d as isize - 1) * s;
+                red.push((d, -s));
+            } else {
+                red.push((d, s));
+            }
+        }
+    }
+    red.sort_by(|a, b| b.1.cmp(&a.1));
+    let mut merged: Vec<(usize, isize)> = Vec::new();
+    for (d, s) in red {
+        match merged.last_mut() {
+            Some(last) if last.1 == s * d as isize => *last = (last.0 * d, s),
+            _ => merged.push((d, s)),
+        }
+    }
+    if merged.is_empty() {
+        merged.push((1, 1));
+    }
+    let kept_axes: Vec<usize> = (0..x.ndim()).filter(|a| !axes.contains(a)).collect();
+    let shape: Vec<usize> = kept_axes.iter().map(|&a| x.shape()[a]).collect();
+    let xk = Layout::new(
+        shape.clone(),
+        kept_axes.iter().map(|&a| x.strides()[a]).collect(),
+        (x.offset() as isize + shift) as usize,
+    );
+    let ok = Layout::new(
+        shape,
+        kept_axes.iter().map(|&a| out.strides()[a]).collect(),
+        out.offset(),
+    );
+    Split {
+        kept: Plan::new([&xk, &ok]),
+        red_shape: merged.iter().map(|m| m.0).collect(),
+        red_strides: merged.iter().map(|m| m.1).collect(),
+        count,
+    }
+}
+
+/// Run reducer `r` over `x`'s `axes` into `out`.
+fn run<T: Element, R: Reducer<T>>(r: &R, x: &Tensor, axes: &[usize], out: &Tensor) {
+    let sp = split(x.layout(), out.layout(), axes);
+    if sp.kept.numel() == 0 {
+        return;
+    }
+    let xp = SendPtr(base_ptr::<T>(x));
+    let op = SendPtr(base_ptr::<R::Out>(out));
+    if sp.count == 0 {
+        let v = r.finish(r.init(), 0);
+        let [_, so] = sp.kept.inner_strides();
+        sp.kept.for_each_run(0, sp.kept.numel(), |[_, oo], len| {
+            for j in 0..len as isize {
+                // SAFETY: out's layout is in bounds and unique (frontend contract).
+                unsafe { *op.0.offset(oo + j * so) = v };
+            }
+        });
+        return;
+    }
+    let kept_len = *sp.kept.shape.last().expect("plan has an axis");
+    let [kx, _] = sp.kept.inner_strides();
+    let red_inner = *sp.red_strides.last().expect("split has an axis");
+    crate::device::pool().install(|| {
+        if kept_len > 1 && kx.unsigned_abs() < red_inner.unsigned_abs() {
+            outer::reduce(r, &sp, xp, op);
+        } else {
+            inner::reduce(r, &sp, xp, op);
+        }
+    });
+}
+
+impl ReduceBackend for CpuBackend {
+    fn reduce(&self, op: ReduceOp, x: &Tensor, axes: &[usize], out: &Tensor) -> Result<()> {
+        let dt = x.dtype();
+        match op {
+            ReduceOp::Sum => {
+                crate::dispatch!(dt, T => run::<T, _>(&Sum { mean: false }, x, axes, out))
+            }
+            ReduceOp::Mean => {
+                crate::dispatch!(dt, T => run::<T, _>(&Sum { mean: true }, x, axes, out))
+            }
+            ReduceOp::Prod => crate::dispatch!(dt, T => run::<T, _>(&Prod, x, axes, out)),
+            ReduceOp::Max => {
+                crate::dispatch!(@real dt, "max", T => run::<T, _>(&Max, x, axes, out))
+            }
+            ReduceOp::Min => {
+                crate::dispatch!(@real dt, "min", T => run::<T, _>(&Min, x, axes, out))
+            }
+            ReduceOp::All => {
+                crate::dispatch!(dt, T => run::<T, _>(&Truth { any: false }, x, axes, out))
+            }
+            ReduceOp::Any => {
+                crate::dispatch!(dt, T => run::<T, _>(&Truth { any: true }, x, axes, out))
+            }
+            ReduceOp::Var { ddof } => crate::dispatch!(@float dt, "var", T => {
+                run::<T, _>(&Var { ddof, sqrt: false }, x, axes, out)
+            }),
+            ReduceOp::Std { ddof } => crate::dispatch!(@float dt, "std", T => {
+                run::<T, _>(&Var { ddof, sqrt: true }, x, axes, out)
+            }),
+        }
+        Ok(())
+    }
+
+    fn arg_reduce(&self, op: ArgOp, x: &Tensor, axis: usize, out: &Tensor) -> Result<()> {
+        crate::dispatch!(@real x.dtype(), "argmax", T => arg::run::<T>(op, x, axis, out));
+        Ok(())
+    }
+
+    fn softmax(&self, op: SoftmaxOp, x: &Tensor, axes: &[usize], out: &Tensor) -> Result<()> {
+        crate::dispatch!(@float x.dtype(), "softmax", T => softmax::run::<T>(op, x, axes, out));
+        Ok(())
+    }
+
+    fn scan(&self, op: ScanOp, x: &Tensor, axis: usize, out: &Tensor) -> Result<()> {
+        crate::dispatch!(x.dtype(), T => scan::run::<T>(op, x, axis, out));
+        Ok(())
+    }
+}

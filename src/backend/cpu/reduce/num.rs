@@ -1,0 +1,180 @@
+//! Element arithmetic the reduction kernels need, as small traits over the
+//! dtypes' Rust types: the accumulator type of sums and products (f32 for
+//! f16/bf16, wrapping integers), the identities of max/min, and the float type
+//! softmax computes in. No iteration or kernel code lives here.
+
+use crate::dtype::{Element, C32, C64};
+use half::{bf16, f16};
+
+/// An accumulator: addition and multiplication (wrapping for integers) and
+/// division by an element count (for the mean).
+pub(crate) trait AccNum: Copy + Send + Sync + 'static {
+    const ZERO: Self;
+    const ONE: Self;
+    fn add(self, o: Self) -> Self;
+    fn mul(self, o: Self) -> Self;
+    /// `self / n`; NaN for floats when `n == 0`, 0 for integers.
+    fn div_count(self, n: usize) -> Self;
+}
+
+macro_rules! acc_float {
+    ($($t:ty),*) => {$(
+        impl AccNum for $t {
+            const ZERO: Self = 0.0;
+            const ONE: Self = 1.0;
+            #[inline(always)]
+            fn add(self, o: Self) -> Self { self + o }
+            #[inline(always)]
+            fn mul(self, o: Self) -> Self { self * o }
+            #[inline(always)]
+            fn div_count(self, n: usize) -> Self { self / n as $t }
+        }
+    )*};
+}
+acc_float!(f32, f64);
+
+macro_rules! acc_int {
+    ($($t:ty),*) => {$(
+        impl AccNum for $t {
+            const ZERO: Self = 0;
+            const ONE: Self = 1;
+            #[inline(always)]
+            fn add(self, o: Self) -> Self { self.wrapping_add(o) }
+            #[inline(always)]
+            fn mul(self, o: Self) -> Self { self.wrapping_mul(o) }
+            #[inline(always)]
+            fn div_count(self, n: usize) -> Self {
+                if n == 0 { 0 } else { (self as i128 / n as i128) as $t }
+            }
+        }
+    )*};
+}
+acc_int!(i8, i16, i32, i64, u8, u16, u32, u64);
+
+macro_rules! acc_complex {
+    ($($t:ty, $f:ty);*) => {$(
+        impl AccNum for $t {
+            const ZERO: Self = <$t>::new(0.0, 0.0);
+            const ONE: Self = <$t>::new(1.0, 0.0);
+            #[inline(always)]
+            fn add(self, o: Self) -> Self { self + o }
+            #[inline(always)]
+            fn mul(self, o: Self) -> Self { self * o }
+            #[inline(always)]
+            fn div_count(self, n: usize) -> Self { <$t>::new(self.re / n as $f, self.im / n as $f) }
+        }
+    )*};
+}
+acc_complex!(C32, f32; C64, f64);
+
+/// An element with the accumulator its sums and products use.
+pub(crate) trait Summable: Element {
+    type A: AccNum;
+    fn to_acc(self) -> Self::A;
+    fn from_acc(a: Self::A) -> Self;
+}
+
+macro_rules! summable_self {
+    ($($t:ty),*) => {$(
+        impl Summable for $t {
+            type A = $t;
+            #[inline(always)]
+            fn to_acc(self) -> $t { self }
+            #[inline(always)]
+            fn from_acc(a: $t) -> $t { a }
+        }
+    )*};
+}
+summable_self!(f32, f64, C32, C64, i8, i16, i32, i64, u8, u16, u32, u64);
+
+macro_rules! summable_half {
+    ($($t:ty),*) => {$(
+        impl Summable for $t {
+            type A = f32;
+            #[inline(always)]
+            fn to_acc(self) -> f32 { self.to_f32() }
+            #[inline(always)]
+            fn from_acc(a: f32) -> $t { <$t>::from_f32(a) }
+        }
+    )*};
+}
+summable_half!(f16, bf16);
+
+/// A real element: ordered, with the identities of max and min.
+pub(crate) trait Real: Element + PartialOrd {
+    /// The smallest value (-inf for floats).
+    const LOWEST: Self;
+    /// The largest value (+inf for floats).
+    const HIGHEST: Self;
+    /// Whether the value is NaN (never for integers).
+    #[inline(always)]
+    #[allow(clippy::eq_op)]
+    fn is_nan(self) -> bool {
+        self != self
+    }
+}
+
+macro_rules! real {
+    ($($t:ty: $lo:expr, $hi:expr);*) => {$(
+        impl Real for $t {
+            const LOWEST: Self = $lo;
+            const HIGHEST: Self = $hi;
+        }
+    )*};
+}
+real!(
+    f16: f16::NEG_INFINITY, f16::INFINITY;
+    bf16: bf16::NEG_INFINITY, bf16::INFINITY;
+    f32: f32::NEG_INFINITY, f32::INFINITY;
+    f64: f64::NEG_INFINITY, f64::INFINITY;
+    i8: i8::MIN, i8::MAX;
+    i16: i16::MIN, i16::MAX;
+    i32: i32::MIN, i32::MAX;
+    i64: i64::MIN, i64::MAX;
+    u8: u8::MIN, u8::MAX;
+    u16: u16::MIN, u16::MAX;
+    u32: u32::MIN, u32::MAX;
+    u64: u64::MIN, u64::MAX
+);
+
+/// A float element and the float type it computes in (f32 for f16/bf16).
+pub(crate) trait FloatElem: Element {
+    type F: num_traits::Float + Send + Sync;
+    fn to_f(self) -> Self::F;
+    fn from_f(f: Self::F) -> Self;
+}
+
+impl FloatElem for f32 {
+    type F = f32;
+    #[inline(always)]
+    fn to_f(self) -> f32 {
+        self
+    }
+    #[inline(always)]
+    fn from_f(f: f32) -> f32 {
+        f
+    }
+}
+impl FloatElem for f64 {
+    type F = f64;
+    #[inline(always)]
+    fn to_f(self) -> f64 {
+        self
+    }
+    #[inline(always)]
+    fn from_f(f: f64) -> f64 {
+        f
+    }
+}
+macro_rules! float_half {
+    ($($t:ty),*) => {$(
+        impl FloatElem for $t {
+            type F = f32;
+            #[inline(always)]
+            fn to_f(self) -> f32 { self.to_f32() }
+            #[inline(always)]
+            fn from_f(f: f32) -> $t { <$t>::from_f32(f) }
+        }
+    )*};
+}
+float_half!(f16, bf16);

@@ -1,0 +1,94 @@
+//! CPU softmax, log_softmax and logsumexp over a set of axes, fused: per group
+//! one pass for the maximum, one for the sum of `exp(x - max)` (accumulated in
+//! f64), and one writing the result — no intermediate tensor. Halves compute in
+//! f32. Groups run in parallel.
+
+use super::num::FloatElem;
+use crate::backend::cpu::base_ptr;
+use crate::backend::cpu::strided::{Plan, SendPtr, PAR_MIN_ELEMS};
+use crate::backend::reduce::SoftmaxOp;
+use crate::layout::Layout;
+use crate::tensor::Tensor;
+use num_traits::{Float, NumCast, ToPrimitive};
+
+/// Apply `op` to the groups of `x` over `axes`, writing `out` (x's shape for
+/// softmax/log_softmax, keepdims shape for logsumexp).
+pub(super) fn run<T: FloatElem>(op: SoftmaxOp, x: &Tensor, axes: &[usize], out: &Tensor) {
+    let (xl, ol) = (x.layout(), out.layout());
+    let kept: Vec<usize> = (0..x.ndim()).filter(|a| !axes.contains(a)).collect();
+    let part = |l: &Layout, ax: &[usize], offset: usize| {
+        Layout::new(
+            ax.iter().map(|&a| xl.shape()[a]).collect(),
+            ax.iter().map(|&a| l.strides()[a]).collect(),
+            offset,
+        )
+    };
+    let kplan = Plan::new([&part(xl, &kept, xl.offset()), &part(ol, &kept, ol.offset())]);
+    if kplan.numel() == 0 {
+        return;
+    }
+    let gplan = Plan::new([&part(xl, axes, 0), &part(ol, axes, 0)]);
+    let gsize = gplan.numel();
+    let [kx, ko] = kplan.inner_strides();
+    let [gx, go] = gplan.inner_strides();
+    let xp = SendPtr(base_ptr::<T>(x));
+    let op_ = SendPtr(base_ptr::<T>(out));
+    // SAFETY (all reads and writes below): offsets are kept offsets (in-bounds
+    // layouts) plus group offsets of the same layouts; out is unique, does not
+    // overlap x, and each task owns its groups.
+    let at = move |o: isize| unsafe { *{ xp }.0.offset(o) }.to_f();
+    let put = move |o: isize, v: T::F| unsafe { *{ op_ }.0.offset(o) = T::from_f(v) };
+    let group = |xb: isize, ob: isize| {
+        let mut m = T::F::neg_infinity();
+        gplan.for_each_run(0, gsize, |[g0, _], len| {
+            for i in 0..len as isize {
+                let v = at(xb + g0 + i * gx);
+                if v > m || v.is_nan() {
+                    m = v;
+                }
+            }
+        });
+        if op == SoftmaxOp::LogSumExp && m.is_infinite() {
+            // All -inf (or empty) gives -inf; any +inf gives +inf.
+            put(ob, m);
+            return;
+        }
+        let mut s = 0f64;
+        gplan.for_each_run(0, gsize, |[g0, _], len| {
+            for i in 0..len as isize {
+                s += (at(xb + g0 + i * gx) - m)
+                    .exp()
+                    .to_f64()
+                    .unwrap_or(f64::NAN);
+            }
+        });
+        let s: T::F = NumCast::from(s).unwrap_or_else(T::F::nan);
+        match op {
+            SoftmaxOp::LogSumExp => put(ob, m + s.ln()),
+            SoftmaxOp::LogSoftmax => {
+                let lse = m + s.ln();
+                gplan.for_each_run(0, gsize, |[g0, o0], len| {
+                    for i in 0..len as isize {
+                        put(ob + o0 + i * go, at(xb + g0 + i * gx) - lse);
+                    }
+                });
+            }
+            SoftmaxOp::Softmax => {
+                let inv = s.recip();
+                gplan.for_each_run(0, gsize, |[g0, o0], len| {
+                    for i in 0..len as isize {
+                        put(ob + o0 + i * go, (at(xb + g0 + i * gx) - m).exp() * inv);
+                    }
+                });
+            }
+        }
+    };
+    let min = (PAR_MIN_ELEMS / gsize.max(1)).max(1);
+    crate::device::pool().install(|| {
+        kplan.par_for_each_run(min, |[xo, oo], len| {
+            for j in 0..len as isize {
+                group(xo + j * kx, oo + j * ko);
+            }
+        })
+    });
+}

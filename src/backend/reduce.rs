@@ -1,0 +1,102 @@
+//! The reduction family of backend primitives: reductions over a set of axes
+//! (sum, prod, max, min, mean, var, std, all, any), arg-reductions along one
+//! axis, the fused softmax-like primitive (softmax, log_softmax, logsumexp) and
+//! cumulative scans. Only the trait and its operation enums live here; argument
+//! validation is in `src/ops/reduce.rs` and `src/ops/softmax.rs`.
+//!
+//! What the frontend guarantees to every method: storages are locked for the
+//! call; `axes` is sorted, without duplicates, each `< x.ndim()`; `out` is a
+//! fresh tensor (it does not overlap `x`) whose layout maps distinct elements to
+//! distinct addresses; the dtype is one the operation supports (listed per op).
+//! For the "keepdims shape" below, `out` has `x`'s rank with the reduced axes
+//! set to size 1.
+
+use crate::error::Result;
+use crate::tensor::Tensor;
+
+/// A reduction over a set of axes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduceOp {
+    /// Sum; every dtype. Floats are summed pairwise/blocked (error grows with
+    /// log n, not n); f16/bf16 accumulate in f32; integers wrap at their width.
+    /// Empty: 0.
+    Sum,
+    /// Product; every dtype; integers wrap. Empty: 1.
+    Prod,
+    /// Maximum; real and integer dtypes; NaN propagates. The frontend
+    /// guarantees the reduced count is at least 1.
+    Max,
+    /// Minimum; as `Max`.
+    Min,
+    /// Arithmetic mean (sum / count); float and complex dtypes. Empty: NaN.
+    Mean,
+    /// Variance `sum((x - mean)^2) / (count - ddof)`; float dtypes. Empty:
+    /// NaN; the frontend guarantees `ddof < count` when `count > 0`.
+    Var {
+        /// Delta degrees of freedom.
+        ddof: usize,
+    },
+    /// Square root of `Var`.
+    Std {
+        /// Delta degrees of freedom.
+        ddof: usize,
+    },
+    /// 1 where every element is non-zero (NaN is non-zero); any dtype; `out` is
+    /// u8. Empty: 1.
+    All,
+    /// 1 where some element is non-zero; any dtype; `out` is u8. Empty: 0.
+    Any,
+}
+
+/// The extreme that an arg-reduction looks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgOp {
+    /// Index of the largest element.
+    Max,
+    /// Index of the smallest element.
+    Min,
+}
+
+/// The fused exp-normalisation family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SoftmaxOp {
+    /// `exp(x - m) / sum(exp(x - m))`, `m` the group maximum; `out` has `x`'s shape.
+    Softmax,
+    /// `x - m - ln(sum(exp(x - m)))`; `out` has `x`'s shape.
+    LogSoftmax,
+    /// `m + ln(sum(exp(x - m)))`; `out` has the keepdims shape; an empty group
+    /// gives -inf.
+    LogSumExp,
+}
+
+/// A cumulative scan along one axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScanOp {
+    /// Running sum (f16/bf16 accumulate in f32, integers wrap).
+    Sum,
+    /// Running product (integers wrap).
+    Prod,
+}
+
+/// Reductions, arg-reductions, softmax and scans.
+pub trait ReduceBackend {
+    /// Reduce `x` over `axes` into `out` (keepdims shape; dtype `x`'s, u8 for
+    /// `All`/`Any`). When the reduced count is 0 every output gets the op's
+    /// empty value (see [`ReduceOp`]).
+    fn reduce(&self, op: ReduceOp, x: &Tensor, axes: &[usize], out: &Tensor) -> Result<()>;
+
+    /// Index (i32) of the first extreme element along `axis` into `out`
+    /// (keepdims shape). NaN counts as the extreme: the first NaN wins. The
+    /// frontend guarantees a real or integer dtype and `1 <= x.shape[axis] <=
+    /// i32::MAX`.
+    fn arg_reduce(&self, op: ArgOp, x: &Tensor, axis: usize, out: &Tensor) -> Result<()>;
+
+    /// The fused softmax family over `axes` (float dtypes). Stable: the group
+    /// maximum is subtracted before `exp`. No intermediate tensor of `x`'s size
+    /// may be allocated.
+    fn softmax(&self, op: SoftmaxOp, x: &Tensor, axes: &[usize], out: &Tensor) -> Result<()>;
+
+    /// Inclusive cumulative scan of `x` along `axis` into `out` (same shape and
+    /// dtype; every dtype).
+    fn scan(&self, op: ScanOp, x: &Tensor, axis: usize, out: &Tensor) -> Result<()>;
+}

@@ -1,0 +1,308 @@
+//! Reductions of the Nx API: sum, prod, max, min, mean, var, std, all, any over
+//! a set of axes (with keepdims), argmax/argmin along one axis, and the
+//! cumulative cumsum/cumprod. Validation, dtype rules and output shapes live
+//! here; the arithmetic is the backend's `ReduceBackend`.
+
+use crate::backend::{ArgOp, ReduceOp, ScanOp};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::layout::{normalize_axis, Layout};
+use crate::tensor::Tensor;
+
+/// Resolve `axes` (None = all) against `ndim`: sorted, unique, non-negative.
+pub(crate) fn resolve_axes(op: &str, ndim: usize, axes: Option<&[isize]>) -> Result<Vec<usize>> {
+    let Some(axes) = axes else {
+        return Ok((0..ndim).collect());
+    };
+    let mut v = Vec::with_capacity(axes.len());
+    for &a in axes {
+        let n = normalize_axis(op, a, ndim)?;
+        if v.contains(&n) {
+            return Err(Error::invalid(
+                op,
+                format!("axis {a} appears more than once in {axes:?}"),
+            ));
+        }
+        v.push(n);
+    }
+    v.sort_unstable();
+    Ok(v)
+}
+
+/// `shape` with `axes` set to 1 (the keepdims shape).
+pub(crate) fn keep_shape(shape: &[usize], axes: &[usize]) -> Vec<usize> {
+    let mut s = shape.to_vec();
+    for &a in axes {
+        s[a] = 1;
+    }
+    s
+}
+
+/// A fresh contiguous output viewed with `axes` dropped unless `keepdims`.
+pub(crate) fn finish_shape(out: Tensor, axes: &[usize], keepdims: bool) -> Tensor {
+    if keepdims {
+        return out;
+    }
+    let shape: Vec<usize> = (0..out.ndim())
+        .filter(|a| !axes.contains(a))
+        .map(|a| out.shape()[a])
+        .collect();
+    out.with_layout(Layout::contiguous(&shape))
+}
+
+impl Tensor {
+    fn reduce_impl(
+        &self,
+        name: &str,
+        op: ReduceOp,
+        axes: Option<&[isize]>,
+        keepdims: bool,
+    ) -> Result<Tensor> {
+        let dt = self.dtype();
+        let ok = match op {
+            ReduceOp::Sum | ReduceOp::Prod | ReduceOp::All | ReduceOp::Any => true,
+            ReduceOp::Max | ReduceOp::Min => !dt.is_complex(),
+            ReduceOp::Mean => dt.is_float() || dt.is_complex(),
+            ReduceOp::Var { .. } | ReduceOp::Std { .. } => dt.is_float(),
+        };
+        if !ok {
+            return Err(Error::dtype(name, dt));
+        }
+        let axes = resolve_axes(name, self.ndim(), axes)?;
+        let count: usize = axes.iter().map(|&a| self.shape()[a]).product();
+        let shape = keep_shape(self.shape(), &axes);
+        let out_numel: usize = shape.iter().product();
+        match op {
+            ReduceOp::Max | ReduceOp::Min if count == 0 && out_numel > 0 => {
+                return Err(Error::invalid(
+                    name,
+                    format!(
+                        "cannot reduce over an empty axis (shape {:?}, axes {axes:?}): {name} has no identity",
+                        self.shape()
+                    ),
+                ));
+            }
+            ReduceOp::Var { ddof } | ReduceOp::Std { ddof } if count > 0 && ddof >= count => {
+                return Err(Error::invalid(
+                    name,
+                    format!("ddof {ddof} must be less than the number of reduced elements {count}"),
+                ));
+            }
+            _ => {}
+        }
+        let out_dt = if matches!(op, ReduceOp::All | ReduceOp::Any) {
+            DType::U8
+        } else {
+            dt
+        };
+        let out = Tensor::zeros_on(out_dt, &shape, self.device())?;
+        super::locked(name, &[self], &[&out], || {
+            self.backend().reduce(op, self, &axes, &out)
+        })?;
+        Ok(finish_shape(out, &axes, keepdims))
+    }
+
+    /// Sum over `axes` (None = all; negative axes count from the end), keeping
+    /// the reduced axes as size 1 when `keepdims`. The result has the input's
+    /// dtype. Floats are summed pairwise (error grows like log n); f16/bf16
+    /// accumulate in f32 and round once; integer sums wrap at the dtype's width.
+    /// An empty reduction gives 0.
+    ///
+    /// ```
+    /// use rnx::{Tensor, DType};
+    /// let x = Tensor::create(DType::F32, &[2, 2], &[1., 2., 3., 4.]).unwrap();
+    /// assert_eq!(x.sum(None, false).unwrap().item::<f32>().unwrap(), 10.0);
+    /// assert_eq!(x.sum(Some(&[0]), false).unwrap().to_string(), "[4, 6]");
+    /// assert_eq!(x.sum(Some(&[-1]), true).unwrap().shape(), &[2, 1]);
+    /// ```
+    pub fn sum(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+        self.reduce_impl("sum", ReduceOp::Sum, axes, keepdims)
+    }
+
+    /// Product over `axes` (see [`Tensor::sum`] for the arguments). Integers
+    /// wrap; an empty reduction gives 1.
+    ///
+    /// ```
+    /// use rnx::{Tensor, DType};
+    /// let x = Tensor::create(DType::I32, &[3], &[2, 3, 4]).unwrap();
+    /// assert_eq!(x.prod(None, false).unwrap().item::<i32>().unwrap(), 24);
+    /// ```
+    pub fn prod(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+        self.reduce_impl("prod", ReduceOp::Prod, axes, keepdims)
+    }
+
+    /// Maximum over `axes` (real and integer dtypes). NaN propagates: a group
+    /// holding NaN gives NaN. Reducing an empty axis is an error (no identity),
+    /// unless the result itself is empty.
+    ///
+    /// ```
+    /// use rnx::{Tensor, DType};
+    /// let x = Tensor::create(DType::F32, &[2, 2], &[1., 2., 3., 4.]).unwrap();
+    /// assert_eq!(x.max(Some(&[0]), false).unwrap().to_string(), "[3, 4]");
+    /// ```
+    pub fn max(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+        self.reduce_impl("max", ReduceOp::Max, axes, keepdims)
+    }
+
+    /// Minimum over `axes`; as [`Tensor::max`].
+    pub fn min(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+        self.reduce_impl("min", ReduceOp::Min, axes, keepdims)
+    }
+
+    /// Arithmetic mean over `axes` (float and complex dtypes; cast integers
+    /// first). NaN propagates; an empty reduction gives NaN.
+    ///
+    /// ```
+    /// use rnx::{Tensor, DType};
+    /// let x = Tensor::create(DType::F32, &[2, 3], &[1., 2., 3., 4., 5., 6.]).unwrap();
+    /// assert_eq!(x.mean(Some(&[1]), false).unwrap().to_string(), "[2, 5]");
+    /// ```
+    pub fn mean(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+        self.reduce_impl("mean", ReduceOp::Mean, axes, keepdims)
+    }
+
+    /// Variance `sum((x - mean)^2) / (n - ddof)` over `axes` (float dtypes),
+    /// computed in f64 with a stable two-pass/merge scheme. `ddof >= n` is an
+    /// error when `n > 0`; an empty reduction gives NaN; NaN propagates.
+    ///
+    /// ```
+    /// use rnx::{Tensor, DType};
+    /// let x = Tensor::create(DType::F32, &[5], &[1., 2., 3., 4., 5.]).unwrap();
+    /// assert_eq!(x.var(None, false, 0).unwrap().item::<f32>().unwrap(), 2.0);
+    /// assert_eq!(x.var(None, false, 1).unwrap().item::<f32>().unwrap(), 2.5);
+    /// assert!(x.var(None, false, 5).is_err());
+    /// ```
+    pub fn var(&self, axes: Option<&[isize]>, keepdims: bool, ddof: usize) -> Result<Tensor> {
+        self.reduce_impl("var", ReduceOp::Var { ddof }, axes, keepdims)
+    }
+
+    /// Standard deviation: the square root of [`Tensor::var`].
+    pub fn std(&self, axes: Option<&[isize]>, keepdims: bool, ddof: usize) -> Result<Tensor> {
+        self.reduce_impl("std", ReduceOp::Std { ddof }, axes, keepdims)
+    }
+
+    /// 1 (u8) where every element over `axes` is non-zero (NaN is non-zero),
+    /// else 0; any dtype. An empty reduction gives 1.
+    ///
+    /// ```
+    /// use rnx::{Tensor, DType};
+    /// let x = Tensor::create(DType::I32, &[2, 2], &[1, 0, 1, 1]).unwrap();
+    /// assert_eq!(x.all(Some(&[1]), false).unwrap().to_vec::<u8>().unwrap(), vec![0, 1]);
+    /// ```
+    pub fn all(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+        self.reduce_impl("all", ReduceOp::All, axes, keepdims)
+    }
+
+    /// 1 (u8) where some element over `axes` is non-zero, else 0; any dtype.
+    /// An empty reduction gives 0.
+    pub fn any(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+        self.reduce_impl("any", ReduceOp::Any, axes, keepdims)
+    }
+
+    fn arg_impl(
+        &self,
+        name: &str,
+        op: ArgOp,
+        axis: Option<isize>,
+        keepdims: bool,
+    ) -> Result<Tensor> {
+        if self.dtype().is_complex() {
+            return Err(Error::dtype(name, self.dtype()));
+        }
+        let flat = axis.is_none();
+        let (x, axis) = match axis {
+            Some(a) => (self.clone(), normalize_axis(name, a, self.ndim())?),
+            None => {
+                let flat = match self.layout().reshape(&[self.size()]) {
+                    Some(l) => self.with_layout(l),
+                    None => self.copy()?.reshape_contiguous(&[self.size()]),
+                };
+                (flat, 0)
+            }
+        };
+        let n = x.shape()[axis];
+        if n == 0 {
+            return Err(Error::invalid(
+                name,
+                format!(
+                    "cannot take {name} over an empty axis (shape {:?})",
+                    self.shape()
+                ),
+            ));
+        }
+        if n > i32::MAX as usize {
+            return Err(Error::invalid(
+                name,
+                format!("axis of length {n} does not fit i32 indices"),
+            ));
+        }
+        let out = Tensor::zeros_on(DType::I32, &keep_shape(x.shape(), &[axis]), self.device())?;
+        super::locked(name, &[&x], &[&out], || {
+            x.backend().arg_reduce(op, &x, axis, &out)
+        })?;
+        Ok(match (flat, keepdims) {
+            (false, _) => finish_shape(out, &[axis], keepdims),
+            (true, true) => out.with_layout(Layout::contiguous(&vec![1; self.ndim()])),
+            (true, false) => out.with_layout(Layout::contiguous(&[])),
+        })
+    }
+
+    /// A contiguous tensor viewed with a new shape of the same size.
+    fn reshape_contiguous(&self, shape: &[usize]) -> Tensor {
+        debug_assert!(self.is_c_contiguous());
+        let l = Layout::new(
+            shape.to_vec(),
+            crate::layout::c_strides(shape),
+            self.offset(),
+        );
+        self.with_layout(l)
+    }
+
+    /// Index (i32) of the largest element along `axis`; `None` searches the
+    /// flattened tensor and returns a scalar (rank-0, or all size-1 axes with
+    /// `keepdims`). Ties give the first occurrence; NaN counts as the largest
+    /// (the first NaN wins, as NumPy). An empty axis is an error.
+    ///
+    /// ```
+    /// use rnx::{Tensor, DType};
+    /// let x = Tensor::create(DType::I32, &[2, 3], &[1, 5, 3, 2, 4, 6]).unwrap();
+    /// assert_eq!(x.argmax(Some(1), false).unwrap().to_vec::<i32>().unwrap(), vec![1, 2]);
+    /// assert_eq!(x.argmax(None, false).unwrap().item::<i32>().unwrap(), 5);
+    /// ```
+    pub fn argmax(&self, axis: Option<isize>, keepdims: bool) -> Result<Tensor> {
+        self.arg_impl("argmax", ArgOp::Max, axis, keepdims)
+    }
+
+    /// Index (i32) of the smallest element; as [`Tensor::argmax`] (NaN counts
+    /// as the smallest).
+    pub fn argmin(&self, axis: Option<isize>, keepdims: bool) -> Result<Tensor> {
+        self.arg_impl("argmin", ArgOp::Min, axis, keepdims)
+    }
+
+    fn scan_impl(&self, name: &str, op: ScanOp, axis: isize) -> Result<Tensor> {
+        let axis = normalize_axis(name, axis, self.ndim())?;
+        let out = Tensor::zeros_on(self.dtype(), self.shape(), self.device())?;
+        super::locked(name, &[self], &[&out], || {
+            self.backend().scan(op, self, axis, &out)
+        })?;
+        Ok(out)
+    }
+
+    /// Inclusive cumulative sum along `axis` (same shape and dtype; f16/bf16
+    /// accumulate in f32, integers wrap).
+    ///
+    /// ```
+    /// use rnx::{Tensor, DType};
+    /// let x = Tensor::create(DType::I32, &[2, 3], &[1, 2, 3, 4, 5, 6]).unwrap();
+    /// assert_eq!(x.cumsum(1).unwrap().to_vec::<i32>().unwrap(), vec![1, 3, 6, 4, 9, 15]);
+    /// assert_eq!(x.cumsum(0).unwrap().to_vec::<i32>().unwrap(), vec![1, 2, 3, 5, 7, 9]);
+    /// ```
+    pub fn cumsum(&self, axis: isize) -> Result<Tensor> {
+        self.scan_impl("cumsum", ScanOp::Sum, axis)
+    }
+
+    /// Inclusive cumulative product along `axis` (integers wrap).
+    pub fn cumprod(&self, axis: isize) -> Result<Tensor> {
+        self.scan_impl("cumprod", ScanOp::Prod, axis)
+    }
+}

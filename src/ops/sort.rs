@@ -1,0 +1,84 @@
+//! sort and argsort along an axis: validation and outputs; the stable sort
+//! itself is the backend's `SortBackend`.
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::layout::normalize_axis;
+use crate::tensor::Tensor;
+
+impl Tensor {
+    fn sort_impl(
+        &self,
+        name: &str,
+        axis: isize,
+        descending: bool,
+        values: bool,
+    ) -> Result<(Option<Tensor>, Tensor)> {
+        if self.dtype().is_complex() {
+            return Err(Error::dtype(name, self.dtype()));
+        }
+        if self.ndim() == 0 {
+            // A scalar is a row of one element.
+            if axis != 0 && axis != -1 {
+                return Err(Error::AxisOutOfRange {
+                    op: name.into(),
+                    axis,
+                    ndim: 0,
+                });
+            }
+            let idx = Tensor::zeros_on(DType::I32, &[], self.device())?;
+            return Ok((values.then(|| self.copy()).transpose()?, idx));
+        }
+        let axis = normalize_axis(name, axis, self.ndim())?;
+        let n = self.shape()[axis];
+        if n > i32::MAX as usize {
+            return Err(Error::invalid(
+                name,
+                format!("axis of length {n} does not fit i32 indices"),
+            ));
+        }
+        let idx = Tensor::zeros_on(DType::I32, self.shape(), self.device())?;
+        let vals = if values {
+            Some(Tensor::zeros_on(self.dtype(), self.shape(), self.device())?)
+        } else {
+            None
+        };
+        let mut writes = vec![&idx];
+        writes.extend(vals.as_ref());
+        super::locked(name, &[self], &writes, || {
+            self.backend()
+                .sort(self, axis, descending, vals.as_ref(), &idx)
+        })?;
+        Ok((vals, idx))
+    }
+
+    /// Sort along `axis` (-1 for the last, Nx's default), ascending or
+    /// `descending`; returns `(values, indices)` with i32 indices into the axis.
+    /// Stable: equal elements keep their order (also when descending). NaN goes
+    /// to the end ascending and to the beginning descending; -0.0 equals 0.0.
+    /// Real and integer dtypes, any strided view.
+    ///
+    /// ```
+    /// use rnx::{Tensor, DType};
+    /// let x = Tensor::create(DType::I32, &[5], &[3, 1, 4, 1, 5]).unwrap();
+    /// let (v, i) = x.sort(-1, false).unwrap();
+    /// assert_eq!(v.to_vec::<i32>().unwrap(), vec![1, 1, 3, 4, 5]);
+    /// assert_eq!(i.to_vec::<i32>().unwrap(), vec![1, 3, 0, 2, 4]);
+    /// ```
+    pub fn sort(&self, axis: isize, descending: bool) -> Result<(Tensor, Tensor)> {
+        let (v, i) = self.sort_impl("sort", axis, descending, true)?;
+        Ok((v.expect("sort_impl returns values when asked"), i))
+    }
+
+    /// The i32 indices that sort along `axis` (the second result of
+    /// [`Tensor::sort`], without writing the values).
+    ///
+    /// ```
+    /// use rnx::{Tensor, DType};
+    /// let x = Tensor::create(DType::I32, &[2, 3], &[3, 1, 4, 2, 5, 0]).unwrap();
+    /// assert_eq!(x.argsort(1, false).unwrap().to_vec::<i32>().unwrap(), vec![1, 0, 2, 2, 0, 1]);
+    /// ```
+    pub fn argsort(&self, axis: isize, descending: bool) -> Result<Tensor> {
+        Ok(self.sort_impl("argsort", axis, descending, false)?.1)
+    }
+}

@@ -1,0 +1,157 @@
+//! softmax, log_softmax and logsumexp: the seed examples, stability with huge
+//! inputs, NaN and infinity rules, halves, and property tests over axis sets on
+//! strided views against an f64 brute-force reference.
+
+mod views;
+
+use proptest::prelude::*;
+use rnx::{DType, Tensor};
+use views::*;
+
+#[test]
+fn seed_softmax() {
+    let x = Tensor::create(DType::F32, &[3], &[1., 2., 3.]).unwrap();
+    let s = x.softmax(None).unwrap();
+    let rounded: Vec<f32> = s
+        .to_vec::<f32>()
+        .unwrap()
+        .iter()
+        .map(|v| v.round())
+        .collect();
+    assert_eq!(rounded, vec![0., 0., 1.]);
+    let total = s.sum(None, false).unwrap().item::<f32>().unwrap();
+    assert_eq!(total, 1.0);
+    // The exact values (f64 reference rounded to f32).
+    let e: Vec<f64> = [1f64, 2., 3.].iter().map(|v| (v - 3.0).exp()).collect();
+    let z: f64 = e.iter().sum();
+    let want: Vec<f32> = e.iter().map(|v| (v / z) as f32).collect();
+    let got = s.to_vec::<f32>().unwrap();
+    for (g, w) in got.iter().zip(&want) {
+        assert!((g - w).abs() <= 1e-7, "{got:?} vs {want:?}");
+    }
+}
+
+#[test]
+fn stable_for_large_inputs() {
+    let x = Tensor::create(DType::F32, &[3], &[1000., 1001., 1002.]).unwrap();
+    let s = x.softmax(None).unwrap().to_vec::<f32>().unwrap();
+    assert!(s.iter().all(|v| v.is_finite()));
+    assert!((s[2] - 0.66524096).abs() < 1e-6, "{s:?}");
+    let l = x.log_softmax(None).unwrap().to_vec::<f32>().unwrap();
+    assert!((l[2] - (-0.40760596)).abs() < 1e-5, "{l:?}");
+    let lse = x.logsumexp(None, false).unwrap().item::<f32>().unwrap();
+    assert!((lse - 1002.407_6).abs() < 1e-3, "{lse}");
+    let y = Tensor::create(DType::F64, &[2], &[-1000.0, -1000.0]).unwrap();
+    let lse = y.logsumexp(None, true).unwrap();
+    assert_eq!(lse.shape(), &[1]);
+    assert!((lse.item::<f64>().unwrap() - (-1000.0 + 2f64.ln())).abs() < 1e-12);
+}
+
+#[test]
+fn special_values_and_errors() {
+    let x = Tensor::create(DType::F32, &[2, 2], &[f64::NAN, 1., 2., 3.]).unwrap();
+    let s = x.softmax(Some(&[1])).unwrap().to_vec::<f32>().unwrap();
+    assert!(s[0].is_nan() && s[1].is_nan() && !s[2].is_nan());
+    let e = Tensor::zeros(DType::F32, &[2, 0]).unwrap();
+    let l = e
+        .logsumexp(Some(&[1]), false)
+        .unwrap()
+        .to_vec::<f32>()
+        .unwrap();
+    assert_eq!(l, vec![f32::NEG_INFINITY; 2]);
+    assert_eq!(e.softmax(None).unwrap().shape(), &[2, 0]);
+    let inf = Tensor::create(DType::F64, &[3], &[1.0, f64::INFINITY, 2.0]).unwrap();
+    assert_eq!(
+        inf.logsumexp(None, false).unwrap().item::<f64>().unwrap(),
+        f64::INFINITY
+    );
+    let ni = Tensor::create(DType::F64, &[2], &[f64::NEG_INFINITY, 0.0]).unwrap();
+    assert_eq!(
+        ni.softmax(None).unwrap().to_vec::<f64>().unwrap(),
+        vec![0.0, 1.0]
+    );
+    let i = Tensor::create(DType::I32, &[2], &[1, 2]).unwrap();
+    assert!(i
+        .softmax(None)
+        .unwrap_err()
+        .to_string()
+        .starts_with("softmax:"));
+    let x = Tensor::zeros(DType::F32, &[2]).unwrap();
+    assert!(x
+        .softmax(Some(&[1]))
+        .unwrap_err()
+        .to_string()
+        .starts_with("softmax:"));
+    let s = Tensor::scalar(DType::F32, 5.0).unwrap();
+    assert_eq!(s.softmax(None).unwrap().item::<f32>().unwrap(), 1.0);
+}
+
+#[test]
+fn halves_compute_in_f32() {
+    let x = Tensor::create(DType::F16, &[4], &[0., 1., 2., 3.]).unwrap();
+    let s = x.softmax(None).unwrap().to_vec::<rnx::f16>().unwrap();
+    let e: Vec<f64> = (0..4).map(|v| (v as f64 - 3.0).exp()).collect();
+    let z: f64 = e.iter().sum();
+    for (g, w) in s.iter().zip(&e) {
+        assert_eq!(*g, rnx::f16::from_f64(w / z));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn softmax_family_matches_reference(
+        spec in view_spec(3, 5),
+        mask in prop::collection::vec(any::<bool>(), 3),
+        default_axes in any::<bool>(),
+        which in 0usize..3,
+        keep in any::<bool>(),
+        seed in any::<u64>(),
+    ) {
+        let bshape = spec.base_shape();
+        let n: usize = bshape.iter().product();
+        let data: Vec<f64> = (0..n).map(|i| ((i as u64).wrapping_mul(0x9E3779B97F4A7C15).wrapping_add(seed) >> 40) as f64 / 1e5 - 50.0).collect();
+        let base = Tensor::from_vec(data.clone(), &bshape).unwrap();
+        let x = spec.view(&base);
+        let l = spec.layout();
+        let nd = spec.shape.len();
+        let axes: Vec<usize> = if default_axes {
+            if which == 2 { (0..nd).collect() } else { vec![nd - 1] }
+        } else {
+            (0..nd).filter(|&a| mask[a]).collect()
+        };
+        let iaxes: Vec<isize> = axes.iter().map(|&a| a as isize - nd as isize).collect();
+        let arg = if default_axes { None } else { Some(&iaxes[..]) };
+        let got = match which {
+            0 => x.softmax(arg),
+            1 => x.log_softmax(arg),
+            _ => x.logsumexp(arg, keep),
+        }.unwrap();
+        let kshape: Vec<usize> = (0..nd).map(|a| if axes.contains(&a) { 1 } else { spec.shape[a] }).collect();
+        let kl = rnx::Layout::contiguous(&kshape);
+        let mut m = vec![f64::NEG_INFINITY; kshape.iter().product()];
+        let all = indices(&spec.shape);
+        let key = |idx: &[usize]| kl.index_offset(&(0..nd).map(|a| if axes.contains(&a) { 0 } else { idx[a] }).collect::<Vec<_>>());
+        for idx in &all { let k = key(idx); m[k] = m[k].max(at(&data, &l, idx)); }
+        let mut s = vec![0.0; m.len()];
+        for idx in &all { let k = key(idx); s[k] += (at(&data, &l, idx) - m[k]).exp(); }
+        let gv = got.to_vec::<f64>().unwrap();
+        if which == 2 {
+            let oshape: Vec<usize> = if keep { kshape.clone() } else { (0..nd).filter(|a| !axes.contains(a)).map(|a| spec.shape[a]).collect() };
+            prop_assert_eq!(got.shape(), &oshape[..]);
+            for (k, g) in gv.iter().enumerate() {
+                let w = if s[k] == 0.0 { f64::NEG_INFINITY } else { m[k] + s[k].ln() };
+                prop_assert!(*g == w || (g - w).abs() <= 1e-12 * (1.0 + w.abs()), "{} vs {}", g, w);
+            }
+        } else {
+            prop_assert_eq!(got.shape(), &spec.shape[..]);
+            for (o, idx) in all.iter().enumerate() {
+                let k = key(idx);
+                let v = at(&data, &l, idx);
+                let w = if which == 0 { (v - m[k]).exp() / s[k] } else { v - m[k] - s[k].ln() };
+                prop_assert!((gv[o] - w).abs() <= 1e-12 * (1.0 + w.abs()), "{} vs {}", gv[o], w);
+            }
+        }
+    }
+}

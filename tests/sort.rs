@@ -1,0 +1,226 @@
+//! sort and argsort: the seed examples, NaN placement, stability with many
+//! duplicates at every size class (insertion, merge, radix), every real and
+//! integer dtype, and property tests on strided views against a brute-force
+//! stable sort.
+
+mod views;
+
+use proptest::prelude::*;
+use rnx::{DType, Tensor};
+use std::cmp::Ordering;
+use views::*;
+
+fn i32t(shape: &[usize], v: &[i64]) -> Tensor {
+    Tensor::create(DType::I32, shape, v).unwrap()
+}
+
+#[test]
+fn seed_sort() {
+    let x = i32t(&[5], &[3, 1, 4, 1, 5]);
+    let (v, i) = x.sort(-1, false).unwrap();
+    assert_eq!(
+        (v.to_string(), i.to_string()),
+        ("[1, 1, 3, 4, 5]".into(), "[1, 3, 0, 2, 4]".into())
+    );
+    assert_eq!((v.dtype(), i.dtype()), (DType::I32, DType::I32));
+    let x = i32t(&[2, 2], &[3, 1, 1, 4]);
+    let (v, i) = x.sort(0, true).unwrap();
+    assert_eq!(v.to_string(), "[[3, 4],\n [1, 1]]");
+    assert_eq!(i.to_string(), "[[0, 1],\n [1, 0]]");
+    let x = Tensor::create(DType::F32, &[4], &[f64::NAN, 1., 2., f64::NAN]).unwrap();
+    let (v, i) = x.sort(-1, false).unwrap();
+    let vv = v.to_vec::<f32>().unwrap();
+    assert_eq!(&vv[..2], &[1.0, 2.0]);
+    assert!(vv[2].is_nan() && vv[3].is_nan());
+    assert_eq!(v.to_string(), "[1, 2, nan, nan]");
+    assert_eq!(i.to_vec::<i32>().unwrap(), vec![1, 2, 0, 3]);
+}
+
+#[test]
+fn seed_argsort() {
+    let x = i32t(&[5], &[3, 1, 4, 1, 5]);
+    assert_eq!(x.argsort(-1, false).unwrap().to_string(), "[1, 3, 0, 2, 4]");
+    let x = i32t(&[2, 3], &[3, 1, 4, 2, 5, 0]);
+    assert_eq!(
+        x.argsort(1, false).unwrap().to_string(),
+        "[[1, 0, 2],\n [2, 0, 1]]"
+    );
+}
+
+#[test]
+fn errors_and_scalars() {
+    let x = i32t(&[2, 2], &[1, 2, 3, 4]);
+    let e = x.sort(2, false).unwrap_err().to_string();
+    assert!(e.starts_with("sort:") && e.contains("axis 2"), "{e}");
+    assert!(x
+        .argsort(-3, false)
+        .unwrap_err()
+        .to_string()
+        .starts_with("argsort:"));
+    let c = Tensor::zeros(DType::C32, &[3]).unwrap();
+    assert!(c.sort(-1, false).is_err());
+    let s = Tensor::scalar(DType::F32, 2.5).unwrap();
+    let (v, i) = s.sort(-1, false).unwrap();
+    assert_eq!(
+        (v.item::<f32>().unwrap(), i.item::<i32>().unwrap()),
+        (2.5, 0)
+    );
+    let e = Tensor::zeros(DType::F32, &[0, 3]).unwrap();
+    assert_eq!(e.argsort(0, false).unwrap().shape(), &[0, 3]);
+}
+
+#[test]
+fn nan_first_descending_and_signed_zero() {
+    let x = Tensor::create(
+        DType::F64,
+        &[5],
+        &[f64::NAN, 1., f64::INFINITY, f64::NAN, f64::NEG_INFINITY],
+    )
+    .unwrap();
+    let (v, i) = x.sort(-1, true).unwrap();
+    assert_eq!(i.to_vec::<i32>().unwrap(), vec![0, 3, 2, 1, 4]);
+    let v = v.to_vec::<f64>().unwrap();
+    assert!(v[0].is_nan() && v[1].is_nan() && v[2] == f64::INFINITY && v[4] == f64::NEG_INFINITY);
+    let z = Tensor::from_vec(vec![0.0f32, -0.0, 0.0, -1.0, -0.0], &[5]).unwrap();
+    let (v, i) = z.sort(-1, false).unwrap();
+    assert_eq!(i.to_vec::<i32>().unwrap(), vec![3, 0, 1, 2, 4]);
+    let bits: Vec<u32> = v
+        .to_vec::<f32>()
+        .unwrap()
+        .iter()
+        .map(|f| f.to_bits())
+        .collect();
+    assert_eq!(
+        bits,
+        vec![(-1.0f32).to_bits(), 0, 0x8000_0000, 0, 0x8000_0000]
+    );
+    assert_eq!(
+        z.argsort(-1, true).unwrap().to_vec::<i32>().unwrap(),
+        vec![0, 1, 2, 4, 3]
+    );
+}
+
+/// Brute-force stable order of `v` (NaN greatest, -0 == 0).
+fn brute(v: &[f64], desc: bool) -> Vec<usize> {
+    let cmp = |a: f64, b: f64| match (a.is_nan(), b.is_nan()) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Greater,
+        (false, true) => Ordering::Less,
+        _ => a.partial_cmp(&b).unwrap(),
+    };
+    let mut idx: Vec<usize> = (0..v.len()).collect();
+    idx.sort_by(|&a, &b| {
+        if desc {
+            cmp(v[b], v[a])
+        } else {
+            cmp(v[a], v[b])
+        }
+    });
+    idx
+}
+
+#[test]
+fn stable_with_many_duplicates_every_size() {
+    for &n in &[7usize, 31, 33, 500, 1024, 1025, 5000, 70_000] {
+        for desc in [false, true] {
+            let data: Vec<i64> = (0..n).map(|i| ((i * 7919) % 5) as i64 - 2).collect();
+            let x = Tensor::from_vec(data.clone(), &[n]).unwrap();
+            let i = x.argsort(0, desc).unwrap().to_vec::<i32>().unwrap();
+            let f: Vec<f64> = data.iter().map(|&v| v as f64).collect();
+            let want: Vec<i32> = brute(&f, desc).iter().map(|&k| k as i32).collect();
+            assert_eq!(i, want, "n {n} desc {desc}");
+        }
+    }
+}
+
+#[test]
+fn every_real_dtype() {
+    let vals = [3.0, -1.0, 0.0, 7.0, -1.0, 2.0, 100.0, -100.0, 0.0, 5.0];
+    for dt in DType::ALL {
+        if dt.is_complex() {
+            continue;
+        }
+        let v: Vec<f64> = if dt.is_unsigned_int() {
+            vals.iter().map(|v| v.abs()).collect()
+        } else {
+            vals.to_vec()
+        };
+        // Long enough rows for the radix path too (the pattern repeats).
+        for reps in [1usize, 300] {
+            let data: Vec<f64> = v.iter().cycle().take(v.len() * reps).cloned().collect();
+            let x = Tensor::create(dt, &[data.len()], &data).unwrap();
+            for desc in [false, true] {
+                let (sv, si) = x.sort(0, desc).unwrap();
+                let want = brute(&data, desc);
+                let got: Vec<usize> = si
+                    .to_vec::<i32>()
+                    .unwrap()
+                    .iter()
+                    .map(|&k| k as usize)
+                    .collect();
+                assert_eq!(got, want, "{dt} desc {desc}");
+                let sorted: Vec<f64> = want.iter().map(|&k| data[k]).collect();
+                let back = sv.cast(DType::F64).unwrap().to_vec::<f64>().unwrap();
+                assert_eq!(back, sorted, "{dt}");
+            }
+        }
+    }
+    // Extremes of the integer keys.
+    let x = Tensor::from_vec(vec![i64::MAX, i64::MIN, 0, -1], &[4]).unwrap();
+    assert_eq!(
+        x.sort(0, false).unwrap().0.to_vec::<i64>().unwrap(),
+        vec![i64::MIN, -1, 0, i64::MAX]
+    );
+    let x = Tensor::from_vec(vec![u64::MAX, 0, 1 << 63], &[3]).unwrap();
+    assert_eq!(
+        x.sort(0, false).unwrap().0.to_vec::<u64>().unwrap(),
+        vec![0, 1 << 63, u64::MAX]
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn sort_matches_brute_force_on_views(
+        spec in view_spec(3, 7),
+        axis_pick in any::<usize>(),
+        desc in any::<bool>(),
+        seed in any::<u64>(),
+        specials in any::<bool>(),
+    ) {
+        let bshape = spec.base_shape();
+        let n: usize = bshape.iter().product();
+        let special = [f32::NAN, -0.0, 0.0, f32::INFINITY, f32::NEG_INFINITY];
+        let data: Vec<f32> = (0..n).map(|i| {
+            let h = (i as u64).wrapping_mul(0x9E3779B97F4A7C15).wrapping_add(seed);
+            if specials && h % 4 == 0 { special[(h >> 8) as usize % 5] } else { (h >> 20) as f32 % 4.0 - 1.5 }
+        }).collect();
+        let base = Tensor::from_vec(data.clone(), &bshape).unwrap();
+        let x = spec.view(&base);
+        let l = spec.layout();
+        let axis = axis_pick % spec.shape.len();
+        let (v, i) = x.sort(axis as isize, desc).unwrap();
+        let a = x.argsort(axis as isize, desc).unwrap();
+        prop_assert_eq!((v.shape(), i.shape(), a.shape()), (&spec.shape[..], &spec.shape[..], &spec.shape[..]));
+        let (vv, iv) = (v.to_vec::<f32>().unwrap(), i.to_vec::<i32>().unwrap());
+        prop_assert_eq!(&a.to_vec::<i32>().unwrap(), &iv);
+        let out = rnx::Layout::contiguous(&spec.shape);
+        let len = spec.shape[axis];
+        let mut rshape = spec.shape.clone();
+        rshape[axis] = 1;
+        for r in indices(&rshape) {
+            let mut idx = r.clone();
+            let row: Vec<f64> = (0..len).map(|k| { idx[axis] = k; at(&data, &l, &idx) as f64 }).collect();
+            let want = brute(&row, desc);
+            for (p, &k) in want.iter().enumerate() {
+                idx[axis] = p;
+                let o = out.index_offset(&idx);
+                prop_assert_eq!(iv[o], k as i32);
+                // The values are the indexed elements, bit for bit.
+                idx[axis] = k;
+                prop_assert_eq!(vv[o].to_bits(), at(&data, &l, &idx).to_bits());
+            }
+        }
+    }
+}

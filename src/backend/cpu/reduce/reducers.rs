@@ -116,8 +116,8 @@ impl<T: Summable> Reducer<T> for Sum {
             // SAFETY: caller contract (contiguous run of `len`).
             let xs = unsafe { std::slice::from_raw_parts(p, len) };
             for c in xs[..full].chunks_exact(LANES) {
-                for k in 0..LANES {
-                    lanes[k] = lanes[k].add(c[k].to_acc());
+                for (l, &x) in lanes.iter_mut().zip(c) {
+                    *l = l.add(x.to_acc());
                 }
             }
             for (k, &x) in xs[full..].iter().enumerate() {

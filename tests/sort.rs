@@ -135,7 +135,7 @@ fn stable_with_many_duplicates_every_size() {
 
 #[test]
 fn every_real_dtype() {
-    let vals = [3.0, -1.0, 0.0, 7.0, -1.0, 2.0, 100.0, -100.0, 0.0, 5.0];
+    let vals: [f64; 10] = [3.0, -1.0, 0.0, 7.0, -1.0, 2.0, 100.0, -100.0, 0.0, 5.0];
     for dt in DType::ALL {
         if dt.is_complex() {
             continue;

@@ -2,7 +2,7 @@
 //! Prints real tensors and results, section by section.
 
 use rnx::ops::creation::Indexing;
-use rnx::{DType, Result, Tensor};
+use rnx::{s, DType, Result, Tensor};
 
 fn section(title: &str) {
     println!("\n== {title} ==");
@@ -77,6 +77,36 @@ fn main() -> Result<()> {
     println!(
         "a value a dtype cannot hold is an error: {}",
         Tensor::full(DType::U8, &[2], 300).unwrap_err()
+    );
+
+    section("views and indexing (no copies)");
+    let m = Tensor::arange(DType::I32, 0, 12, 1)?.reshape(&[3, 4])?;
+    println!("arange(12).reshape([3, 4]):\n{m}");
+    println!("transpose:\n{}", m.transpose(None)?);
+    println!("flip rows: \n{}", m.flip(Some(&[0]))?);
+    println!("slice s![1.., ..;2]:\n{}", m.slice(s![1.., ..;2])?);
+    println!(
+        "shares storage with m: {}",
+        m.transpose(None)?.same_storage(&m)
+    );
+
+    section("reductions and sorting");
+    let r = Tensor::create(DType::F32, &[2, 3], &[3., 1., 2., 9., 7., 8.])?;
+    println!("r =\n{r}");
+    println!("sum over axis 1: {}", r.sum(Some(&[1]), false)?);
+    println!("mean (all): {}", r.mean(None, false)?);
+    println!("argmax over axis 1: {}", r.argmax(Some(1), false)?);
+    println!("softmax (last axis):\n{}", r.softmax(None)?);
+    let (sorted, idx) = r.sort(-1, false)?;
+    println!("sort rows:\n{sorted}\nargsort:\n{idx}");
+
+    section("matmul");
+    let x = Tensor::create(DType::F64, &[2, 3], &[1., 2., 3., 4., 5., 6.])?;
+    let w = Tensor::create(DType::F64, &[3, 2], &[1., 0., 0., 1., 1., 1.])?;
+    println!("x @ w:\n{}", x.matmul(&w)?);
+    println!(
+        "an error names the op and shapes: {}",
+        x.matmul(&x).unwrap_err()
     );
 
     section("printing");

@@ -32,7 +32,6 @@ pub(crate) fn same_device(op: &str, ts: &[&Tensor]) -> Result<()> {
 }
 
 /// All tensors of one dtype, else an error naming `op` and both dtypes.
-#[allow(dead_code)] // used by the op families landing next
 pub(crate) fn same_dtype(op: &str, ts: &[&Tensor]) -> Result<()> {
     if let Some(first) = ts.first() {
         for t in &ts[1..] {
@@ -49,7 +48,6 @@ pub(crate) fn same_dtype(op: &str, ts: &[&Tensor]) -> Result<()> {
 }
 
 /// An output tensor must not map two elements to one address.
-#[allow(dead_code)] // used by the op families landing next
 pub(crate) fn unique_output(op: &str, out: &Tensor) -> Result<()> {
     if out.layout().has_internal_overlap() {
         return Err(Error::OverlappingOutput {

@@ -40,7 +40,7 @@ fn stable_for_large_inputs() {
     let l = x.log_softmax(None).unwrap().to_vec::<f32>().unwrap();
     assert!((l[2] - (-0.40760596)).abs() < 1e-5, "{l:?}");
     let lse = x.logsumexp(None, false).unwrap().item::<f32>().unwrap();
-    assert!((lse - 1002.407_6).abs() < 1e-3, "{lse}");
+    assert!((lse - 1_002.407_6).abs() < 1e-3, "{lse}");
     let y = Tensor::create(DType::F64, &[2], &[-1000.0, -1000.0]).unwrap();
     let lse = y.logsumexp(None, true).unwrap();
     assert_eq!(lse.shape(), &[1]);

@@ -102,7 +102,7 @@ fn radix(v: &mut Vec<(u64, u32)>, tmp: &mut Vec<(u64, u32)>, bytes: usize) {
         }
     }
     for (b, c) in counts.iter_mut().enumerate() {
-        if c.iter().any(|&n| n == v.len()) {
+        if c.contains(&v.len()) {
             continue; // every key has the same byte here
         }
         let mut sum = 0;

@@ -37,6 +37,8 @@ pub(super) fn run<T: Real>(op: ArgOp, x: &Tensor, axis: usize, out: &Tensor) {
     let at = move |o: isize| unsafe { *{ xp }.0.offset(o) };
     crate::device::pool().install(|| {
         plan.par_for_each_run(min, |[xo, oo], len| {
+            #[allow(clippy::redundant_locals)]
+            // capture the whole SendPtr (Send), not its raw field
             let op = op;
             if len == 1 || sa.unsigned_abs() <= sx.unsigned_abs() {
                 for j in 0..len as isize {
@@ -53,7 +55,7 @@ pub(super) fn run<T: Real>(op: ArgOp, x: &Tensor, axis: usize, out: &Tensor) {
                 }
                 return;
             }
-            let mut best = vec![T::zero(); BLOCK];
+            let mut best = [T::zero(); BLOCK];
             let mut idx = vec![0i32; BLOCK];
             let mut c0 = 0;
             while c0 < len {

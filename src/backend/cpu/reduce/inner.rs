@@ -19,6 +19,7 @@ pub(super) fn reduce<T: Element, R: Reducer<T>>(
     let [sx, so] = sp.kept.inner_strides();
     let min = (PAR_MIN_ELEMS / sp.count.max(1)).max(1);
     sp.kept.par_for_each_run(min, |[xo, oo], len| {
+        #[allow(clippy::redundant_locals)] // capture the whole SendPtr (Send), not its raw field
         let out = out;
         for j in 0..len as isize {
             let acc = tree(r, x, &sp.red_shape, &sp.red_strides, xo + j * sx);

@@ -54,7 +54,7 @@ pub(super) fn split(x: &Layout, out: &Layout, axes: &[usize]) -> Split {
             }
         }
     }
-    red.sort_by(|a, b| b.1.cmp(&a.1));
+    red.sort_by_key(|b| std::cmp::Reverse(b.1));
     let mut merged: Vec<(usize, isize)> = Vec::new();
     for (d, s) in red {
         match merged.last_mut() {

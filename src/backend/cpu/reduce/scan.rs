@@ -10,6 +10,9 @@ use crate::backend::cpu::strided::{Plan, SendPtr, PAR_MIN_ELEMS};
 use crate::backend::reduce::ScanOp;
 use crate::tensor::Tensor;
 
+/// The combining function of a scan.
+type Combine<A> = fn(A, A) -> A;
+
 /// Lines advanced together in the across-rows loop.
 const BLOCK: usize = 256;
 
@@ -24,7 +27,7 @@ pub(super) fn run<T: Summable>(op: ScanOp, x: &Tensor, axis: usize, out: &Tensor
     let [so, sx] = plan.inner_strides();
     let xp = SendPtr(base_ptr::<T>(x));
     let op_ = SendPtr(base_ptr::<T>(out));
-    let (init, f): (T::A, fn(T::A, T::A) -> T::A) = match op {
+    let (init, f): (T::A, Combine<T::A>) = match op {
         ScanOp::Sum => (T::A::ZERO, T::A::add),
         ScanOp::Prod => (T::A::ONE, T::A::mul),
     };
@@ -47,7 +50,7 @@ pub(super) fn run<T: Summable>(op: ScanOp, x: &Tensor, axis: usize, out: &Tensor
                 }
                 return;
             }
-            let mut acc = vec![init; BLOCK];
+            let mut acc = [init; BLOCK];
             let mut c0 = 0;
             while c0 < len {
                 let w = BLOCK.min(len - c0);

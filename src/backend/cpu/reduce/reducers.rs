@@ -325,6 +325,10 @@ impl<T: Element> Reducer<T> for Var {
         }
         // Corrected two-pass: removes the rounding error of `m`.
         let m2 = m2 - c * c / len as f64;
-        (len as f64, m + c / len as f64, m2.max(0.0))
+        (
+            len as f64,
+            m + c / len as f64,
+            if m2 < 0.0 { 0.0 } else { m2 },
+        ) // NaN stays NaN
     }
 }

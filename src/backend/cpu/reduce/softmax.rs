@@ -66,10 +66,12 @@ pub(super) fn run<T: FloatElem>(op: SoftmaxOp, x: &Tensor, axes: &[usize], out: 
         match op {
             SoftmaxOp::LogSumExp => put(ob, m + s.ln()),
             SoftmaxOp::LogSoftmax => {
-                let lse = m + s.ln();
+                // (x - m) - ln s, not x - (m + ln s): the latter loses the low
+                // bits of ln s next to a large m.
+                let ls = s.ln();
                 gplan.for_each_run(0, gsize, |[g0, o0], len| {
                     for i in 0..len as isize {
-                        put(ob + o0 + i * go, at(xb + g0 + i * gx) - lse);
+                        put(ob + o0 + i * go, (at(xb + g0 + i * gx) - m) - ls);
                     }
                 });
             }

@@ -10,12 +10,14 @@
 
 pub mod core;
 pub mod cpu;
+pub mod elementwise;
 pub mod index;
 pub mod linalg;
 pub mod reduce;
 pub mod sort;
 
 pub use self::core::CoreBackend;
+pub use self::elementwise::ElementwiseBackend;
 pub use self::index::IndexBackend;
 pub use self::linalg::LinalgBackend;
 pub use self::reduce::{ArgOp, ReduceBackend, ReduceOp, ScanOp, SoftmaxOp};
@@ -26,10 +28,19 @@ use crate::error::{Error, Result};
 
 /// Every primitive a device provides.
 pub trait Backend:
-    CoreBackend + IndexBackend + LinalgBackend + ReduceBackend + SortBackend
+    CoreBackend + ElementwiseBackend + IndexBackend + LinalgBackend + ReduceBackend + SortBackend
 {
 }
-impl<B: CoreBackend + IndexBackend + LinalgBackend + ReduceBackend + SortBackend> Backend for B {}
+impl<
+        B: CoreBackend
+            + ElementwiseBackend
+            + IndexBackend
+            + LinalgBackend
+            + ReduceBackend
+            + SortBackend,
+    > Backend for B
+{
+}
 
 /// The backend of `device`, or an error naming `op` when it is not available.
 pub fn get(device: Device, op: &str) -> Result<&'static dyn Backend> {

@@ -2,6 +2,7 @@
 //! This file holds the checks every family shares (same device, same dtype,
 //! output validation) so no family writes them again.
 
+pub mod compare;
 pub mod convert;
 pub mod creation;
 pub mod index;
@@ -11,6 +12,11 @@ pub mod reduce;
 pub mod shape;
 pub mod softmax;
 pub mod sort;
+pub mod elementwise;
+pub mod ewise;
+pub mod logic;
+pub mod operators;
+pub mod select;
 
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;

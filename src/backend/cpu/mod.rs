@@ -8,6 +8,7 @@ pub mod index;
 pub mod matmul;
 pub mod reduce;
 pub mod sort;
+pub mod elementwise;
 pub mod strided;
 pub mod vmath;
 

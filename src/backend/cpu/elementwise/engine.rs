@@ -1,0 +1,452 @@
+//! The elementwise engine: planned strided traversal (`strided::Plan`) of an
+//! output and 1-3 inputs, split over the thread pool above a size threshold,
+//! with SIMD-friendly inner loops chosen per run:
+//! - all operands contiguous and disjoint: one zipped slice loop;
+//! - in place (an input is exactly the output) with a contiguous or stride-0
+//!   partner: a read-modify-write slice loop;
+//! - otherwise blocks of `BLOCK` elements: inputs are gathered into stack
+//!   buffers (a stride-0 input is filled once per run), computed with a
+//!   fixed-size loop and written to the output (contiguous or scattered).
+//!
+//! Every inner loop is compiled twice, portable and AVX2+FMA
+//! (`#[target_feature]` wrappers), and the level is chosen once per call.
+//! Knows nothing about dtypes or ops: it maps closures `Fn(A, ..) -> O`.
+
+use super::simd::{isa, Isa};
+use crate::backend::cpu::base_ptr;
+use crate::backend::cpu::strided::{Plan, SendPtr, PAR_MIN_ELEMS};
+use crate::dtype::Element;
+use crate::tensor::Tensor;
+use rayon::prelude::*;
+
+/// Elements per block of the buffered path (fits L1 for 3 inputs of 16 bytes).
+const BLOCK: usize = 256;
+
+/// Parallel grain for cheap ops (a few instructions per element).
+pub const GRAIN_CHEAP: usize = PAR_MIN_ELEMS;
+/// Parallel grain for costly ops (transcendentals, divisions).
+pub const GRAIN_COSTLY: usize = PAR_MIN_ELEMS / 8;
+
+/// Run `task(start, end)` over `0..n`, on the pool when there are more than
+/// `grain` elements per task.
+fn drive(n: usize, grain: usize, task: impl Fn(usize, usize) + Sync) {
+    let threads = crate::device::num_threads();
+    if threads <= 1 || n < 2 * grain {
+        task(0, n);
+        return;
+    }
+    let tasks = (n / grain).min(threads * 4).max(2);
+    let chunk = n.div_ceil(tasks);
+    crate::device::pool().install(|| {
+        (0..tasks)
+            .into_par_iter()
+            .for_each(|t| task(t * chunk, ((t + 1) * chunk).min(n)))
+    });
+}
+
+/// Load `n` elements at `p` with stride `s` (not 0) into `buf`.
+///
+/// # Safety
+/// The `n` elements must be readable.
+#[inline(always)]
+unsafe fn load<T: Copy>(buf: &mut [T; BLOCK], p: *const T, s: isize, n: usize) {
+    if s == 1 {
+        std::ptr::copy_nonoverlapping(p, buf.as_mut_ptr(), n);
+    } else {
+        for (k, b) in buf[..n].iter_mut().enumerate() {
+            *b = *p.offset(k as isize * s);
+        }
+    }
+}
+
+/// Write `n` results `g(k)` to `o` with stride `so`.
+///
+/// # Safety
+/// The `n` output elements must be writable and not read through other references.
+#[inline(always)]
+unsafe fn store<O>(o: *mut O, so: isize, n: usize, g: impl Fn(usize) -> O) {
+    if so == 1 {
+        let os = std::slice::from_raw_parts_mut(o, n);
+        for (k, v) in os.iter_mut().enumerate() {
+            *v = g(k);
+        }
+    } else {
+        for k in 0..n {
+            *o.offset(k as isize * so) = g(k);
+        }
+    }
+}
+
+#[inline(always)]
+fn same<A, B>(a: *const A, b: *const B) -> bool {
+    a as usize == b as usize
+}
+
+// ----- one input -----
+
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn run1<A: Element, O: Element, F: Fn(A) -> O>(
+    o: *mut O,
+    so: isize,
+    a: *const A,
+    sa: isize,
+    len: usize,
+    ba: &mut [A; BLOCK],
+    f: &F,
+) {
+    if so == 1 && sa == 1 {
+        if same(o, a) && std::mem::size_of::<A>() == std::mem::size_of::<O>() {
+            // In place: read each element, then overwrite it.
+            let os = std::slice::from_raw_parts_mut(o, len);
+            for v in os.iter_mut() {
+                // `a` is this very element, viewed as `A` (same size, plain data).
+                let x: A = std::mem::transmute_copy(v);
+                *v = f(x);
+            }
+            return;
+        }
+        if !same(o, a) {
+            let os = std::slice::from_raw_parts_mut(o, len);
+            let as_ = std::slice::from_raw_parts(a, len);
+            for (v, &x) in os.iter_mut().zip(as_) {
+                *v = f(x);
+            }
+            return;
+        }
+    }
+    if sa == 0 {
+        let v = f(*a);
+        store(o, so, len, |_| v);
+        return;
+    }
+    let mut i = 0;
+    while i < len {
+        let n = (len - i).min(BLOCK);
+        load(ba, a.offset(i as isize * sa), sa, n);
+        store(o.offset(i as isize * so), so, n, |k| f(ba[k]));
+        i += n;
+    }
+}
+
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+#[target_feature(enable = "avx2,fma")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn run1_avx2<A: Element, O: Element, F: Fn(A) -> O>(
+    o: *mut O,
+    so: isize,
+    a: *const A,
+    sa: isize,
+    len: usize,
+    ba: &mut [A; BLOCK],
+    f: &F,
+) {
+    run1(o, so, a, sa, len, ba, f)
+}
+
+/// `out[i] = f(a[i])` over the layouts of two tensors of one shape.
+///
+/// # Safety
+/// `A`, `O` are the tensors' element types; the frontend contract of
+/// `ElementwiseBackend` holds (locked, unique output, `a` is exactly `out` or
+/// disjoint from it).
+pub unsafe fn map1<A: Element, O: Element, F>(out: &Tensor, a: &Tensor, grain: usize, f: F)
+where
+    F: Fn(A) -> O + Sync,
+{
+    let plan = Plan::new([out.layout(), a.layout()]);
+    let [so, sa] = plan.inner_strides();
+    let level = isa();
+    let ptrs = (SendPtr(base_ptr::<O>(out)), SendPtr(base_ptr::<A>(a)));
+    drive(plan.numel(), grain, |s, e| {
+        let ptrs = ptrs;
+        let mut ba = [A::default(); BLOCK];
+        plan.for_each_run(s, e, |[oo, oa], len| {
+            // SAFETY: offsets come from the plan of in-bounds layouts.
+            let (o, a) = unsafe { (ptrs.0 .0.offset(oo), ptrs.1 .0.offset(oa) as *const A) };
+            match level {
+                #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+                // SAFETY: AVX2+FMA were detected at run time; pointers as above.
+                Isa::Avx2 => unsafe { run1_avx2(o, so, a, sa, len, &mut ba, &f) },
+                // SAFETY: pointers as above.
+                _ => unsafe { run1(o, so, a, sa, len, &mut ba, &f) },
+            }
+        });
+    });
+}
+
+// ----- two inputs -----
+
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn run2<A: Element, B: Element, O: Element, F: Fn(A, B) -> O>(
+    o: *mut O,
+    so: isize,
+    a: *const A,
+    sa: isize,
+    b: *const B,
+    sb: isize,
+    len: usize,
+    ba: &mut [A; BLOCK],
+    bb: &mut [B; BLOCK],
+    f: &F,
+) {
+    if so == 1 && !same(o, b) && (sb == 1 || sb == 0) {
+        if sa == 1 && !same(o, a) {
+            let os = std::slice::from_raw_parts_mut(o, len);
+            let as_ = std::slice::from_raw_parts(a, len);
+            if sb == 1 {
+                let bs = std::slice::from_raw_parts(b, len);
+                for ((v, &x), &y) in os.iter_mut().zip(as_).zip(bs) {
+                    *v = f(x, y);
+                }
+            } else {
+                let y = *b;
+                for (v, &x) in os.iter_mut().zip(as_) {
+                    *v = f(x, y);
+                }
+            }
+            return;
+        }
+        if sa == 1 && std::mem::size_of::<A>() == std::mem::size_of::<O>() {
+            // `a` is the output itself: read-modify-write.
+            let os = std::slice::from_raw_parts_mut(o, len);
+            if sb == 1 {
+                let bs = std::slice::from_raw_parts(b, len);
+                for (v, &y) in os.iter_mut().zip(bs) {
+                    let x: A = std::mem::transmute_copy(v);
+                    *v = f(x, y);
+                }
+            } else {
+                let y = *b;
+                for v in os.iter_mut() {
+                    let x: A = std::mem::transmute_copy(v);
+                    *v = f(x, y);
+                }
+            }
+            return;
+        }
+    }
+    if sa == 0 && sb == 0 {
+        let v = f(*a, *b);
+        store(o, so, len, |_| v);
+        return;
+    }
+    let first = len.min(BLOCK);
+    if sa == 0 {
+        ba[..first].fill(*a);
+    }
+    if sb == 0 {
+        bb[..first].fill(*b);
+    }
+    let mut i = 0;
+    while i < len {
+        let n = (len - i).min(BLOCK);
+        let off = i as isize;
+        if sa != 0 {
+            load(ba, a.offset(off * sa), sa, n);
+        }
+        if sb != 0 {
+            load(bb, b.offset(off * sb), sb, n);
+        }
+        store(o.offset(off * so), so, n, |k| f(ba[k], bb[k]));
+        i += n;
+    }
+}
+
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+#[target_feature(enable = "avx2,fma")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn run2_avx2<A: Element, B: Element, O: Element, F: Fn(A, B) -> O>(
+    o: *mut O,
+    so: isize,
+    a: *const A,
+    sa: isize,
+    b: *const B,
+    sb: isize,
+    len: usize,
+    ba: &mut [A; BLOCK],
+    bb: &mut [B; BLOCK],
+    f: &F,
+) {
+    run2(o, so, a, sa, b, sb, len, ba, bb, f)
+}
+
+/// `out[i] = f(a[i], b[i])`.
+///
+/// # Safety
+/// As [`map1`], for each input.
+pub unsafe fn map2<A: Element, B: Element, O: Element, F>(
+    out: &Tensor,
+    a: &Tensor,
+    b: &Tensor,
+    grain: usize,
+    f: F,
+) where
+    F: Fn(A, B) -> O + Sync,
+{
+    let plan = Plan::new([out.layout(), a.layout(), b.layout()]);
+    let [so, sa, sb] = plan.inner_strides();
+    let level = isa();
+    let ptrs = (
+        SendPtr(base_ptr::<O>(out)),
+        SendPtr(base_ptr::<A>(a)),
+        SendPtr(base_ptr::<B>(b)),
+    );
+    drive(plan.numel(), grain, |s, e| {
+        let ptrs = ptrs;
+        let mut ba = [A::default(); BLOCK];
+        let mut bb = [B::default(); BLOCK];
+        plan.for_each_run(s, e, |[oo, oa, ob], len| {
+            // SAFETY: offsets come from the plan of in-bounds layouts.
+            let (o, a, b) = unsafe {
+                (
+                    ptrs.0 .0.offset(oo),
+                    ptrs.1 .0.offset(oa) as *const A,
+                    ptrs.2 .0.offset(ob) as *const B,
+                )
+            };
+            match level {
+                #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+                // SAFETY: AVX2+FMA were detected at run time; pointers as above.
+                Isa::Avx2 => unsafe { run2_avx2(o, so, a, sa, b, sb, len, &mut ba, &mut bb, &f) },
+                // SAFETY: pointers as above.
+                _ => unsafe { run2(o, so, a, sa, b, sb, len, &mut ba, &mut bb, &f) },
+            }
+        });
+    });
+}
+
+// ----- three inputs (select, clamp, lerp): always the buffered path -----
+
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn run3<A: Element, B: Element, C: Element, O: Element, F: Fn(A, B, C) -> O>(
+    o: *mut O,
+    s: [isize; 4],
+    a: *const A,
+    b: *const B,
+    c: *const C,
+    len: usize,
+    bufs: &mut ([A; BLOCK], [B; BLOCK], [C; BLOCK]),
+    f: &F,
+) {
+    let [so, sa, sb, sc] = s;
+    let first = len.min(BLOCK);
+    if sa == 0 {
+        bufs.0[..first].fill(*a);
+    }
+    if sb == 0 {
+        bufs.1[..first].fill(*b);
+    }
+    if sc == 0 {
+        bufs.2[..first].fill(*c);
+    }
+    let mut i = 0;
+    while i < len {
+        let n = (len - i).min(BLOCK);
+        let off = i as isize;
+        if sa != 0 {
+            load(&mut bufs.0, a.offset(off * sa), sa, n);
+        }
+        if sb != 0 {
+            load(&mut bufs.1, b.offset(off * sb), sb, n);
+        }
+        if sc != 0 {
+            load(&mut bufs.2, c.offset(off * sc), sc, n);
+        }
+        let (x, y, z) = (&bufs.0, &bufs.1, &bufs.2);
+        store(o.offset(off * so), so, n, |k| f(x[k], y[k], z[k]));
+        i += n;
+    }
+}
+
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+#[target_feature(enable = "avx2,fma")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn run3_avx2<A: Element, B: Element, C: Element, O: Element, F: Fn(A, B, C) -> O>(
+    o: *mut O,
+    s: [isize; 4],
+    a: *const A,
+    b: *const B,
+    c: *const C,
+    len: usize,
+    bufs: &mut ([A; BLOCK], [B; BLOCK], [C; BLOCK]),
+    f: &F,
+) {
+    run3(o, s, a, b, c, len, bufs, f)
+}
+
+/// `out[i] = f(a[i], b[i], c[i])`.
+///
+/// # Safety
+/// As [`map1`], for each input.
+pub unsafe fn map3<A: Element, B: Element, C: Element, O: Element, F>(
+    out: &Tensor,
+    a: &Tensor,
+    b: &Tensor,
+    c: &Tensor,
+    grain: usize,
+    f: F,
+) where
+    F: Fn(A, B, C) -> O + Sync,
+{
+    let plan = Plan::new([out.layout(), a.layout(), b.layout(), c.layout()]);
+    let strides = plan.inner_strides();
+    let level = isa();
+    let ptrs = (
+        SendPtr(base_ptr::<O>(out)),
+        SendPtr(base_ptr::<A>(a)),
+        SendPtr(base_ptr::<B>(b)),
+        SendPtr(base_ptr::<C>(c)),
+    );
+    drive(plan.numel(), grain, |s, e| {
+        let ptrs = ptrs;
+        let mut bufs = (
+            [A::default(); BLOCK],
+            [B::default(); BLOCK],
+            [C::default(); BLOCK],
+        );
+        plan.for_each_run(s, e, |[oo, oa, ob, oc], len| {
+            // SAFETY: offsets come from the plan of in-bounds layouts.
+            let (o, a, b, c) = unsafe {
+                (
+                    ptrs.0 .0.offset(oo),
+                    ptrs.1 .0.offset(oa) as *const A,
+                    ptrs.2 .0.offset(ob) as *const B,
+                    ptrs.3 .0.offset(oc) as *const C,
+                )
+            };
+            match level {
+                #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+                // SAFETY: AVX2+FMA were detected at run time; pointers as above.
+                Isa::Avx2 => unsafe { run3_avx2(o, strides, a, b, c, len, &mut bufs, &f) },
+                // SAFETY: pointers as above.
+                _ => unsafe { run3(o, strides, a, b, c, len, &mut bufs, &f) },
+            }
+        });
+    });
+}
+
+/// Whether any element of `a` satisfies `pred` (a read-only scan used to find
+/// data-dependent errors, such as a zero divisor, before anything is written).
+pub fn any<A: Element>(a: &Tensor, pred: impl Fn(A) -> bool) -> bool {
+    let plan = Plan::new([a.layout()]);
+    let [sa] = plan.inner_strides();
+    let p = base_ptr::<A>(a) as *const A;
+    let mut found = false;
+    plan.for_each_run(0, plan.numel(), |[oa], len| {
+        if found {
+            return;
+        }
+        for k in 0..len as isize {
+            // SAFETY: offsets come from the plan of an in-bounds layout; the
+            // storage is locked for reading.
+            if pred(unsafe { *p.offset(oa + k * sa) }) {
+                found = true;
+                return;
+            }
+        }
+    });
+    found
+}

@@ -1,0 +1,135 @@
+//! The CPU implementation of `ElementwiseBackend`: dtype dispatch to the
+//! kernels (`kernels.rs`: arithmetic per number kind; comparisons,
+//! classification and selection here), which map closures with the engine
+//! (`engine.rs`: traversal, threads, inner loops) compiled per instruction set
+//! (`simd.rs`). Scalar arithmetic per number kind is in `num.rs`.
+
+pub mod engine;
+pub mod kernels;
+pub mod num;
+pub mod simd;
+
+use super::CpuBackend;
+use crate::backend::elementwise::{BinaryOp, ClassOp, CmpOp, ElementwiseBackend, TernaryOp, UnaryOp};
+use crate::dispatch;
+use crate::dtype::Element;
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+use engine::{map1, map2, map3, GRAIN_CHEAP};
+use num::Flt;
+use num_traits::Float;
+
+/// `out = op(a, b)` as u8 for an ordered type.
+fn compare_ord<T: Element + PartialOrd>(op: CmpOp, a: &Tensor, b: &Tensor, out: &Tensor) {
+    macro_rules! go {
+        ($f:expr) => {
+            // SAFETY: element types are the tensors' (dispatch); frontend contract.
+            unsafe { map2::<T, T, u8, _>(out, a, b, GRAIN_CHEAP, $f) }
+        };
+    }
+    match op {
+        CmpOp::Eq => go!(|x: T, y: T| (x == y) as u8),
+        CmpOp::Ne => go!(|x: T, y: T| (x != y) as u8),
+        CmpOp::Lt => go!(|x: T, y: T| (x < y) as u8),
+        CmpOp::Le => go!(|x: T, y: T| (x <= y) as u8),
+        CmpOp::Gt => go!(|x: T, y: T| (x > y) as u8),
+        CmpOp::Ge => go!(|x: T, y: T| (x >= y) as u8),
+    }
+}
+
+/// Equality comparisons for any element type.
+fn compare_eq<T: Element>(op: CmpOp, a: &Tensor, b: &Tensor, out: &Tensor) -> Result<()> {
+    match op {
+        // SAFETY: element types are the tensors' (dispatch); frontend contract.
+        CmpOp::Eq => unsafe { map2::<T, T, u8, _>(out, a, b, GRAIN_CHEAP, |x, y| (x == y) as u8) },
+        // SAFETY: as above.
+        CmpOp::Ne => unsafe { map2::<T, T, u8, _>(out, a, b, GRAIN_CHEAP, |x, y| (x != y) as u8) },
+        _ => return Err(Error::dtype(op.name(), a.dtype())),
+    }
+    Ok(())
+}
+
+fn classify_float<T: Flt>(op: ClassOp, x: &Tensor, out: &Tensor) {
+    let f = |v: T| {
+        let c = v.ld();
+        match op {
+            ClassOp::IsNan => c.is_nan(),
+            ClassOp::IsInf => c.is_infinite(),
+            ClassOp::IsFinite => c.is_finite(),
+        }
+    };
+    // SAFETY: element types are the tensors' (dispatch); frontend contract.
+    unsafe { map1::<T, u8, _>(out, x, GRAIN_CHEAP, move |v| f(v) as u8) }
+}
+
+fn classify_int<T: Element>(op: ClassOp, x: &Tensor, out: &Tensor) {
+    let v = (op == ClassOp::IsFinite) as u8;
+    // SAFETY: element types are the tensors' (dispatch); frontend contract.
+    unsafe { map1::<T, u8, _>(out, x, GRAIN_CHEAP, move |_| v) }
+}
+
+impl ElementwiseBackend for CpuBackend {
+    fn unary(&self, op: UnaryOp, x: &Tensor, out: &Tensor) -> Result<()> {
+        let dt = x.dtype();
+        if dt.is_float() {
+            dispatch!(@float dt, "unary", T => kernels::float_unary::<T>(op, x, out))
+        } else if dt.is_int() {
+            dispatch!(@int dt, "unary", T => kernels::int_unary::<T>(op, x, out))
+        } else if dt == crate::DType::C32 {
+            kernels::complex_unary::<f32>(op, x, out)
+        } else {
+            kernels::complex_unary::<f64>(op, x, out)
+        }
+    }
+
+    fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor, out: &Tensor) -> Result<()> {
+        let dt = a.dtype();
+        if dt.is_float() {
+            dispatch!(@float dt, "binary", T => kernels::float_binary::<T>(op, a, b, out))
+        } else if dt.is_int() {
+            dispatch!(@int dt, "binary", T => kernels::int_binary::<T>(op, a, b, out))
+        } else if dt == crate::DType::C32 {
+            kernels::complex_binary::<f32>(op, a, b, out)
+        } else {
+            kernels::complex_binary::<f64>(op, a, b, out)
+        }
+    }
+
+    fn compare(&self, op: CmpOp, a: &Tensor, b: &Tensor, out: &Tensor) -> Result<()> {
+        let dt = a.dtype();
+        if dt.is_complex() {
+            return dispatch!(@complex dt, op.name(), T => compare_eq::<T>(op, a, b, out));
+        }
+        dispatch!(@real dt, op.name(), T => compare_ord::<T>(op, a, b, out));
+        Ok(())
+    }
+
+    fn classify(&self, op: ClassOp, x: &Tensor, out: &Tensor) -> Result<()> {
+        let dt = x.dtype();
+        if dt.is_float() {
+            dispatch!(@float dt, "classify", T => classify_float::<T>(op, x, out));
+        } else {
+            dispatch!(@int dt, "classify", T => classify_int::<T>(op, x, out));
+        }
+        Ok(())
+    }
+
+    fn select(&self, mask: &Tensor, a: &Tensor, b: &Tensor, out: &Tensor) -> Result<()> {
+        dispatch!(a.dtype(), T => {
+            // SAFETY: element types are the tensors' (dispatch, mask is u8); frontend contract.
+            unsafe {
+                map3::<u8, T, T, T, _>(out, mask, a, b, GRAIN_CHEAP, |m, x, y| if m != 0 { x } else { y })
+            }
+        });
+        Ok(())
+    }
+
+    fn ternary(&self, op: TernaryOp, a: &Tensor, b: &Tensor, c: &Tensor, out: &Tensor) -> Result<()> {
+        let dt = a.dtype();
+        if dt.is_float() {
+            dispatch!(@float dt, "ternary", T => kernels::float_ternary::<T>(op, a, b, c, out))
+        } else {
+            dispatch!(@int dt, "ternary", T => kernels::int_ternary::<T>(op, a, b, c, out))
+        }
+    }
+}

@@ -1,0 +1,253 @@
+//! Shared frontend machinery of the elementwise family: `Operand` (a tensor or
+//! a Rust scalar), the broadcasting rule, output validation and the alias rule
+//! (snapshot an input only when it partially overlaps the output). Every
+//! elementwise op (arithmetic, compare, logic, select, math) runs through
+//! [`run`]; no op-specific code lives here.
+
+use crate::backend::Backend;
+use crate::dtype::{DType, Scalar};
+use crate::error::{Error, Result};
+use crate::overlap;
+use crate::tensor::Tensor;
+
+/// An operand of an elementwise op: a tensor, or a Rust scalar converted to
+/// the op's dtype (which must represent it exactly).
+///
+/// Everything that converts into a [`Scalar`] converts into an `Operand`, so
+/// `t.add(&u)`, `t.add(2.0)` and `t.add(3u8)` all work.
+#[derive(Clone, Debug)]
+pub enum Operand<'a> {
+    /// A tensor (broadcast against the others).
+    Tensor(&'a Tensor),
+    /// A scalar (rank 0), converted to the dtype of the op's tensors.
+    Scalar(Scalar),
+}
+
+impl<'a> From<&'a Tensor> for Operand<'a> {
+    fn from(t: &'a Tensor) -> Operand<'a> {
+        Operand::Tensor(t)
+    }
+}
+
+impl From<Scalar> for Operand<'_> {
+    fn from(s: Scalar) -> Self {
+        Operand::Scalar(s)
+    }
+}
+
+macro_rules! operand_from {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Operand<'_> {
+            fn from(v: $t) -> Self {
+                Operand::Scalar(Scalar::from(v))
+            }
+        }
+    )*};
+}
+operand_from!(
+    f32,
+    f64,
+    i8,
+    i16,
+    i32,
+    i64,
+    u8,
+    u16,
+    u32,
+    u64,
+    usize,
+    isize,
+    bool,
+    half::f16,
+    half::bf16,
+    crate::C32,
+    crate::C64
+);
+
+impl Operand<'_> {
+    fn tensor(&self) -> Option<&Tensor> {
+        match self {
+            Operand::Tensor(t) => Some(t),
+            Operand::Scalar(_) => None,
+        }
+    }
+}
+
+/// The broadcast shape of `shapes` (align right; each pair of dimensions equal
+/// or one of them 1; a missing axis is 1; 0 with 1 gives 0).
+///
+/// ```
+/// use rnx::ops::ewise::broadcast_shapes;
+/// assert_eq!(broadcast_shapes("add", &[&[2, 1], &[3]]).unwrap(), vec![2, 3]);
+/// assert_eq!(broadcast_shapes("add", &[&[0], &[1]]).unwrap(), vec![0]);
+/// assert!(broadcast_shapes("add", &[&[2], &[3]]).is_err());
+/// ```
+pub fn broadcast_shapes(op: &str, shapes: &[&[usize]]) -> Result<Vec<usize>> {
+    let n = shapes.iter().map(|s| s.len()).max().unwrap_or(0);
+    let mut out = vec![1usize; n];
+    for (k, s) in shapes.iter().enumerate() {
+        for (i, &d) in s.iter().rev().enumerate() {
+            let o = &mut out[n - 1 - i];
+            if *o == d || d == 1 {
+                continue;
+            }
+            if *o == 1 {
+                *o = d;
+            } else {
+                let prev: Vec<usize> = shapes[..k]
+                    .iter()
+                    .map(|p| p.to_vec())
+                    .reduce(|a, b| broadcast_pair(&a, &b))
+                    .unwrap_or_default();
+                return Err(Error::shapes(op, &prev, s, "cannot be broadcast together"));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Best-effort broadcast of two shapes for error messages.
+fn broadcast_pair(a: &[usize], b: &[usize]) -> Vec<usize> {
+    broadcast_shapes("", &[a, b]).unwrap_or_else(|_| a.to_vec())
+}
+
+/// Turn operands into tensors of one dtype on one device. The dtype is that of
+/// the first tensor operand, else of `fallback` (the output of an out-form);
+/// scalars must be representable in it. Tensors must share dtype and device.
+pub(crate) fn resolve(
+    op: &str,
+    operands: &[Operand<'_>],
+    fallback: Option<&Tensor>,
+) -> Result<Vec<Tensor>> {
+    resolve_as(op, operands, fallback.map(|t| (t.dtype(), t.device())))
+}
+
+/// [`resolve`] with the fallback given as a dtype and device.
+pub(crate) fn resolve_as(
+    op: &str,
+    operands: &[Operand<'_>],
+    fallback: Option<(DType, crate::Device)>,
+) -> Result<Vec<Tensor>> {
+    let (dtype, device) = operands
+        .iter()
+        .find_map(|o| o.tensor())
+        .map(|t| (t.dtype(), t.device()))
+        .or(fallback)
+        .ok_or_else(|| {
+            Error::invalid(
+                op,
+                "all operands are scalars: give a tensor operand, an output or an explicit dtype",
+            )
+        })?;
+    let mut ts = Vec::with_capacity(operands.len());
+    for o in operands {
+        ts.push(match o {
+            Operand::Tensor(t) => (*t).clone(),
+            Operand::Scalar(s) => scalar_tensor(op, *s, dtype, device)?,
+        });
+    }
+    let refs: Vec<&Tensor> = ts.iter().collect();
+    super::same_device(op, &refs)?;
+    super::same_dtype(op, &refs)?;
+    Ok(ts)
+}
+
+/// A rank-0 tensor of `dtype` on `device` holding `s` (checked conversion).
+pub(crate) fn scalar_tensor(
+    op: &str,
+    s: Scalar,
+    dtype: DType,
+    device: crate::Device,
+) -> Result<Tensor> {
+    let v = s.to_dtype(dtype, op)?;
+    let t = Tensor::zeros_on(dtype, &[], device)?;
+    super::locked(op, &[], &[&t], || t.backend().fill(&t, v))?;
+    Ok(t)
+}
+
+/// An error unless `ok` (the op supports the dtype).
+pub(crate) fn require(op: &str, ok: bool, dtype: DType) -> Result<()> {
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::dtype(op, dtype))
+    }
+}
+
+/// Validate an output: same device as the inputs, exactly `shape` and `dtype`,
+/// and a layout that maps distinct elements to distinct addresses (checked
+/// also when empty).
+pub(crate) fn check_out(
+    op: &str,
+    out: &Tensor,
+    shape: &[usize],
+    dtype: DType,
+    inputs: &[Tensor],
+) -> Result<()> {
+    if let Some(t) = inputs.first() {
+        super::same_device(op, &[t, out])?;
+    }
+    if out.shape() != shape {
+        return Err(Error::shapes(
+            op,
+            out.shape(),
+            shape,
+            "differ: the output must have exactly the result's shape",
+        ));
+    }
+    if out.dtype() != dtype {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "output has dtype {} but the result has dtype {dtype}",
+                out.dtype()
+            ),
+        ));
+    }
+    super::unique_output(op, out)
+}
+
+/// Run an elementwise op: broadcast `inputs` to their common shape, validate
+/// or allocate the output (dtype `out_dtype`), snapshot every input that
+/// partially overlaps the output (an input laid exactly over the output, or
+/// one that cannot touch it, is used as it is), lock, and call `f` with the
+/// broadcast views and the output. Returns the output.
+pub(crate) fn run(
+    op: &str,
+    inputs: &[Tensor],
+    out_dtype: DType,
+    out: Option<&Tensor>,
+    f: impl FnOnce(&dyn Backend, &[Tensor], &Tensor) -> Result<()>,
+) -> Result<Tensor> {
+    let shapes: Vec<&[usize]> = inputs.iter().map(|t| t.shape()).collect();
+    let shape = broadcast_shapes(op, &shapes)?;
+    let out = match out {
+        Some(o) => {
+            check_out(op, o, &shape, out_dtype, inputs)?;
+            o.clone()
+        }
+        None => {
+            let device = inputs
+                .first()
+                .map(|t| t.device())
+                .unwrap_or(crate::Device::Cpu);
+            Tensor::zeros_on(out_dtype, &shape, device)?
+        }
+    };
+    let mut views = Vec::with_capacity(inputs.len());
+    for t in inputs {
+        let mut v = t.with_layout(t.layout().broadcast_to(&shape)?);
+        if !overlap::same_view(&v, &out) && overlap::tensors_overlap(t, &out) {
+            let snap = t.copy()?;
+            v = snap.with_layout(snap.layout().broadcast_to(&shape)?);
+        }
+        views.push(v);
+    }
+    if out.size() == 0 {
+        return Ok(out);
+    }
+    let reads: Vec<&Tensor> = views.iter().collect();
+    let backend = out.backend();
+    super::locked(op, &reads, &[&out], || f(backend, &views, &out))?;
+    Ok(out)
+}

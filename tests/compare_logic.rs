@@ -20,10 +20,14 @@ fn seed_compare_gt_and_select_with_dtype() {
     assert_eq!(r.to_vec::<i16>().unwrap(), vec![0, 0, 10, 10]);
     // Both scalars without a dtype: an error that says what to do.
     assert!(Tensor::select(&m, 10, 0, None).is_err());
-    // select! into an output takes the output's dtype; the mask broadcasts.
-    let out = Tensor::zeros(DType::U16, &[2, 4]).unwrap();
+    // select! into an output takes the output's dtype.
+    let out = Tensor::zeros(DType::U16, &[4]).unwrap();
     Tensor::select_out(&m, 7, 1, &out).unwrap();
-    assert_eq!(out.to_vec::<u16>().unwrap(), vec![1, 1, 7, 7, 1, 1, 7, 7]);
+    assert_eq!(out.to_vec::<u16>().unwrap(), vec![1, 1, 7, 7]);
+    // The mask broadcasts against tensor branches.
+    let rows = Tensor::zeros(DType::U16, &[2, 4]).unwrap();
+    let r = Tensor::select(&m, &rows, 5, None).unwrap();
+    assert_eq!(r.to_vec::<u16>().unwrap(), vec![5, 5, 0, 0, 5, 5, 0, 0]);
     // A non-u8 mask is an error for select.
     assert!(Tensor::select(&x, 1.0, 0.0, None).is_err());
 }
@@ -47,7 +51,9 @@ fn seed_comparisons_all_names() {
     let out = Tensor::zeros(DType::U8, &[3]).unwrap();
     a.cmpge_out(2, &out).unwrap();
     assert_eq!(u8s(&out), vec![0, 1, 1]);
-    assert!(a.cmpge_out(2, &Tensor::zeros(DType::I32, &[3]).unwrap()).is_err());
+    assert!(a
+        .cmpge_out(2, &Tensor::zeros(DType::I32, &[3]).unwrap())
+        .is_err());
     // NaN compares unequal to everything.
     let n = Tensor::from_vec(vec![f32::NAN, 1.0], &[2]).unwrap();
     assert_eq!(u8s(&n.cmpeq(&n).unwrap()), vec![0, 1]);
@@ -74,14 +80,20 @@ fn seed_array_equal() {
 fn seed_logical() {
     // Nx's prose: non-zero becomes 0 (its example's -4 contradicts it).
     let x = Tensor::create(DType::I32, &[3], &[0, 1, 5]).unwrap();
-    assert_eq!(x.logical_not().unwrap().to_vec::<i32>().unwrap(), vec![1, 0, 0]);
+    assert_eq!(
+        x.logical_not().unwrap().to_vec::<i32>().unwrap(),
+        vec![1, 0, 0]
+    );
     let a = Tensor::create(DType::I32, &[4], &[0, 0, 3, -2]).unwrap();
     let b = Tensor::create(DType::I32, &[4], &[0, 7, 0, 9]).unwrap();
     let v = |t: Tensor| t.to_vec::<i32>().unwrap();
     assert_eq!(v(a.logical_and(&b).unwrap()), vec![0, 0, 0, 1]);
     assert_eq!(v(a.logical_or(&b).unwrap()), vec![0, 1, 1, 1]);
     assert_eq!(v(a.logical_xor(&b).unwrap()), vec![0, 1, 1, 0]);
-    assert!(Tensor::zeros(DType::C32, &[1]).unwrap().logical_not().is_err());
+    assert!(Tensor::zeros(DType::C32, &[1])
+        .unwrap()
+        .logical_not()
+        .is_err());
 }
 
 #[test]
@@ -133,11 +145,26 @@ fn seed_shifts_and_bits() {
     assert!(f.lshift(1).is_err());
     let u = Tensor::create(DType::U8, &[3], &[0b1100, 0xff, 0]).unwrap();
     let w = Tensor::create(DType::U8, &[3], &[0b1010, 0x0f, 0]).unwrap();
-    assert_eq!(u.bitwise_and(&w).unwrap().to_vec::<u8>().unwrap(), vec![0b1000, 0x0f, 0]);
-    assert_eq!(u.bitwise_or(&w).unwrap().to_vec::<u8>().unwrap(), vec![0b1110, 0xff, 0]);
-    assert_eq!(u.bitwise_xor(&w).unwrap().to_vec::<u8>().unwrap(), vec![0b0110, 0xf0, 0]);
-    assert_eq!(u.invert().unwrap().to_vec::<u8>().unwrap(), vec![0b1111_0011, 0, 0xff]);
-    assert_eq!(u.bitwise_not().unwrap().to_vec::<u8>().unwrap(), vec![0b1111_0011, 0, 0xff]);
+    assert_eq!(
+        u.bitwise_and(&w).unwrap().to_vec::<u8>().unwrap(),
+        vec![0b1000, 0x0f, 0]
+    );
+    assert_eq!(
+        u.bitwise_or(&w).unwrap().to_vec::<u8>().unwrap(),
+        vec![0b1110, 0xff, 0]
+    );
+    assert_eq!(
+        u.bitwise_xor(&w).unwrap().to_vec::<u8>().unwrap(),
+        vec![0b0110, 0xf0, 0]
+    );
+    assert_eq!(
+        u.invert().unwrap().to_vec::<u8>().unwrap(),
+        vec![0b1111_0011, 0, 0xff]
+    );
+    assert_eq!(
+        u.bitwise_not().unwrap().to_vec::<u8>().unwrap(),
+        vec![0b1111_0011, 0, 0xff]
+    );
 }
 
 #[test]

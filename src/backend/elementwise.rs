@@ -222,6 +222,12 @@ pub trait ElementwiseBackend {
     /// `out = if mask != 0 { a } else { b }` (`mask` is u8).
     fn select(&self, mask: &Tensor, a: &Tensor, b: &Tensor, out: &Tensor) -> Result<()>;
     /// `out = op(a, b, c)`.
-    fn ternary(&self, op: TernaryOp, a: &Tensor, b: &Tensor, c: &Tensor, out: &Tensor)
-        -> Result<()>;
+    fn ternary(
+        &self,
+        op: TernaryOp,
+        a: &Tensor,
+        b: &Tensor,
+        c: &Tensor,
+        out: &Tensor,
+    ) -> Result<()>;
 }

@@ -43,7 +43,13 @@ impl Tensor {
         other: impl Into<Operand<'a>>,
         out: &Tensor,
     ) -> Result<Tensor> {
-        compare_impl(op.name(), op, Operand::Tensor(self), other.into(), Some(out))
+        compare_impl(
+            op.name(),
+            op,
+            Operand::Tensor(self),
+            other.into(),
+            Some(out),
+        )
     }
 
     /// 1 (u8, rank 0) when the tensors broadcast together and every element is
@@ -60,14 +66,16 @@ impl Tensor {
     pub fn array_equal(&self, other: &Tensor) -> Result<Tensor> {
         super::same_device("array_equal", &[self, other])?;
         super::same_dtype("array_equal", &[self, other])?;
-        let equal = match super::ewise::broadcast_shapes("array_equal", &[self.shape(), other.shape()]) {
-            Err(_) => false,
-            Ok(_) => {
-                let m = compare_impl("array_equal", CmpOp::Ne, self.into(), other.into(), None)?;
-                // Until the reduction family exists: scan the mask on the host.
-                m.to_vec::<u8>()?.iter().all(|&v| v == 0)
-            }
-        };
+        let equal =
+            match super::ewise::broadcast_shapes("array_equal", &[self.shape(), other.shape()]) {
+                Err(_) => false,
+                Ok(_) => {
+                    let m =
+                        compare_impl("array_equal", CmpOp::Ne, self.into(), other.into(), None)?;
+                    // Until the reduction family exists: scan the mask on the host.
+                    m.to_vec::<u8>()?.iter().all(|&v| v == 0)
+                }
+            };
         Tensor::scalar(DType::U8, equal as u8)?.to_device(self.device())
     }
 }

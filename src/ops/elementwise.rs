@@ -44,7 +44,9 @@ pub(crate) fn binary_impl(
     let ts = resolve(name, &[a, b], out)?;
     let dt = ts[0].dtype();
     require(name, op.supports(dt), dt)?;
-    run(name, &ts, dt, out, |be, v, o| be.binary(op, &v[0], &v[1], o))
+    run(name, &ts, dt, out, |be, v, o| {
+        be.binary(op, &v[0], &v[1], o)
+    })
 }
 
 /// `op(a, b, c)` into `out` (or a new tensor).
@@ -262,7 +264,11 @@ unary_methods! {
 /// The dtype's extreme value as a scalar (−inf/+inf for floats, MIN/MAX for ints).
 fn extreme(op: &str, dt: DType, high: bool) -> Result<Scalar> {
     if dt.is_float() {
-        let v = if high { f64::INFINITY } else { f64::NEG_INFINITY };
+        let v = if high {
+            f64::INFINITY
+        } else {
+            f64::NEG_INFINITY
+        };
         return Scalar::from(v).to_dtype(dt, op);
     }
     Ok(crate::dispatch!(@int dt, op, T => {
@@ -362,4 +368,3 @@ impl Tensor {
         ternary_impl("lerp", TernaryOp::Lerp, ops, Some(out))
     }
 }
-

@@ -85,7 +85,14 @@ impl Tensor {
         out: &Tensor,
     ) -> Result<Tensor> {
         let m = as_mask(cond)?;
-        select_impl("where", &m, if_true.into(), if_false.into(), None, Some(out))
+        select_impl(
+            "where",
+            &m,
+            if_true.into(),
+            if_false.into(),
+            None,
+            Some(out),
+        )
     }
 
     /// cl-tensor `select`: `on_true` where the u8 `mask` is non-zero, else
@@ -118,6 +125,13 @@ impl Tensor {
         out: &Tensor,
     ) -> Result<Tensor> {
         require_u8("select", mask)?;
-        select_impl("select", mask, on_true.into(), on_false.into(), None, Some(out))
+        select_impl(
+            "select",
+            mask,
+            on_true.into(),
+            on_false.into(),
+            None,
+            Some(out),
+        )
     }
 }

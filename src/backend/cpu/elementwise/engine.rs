@@ -10,8 +10,11 @@
 //!
 //! Every inner loop is compiled twice, portable and AVX2+FMA
 //! (`#[target_feature]` wrappers), and the level is chosen once per call.
+//! Debug builds (tests) compile only the portable copy, which halves their
+//! build time; both copies come from the same generic source.
 //! Knows nothing about dtypes or ops: it maps closures `Fn(A, ..) -> O`.
 
+#[allow(unused_imports)] // `Isa` only names the AVX2 arm of optimised builds
 use super::simd::{isa, Isa};
 use crate::backend::cpu::base_ptr;
 use crate::backend::cpu::strided::{Plan, SendPtr, PAR_MIN_ELEMS};
@@ -129,7 +132,10 @@ unsafe fn run1<A: Element, O: Element, F: Fn(A) -> O>(
     }
 }
 
-#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+#[cfg(all(
+    any(target_arch = "x86", target_arch = "x86_64"),
+    not(debug_assertions)
+))]
 #[target_feature(enable = "avx2,fma")]
 #[allow(clippy::too_many_arguments)]
 unsafe fn run1_avx2<A: Element, O: Element, F: Fn(A) -> O>(
@@ -156,6 +162,7 @@ where
 {
     let plan = Plan::new([out.layout(), a.layout()]);
     let [so, sa] = plan.inner_strides();
+    #[allow(unused_variables)]
     let level = isa();
     let ptrs = (SendPtr(base_ptr::<O>(out)), SendPtr(base_ptr::<A>(a)));
     drive(plan.numel(), grain, |s, e| {
@@ -164,13 +171,17 @@ where
         plan.for_each_run(s, e, |[oo, oa], len| {
             // SAFETY: offsets come from the plan of in-bounds layouts.
             let (o, a) = unsafe { (ptrs.0 .0.offset(oo), ptrs.1 .0.offset(oa) as *const A) };
-            match level {
-                #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            #[cfg(all(
+                any(target_arch = "x86", target_arch = "x86_64"),
+                not(debug_assertions)
+            ))]
+            if level == Isa::Avx2 {
                 // SAFETY: AVX2+FMA were detected at run time; pointers as above.
-                Isa::Avx2 => unsafe { run1_avx2(o, so, a, sa, len, &mut ba, &f) },
-                // SAFETY: pointers as above.
-                _ => unsafe { run1(o, so, a, sa, len, &mut ba, &f) },
+                unsafe { run1_avx2(o, so, a, sa, len, &mut ba, &f) };
+                return;
             }
+            // SAFETY: pointers as above.
+            unsafe { run1(o, so, a, sa, len, &mut ba, &f) };
         });
     });
 }
@@ -254,7 +265,10 @@ unsafe fn run2<A: Element, B: Element, O: Element, F: Fn(A, B) -> O>(
     }
 }
 
-#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+#[cfg(all(
+    any(target_arch = "x86", target_arch = "x86_64"),
+    not(debug_assertions)
+))]
 #[target_feature(enable = "avx2,fma")]
 #[allow(clippy::too_many_arguments)]
 unsafe fn run2_avx2<A: Element, B: Element, O: Element, F: Fn(A, B) -> O>(
@@ -287,6 +301,7 @@ pub unsafe fn map2<A: Element, B: Element, O: Element, F>(
 {
     let plan = Plan::new([out.layout(), a.layout(), b.layout()]);
     let [so, sa, sb] = plan.inner_strides();
+    #[allow(unused_variables)]
     let level = isa();
     let ptrs = (
         SendPtr(base_ptr::<O>(out)),
@@ -306,13 +321,17 @@ pub unsafe fn map2<A: Element, B: Element, O: Element, F>(
                     ptrs.2 .0.offset(ob) as *const B,
                 )
             };
-            match level {
-                #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            #[cfg(all(
+                any(target_arch = "x86", target_arch = "x86_64"),
+                not(debug_assertions)
+            ))]
+            if level == Isa::Avx2 {
                 // SAFETY: AVX2+FMA were detected at run time; pointers as above.
-                Isa::Avx2 => unsafe { run2_avx2(o, so, a, sa, b, sb, len, &mut ba, &mut bb, &f) },
-                // SAFETY: pointers as above.
-                _ => unsafe { run2(o, so, a, sa, b, sb, len, &mut ba, &mut bb, &f) },
+                unsafe { run2_avx2(o, so, a, sa, b, sb, len, &mut ba, &mut bb, &f) };
+                return;
             }
+            // SAFETY: pointers as above.
+            unsafe { run2(o, so, a, sa, b, sb, len, &mut ba, &mut bb, &f) };
         });
     });
 }
@@ -361,7 +380,10 @@ unsafe fn run3<A: Element, B: Element, C: Element, O: Element, F: Fn(A, B, C) ->
     }
 }
 
-#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+#[cfg(all(
+    any(target_arch = "x86", target_arch = "x86_64"),
+    not(debug_assertions)
+))]
 #[target_feature(enable = "avx2,fma")]
 #[allow(clippy::too_many_arguments)]
 unsafe fn run3_avx2<A: Element, B: Element, C: Element, O: Element, F: Fn(A, B, C) -> O>(
@@ -393,6 +415,7 @@ pub unsafe fn map3<A: Element, B: Element, C: Element, O: Element, F>(
 {
     let plan = Plan::new([out.layout(), a.layout(), b.layout(), c.layout()]);
     let strides = plan.inner_strides();
+    #[allow(unused_variables)]
     let level = isa();
     let ptrs = (
         SendPtr(base_ptr::<O>(out)),
@@ -417,13 +440,17 @@ pub unsafe fn map3<A: Element, B: Element, C: Element, O: Element, F>(
                     ptrs.3 .0.offset(oc) as *const C,
                 )
             };
-            match level {
-                #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            #[cfg(all(
+                any(target_arch = "x86", target_arch = "x86_64"),
+                not(debug_assertions)
+            ))]
+            if level == Isa::Avx2 {
                 // SAFETY: AVX2+FMA were detected at run time; pointers as above.
-                Isa::Avx2 => unsafe { run3_avx2(o, strides, a, b, c, len, &mut bufs, &f) },
-                // SAFETY: pointers as above.
-                _ => unsafe { run3(o, strides, a, b, c, len, &mut bufs, &f) },
+                unsafe { run3_avx2(o, strides, a, b, c, len, &mut bufs, &f) };
+                return;
             }
+            // SAFETY: pointers as above.
+            unsafe { run3(o, strides, a, b, c, len, &mut bufs, &f) };
         });
     });
 }

@@ -36,7 +36,11 @@ pub fn float_unary<T: Flt>(op: UnaryOp, x: &Tensor, out: &Tensor) -> Result<()> 
         Sign => go!(GRAIN_CHEAP, fsign::<T::C>),
         Square => go!(GRAIN_CHEAP, |v: T::C| v * v),
         Recip => go!(GRAIN_CHEAP, move |v: T::C| one / v),
-        LogicalNot => go!(GRAIN_CHEAP, move |v: T::C| if v == zero { one } else { zero }),
+        LogicalNot => go!(GRAIN_CHEAP, move |v: T::C| if v == zero {
+            one
+        } else {
+            zero
+        }),
         BitNot => return Err(unsupported(op, x)),
         // ----- math functions and activations: add arms here -----
     }
@@ -58,7 +62,11 @@ pub fn int_unary<T: Int>(op: UnaryOp, x: &Tensor, out: &Tensor) -> Result<()> {
         Abs => go!(|v: T| v.wabs()),
         Sign => go!(|v: T| v.sign()),
         Square => go!(|v: T| v.wrapping_mul(&v)),
-        LogicalNot => go!(|v: T| if v == <T as Element>::zero() { <T as Element>::one() } else { <T as Element>::zero() }),
+        LogicalNot => go!(|v: T| if v == <T as Element>::zero() {
+            <T as Element>::one()
+        } else {
+            <T as Element>::zero()
+        }),
         BitNot => go!(|v: T| !v),
         _ => return Err(unsupported(op, x)),
     }
@@ -99,7 +107,9 @@ pub fn float_binary<T: Flt>(op: BinaryOp, a: &Tensor, b: &Tensor, out: &Tensor) 
             let g = $f;
             // SAFETY: element types are the tensors' (dispatch); frontend contract.
             unsafe {
-                map2::<T, T, T, _>(out, a, b, $grain, move |x: T, y: T| T::st(g(x.ld(), y.ld())))
+                map2::<T, T, T, _>(out, a, b, $grain, move |x: T, y: T| {
+                    T::st(g(x.ld(), y.ld()))
+                })
             };
         }};
     }
@@ -153,7 +163,13 @@ pub fn int_binary<T: Int>(op: BinaryOp, a: &Tensor, b: &Tensor, out: &Tensor) ->
         }
         _ => {}
     }
-    let truth = |c: bool| if c { <T as Element>::one() } else { <T as Element>::zero() };
+    let truth = |c: bool| {
+        if c {
+            <T as Element>::one()
+        } else {
+            <T as Element>::zero()
+        }
+    };
     let z = <T as Element>::zero();
     match op {
         Add => go!(GRAIN_CHEAP, |x: T, y: T| x.wrapping_add(&y)),

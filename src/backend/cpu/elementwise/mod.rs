@@ -10,7 +10,9 @@ pub mod num;
 pub mod simd;
 
 use super::CpuBackend;
-use crate::backend::elementwise::{BinaryOp, ClassOp, CmpOp, ElementwiseBackend, TernaryOp, UnaryOp};
+use crate::backend::elementwise::{
+    BinaryOp, ClassOp, CmpOp, ElementwiseBackend, TernaryOp, UnaryOp,
+};
 use crate::dispatch;
 use crate::dtype::Element;
 use crate::error::{Error, Result};
@@ -124,7 +126,14 @@ impl ElementwiseBackend for CpuBackend {
         Ok(())
     }
 
-    fn ternary(&self, op: TernaryOp, a: &Tensor, b: &Tensor, c: &Tensor, out: &Tensor) -> Result<()> {
+    fn ternary(
+        &self,
+        op: TernaryOp,
+        a: &Tensor,
+        b: &Tensor,
+        c: &Tensor,
+        out: &Tensor,
+    ) -> Result<()> {
         let dt = a.dtype();
         if dt.is_float() {
             dispatch!(@float dt, "ternary", T => kernels::float_ternary::<T>(op, a, b, c, out))

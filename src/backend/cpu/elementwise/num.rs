@@ -144,7 +144,8 @@ pub trait Int:
             Some(s) if s < Self::WIDTH => {
                 if self.is_negative() {
                     // Bias by 2^s - 1 so the arithmetic shift rounds toward zero.
-                    let bias = (<Self as Element>::one() << s as usize).wrapping_sub(&<Self as Element>::one());
+                    let bias = (<Self as Element>::one() << s as usize)
+                        .wrapping_sub(&<Self as Element>::one());
                     self.wrapping_add(&bias) >> s as usize
                 } else {
                     self >> s as usize

@@ -41,6 +41,7 @@ pub use device::{num_threads, set_num_threads, Device};
 pub use dtype::{DType, Element, Scalar, C32, C64};
 pub use error::{Error, Result};
 pub use layout::Layout;
+pub use ops::operators::OperatorScalar;
 pub use tensor::{SliceRef, Tensor};
 
 #[doc(hidden)]

@@ -345,8 +345,10 @@ fn arb_layout() -> impl Strategy<Value = (Vec<usize>, Vec<isize>, bool)> {
     })
 }
 
-fn strided(data: &[f64], shape: &[usize], strides: &[isize]) -> Tensor {
-    // A buffer big enough for the layout, values placed at the layout's addresses.
+/// A view with the given strides over a buffer big enough for it, `data` placed at
+/// the layout's addresses. Strides may map two indices to one address; the second
+/// value written wins, so the values the view really holds are returned with it.
+fn strided(data: &[f64], shape: &[usize], strides: &[isize]) -> (Tensor, Vec<f64>) {
     let l = Layout::new(shape.to_vec(), strides.to_vec(), 0);
     let mut lo = 0isize;
     let mut hi = 0isize;
@@ -373,8 +375,20 @@ fn strided(data: &[f64], shape: &[usize], strides: &[isize]) -> Tensor {
             idx[ax] = 0;
         }
     }
+    let mut held = Vec::with_capacity(data.len());
+    let mut idx = vec![0usize; shape.len()];
+    for _ in data {
+        held.push(buf[l.index_offset(&idx)]);
+        for ax in (0..idx.len()).rev() {
+            idx[ax] += 1;
+            if idx[ax] < shape[ax] {
+                break;
+            }
+            idx[ax] = 0;
+        }
+    }
     let base = Tensor::from_vec(buf, &[n]).unwrap();
-    Tensor::from_parts(base.storage().clone(), l).unwrap()
+    (Tensor::from_parts(base.storage().clone(), l).unwrap(), held)
 }
 
 proptest! {
@@ -387,7 +401,7 @@ proptest! {
         let data2: Vec<f64> = data.iter().map(|v| v * 0.5 + 3.0).collect();
         // Distinct element positions need non-zero strides for the data to differ.
         let sa: Vec<isize> = sa.iter().map(|&s| if s == 0 { 1 } else { s }).collect();
-        let a = strided(&data, &shape, &sa);
+        let (a, data) = strided(&data, &shape, &sa);
         let b = if stride0 {
             Tensor::from_vec(vec![2.5f64], &[1]).unwrap()
         } else {

@@ -2,6 +2,11 @@
 //! `-&a`, `!&a` (bitwise not), `&a & &b`, `&a << 2`, for `&Tensor`, `Tensor`
 //! and Rust scalars on either side.
 //!
+//! A scalar on the right may be any Rust numeric type; a scalar on the left is
+//! an `i32` or `f64` (so unsuffixed literals infer), e.g. `2.0 * &t`, `1 - &t`;
+//! for a typed left scalar such as `n: i64` write `t.rsub(n)`. Either way the
+//! scalar is converted to the tensor's dtype.
+//!
 //! These operators PANIC where the named function returns an error (dtype or
 //! shape mismatch, unrepresentable scalar, integer division by zero), with the
 //! same message, as `std` indexing does. Use the named functions (`add`,
@@ -61,24 +66,32 @@ macro_rules! bin_ops {
                 ok(crate::ops::elementwise::binary_out(BinaryOp::$op, &*self, &rhs, self));
             }
         }
-        bin_ops!(@scalars $Trait, $method, $Assign, $amethod, $op;
-            f32, f64, i8, i16, i32, i64, u8, u16, u32, u64);
+        impl<S: OperatorScalar> ops::$Trait<S> for &Tensor {
+            type Output = Tensor;
+            #[track_caller]
+            fn $method(self, rhs: S) -> Tensor {
+                ok(binary(BinaryOp::$op, self, Into::<crate::dtype::Scalar>::into(rhs)))
+            }
+        }
+        impl<S: OperatorScalar> ops::$Trait<S> for Tensor {
+            type Output = Tensor;
+            #[track_caller]
+            fn $method(self, rhs: S) -> Tensor {
+                ok(binary(BinaryOp::$op, &self, Into::<crate::dtype::Scalar>::into(rhs)))
+            }
+        }
+        impl<S: OperatorScalar> ops::$Assign<S> for Tensor {
+            #[track_caller]
+            fn $amethod(&mut self, rhs: S) {
+                ok(crate::ops::elementwise::binary_out(BinaryOp::$op, &*self, Into::<crate::dtype::Scalar>::into(rhs), self));
+            }
+        }
+        // Left-hand scalars only as `i32` and `f64`, Rust's literal defaults:
+        // one impl per literal kind keeps `2.0 * &t` and `10 - &t` inferable.
+        // Other scalar types go through the named `r*` forms (`t.rsub(n)`).
+        bin_ops!(@scalars $Trait, $method, $op; f64, i32);
     )*};
-    (@scalars $Trait:ident, $method:ident, $Assign:ident, $amethod:ident, $op:ident; $($S:ty),*) => {$(
-        impl ops::$Trait<$S> for &Tensor {
-            type Output = Tensor;
-            #[track_caller]
-            fn $method(self, rhs: $S) -> Tensor {
-                ok(binary(BinaryOp::$op, self, rhs))
-            }
-        }
-        impl ops::$Trait<$S> for Tensor {
-            type Output = Tensor;
-            #[track_caller]
-            fn $method(self, rhs: $S) -> Tensor {
-                ok(binary(BinaryOp::$op, &self, rhs))
-            }
-        }
+    (@scalars $Trait:ident, $method:ident, $op:ident; $($S:ty),*) => {$(
         impl ops::$Trait<&Tensor> for $S {
             type Output = Tensor;
             #[track_caller]
@@ -93,14 +106,27 @@ macro_rules! bin_ops {
                 ok(binary(BinaryOp::$op, self, &rhs))
             }
         }
-        impl ops::$Assign<$S> for Tensor {
-            #[track_caller]
-            fn $amethod(&mut self, rhs: $S) {
-                ok(crate::ops::elementwise::binary_out(BinaryOp::$op, &*self, rhs, self));
-            }
-        }
     )*};
 }
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// Rust scalar types accepted on the right of a tensor operator (`&t * 2`,
+/// `t += 1.5`). The impls are generic over this trait so that an unsuffixed
+/// literal (`2`, `2.0`) takes Rust's default type (`i32`, `f64`) and is then
+/// converted to the tensor's dtype (an error, hence a panic, if it is not
+/// representable there).
+pub trait OperatorScalar: sealed::Sealed + Into<crate::dtype::Scalar> + Copy {}
+
+macro_rules! operator_scalars {
+    ($($S:ty),*) => {$(
+        impl sealed::Sealed for $S {}
+        impl OperatorScalar for $S {}
+    )*};
+}
+operator_scalars!(f32, f64, i8, i16, i32, i64, u8, u16, u32, u64);
 
 bin_ops! {
     Add, add, AddAssign, add_assign, Add;

@@ -5,18 +5,18 @@
 pub mod compare;
 pub mod convert;
 pub mod creation;
+pub mod elementwise;
+pub mod ewise;
 pub mod index;
 pub mod join;
 pub mod linalg;
+pub mod logic;
+pub mod operators;
 pub mod reduce;
+pub mod select;
 pub mod shape;
 pub mod softmax;
 pub mod sort;
-pub mod elementwise;
-pub mod ewise;
-pub mod logic;
-pub mod operators;
-pub mod select;
 
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;

@@ -4,11 +4,11 @@
 
 pub mod blocked;
 pub mod copy;
+pub mod elementwise;
 pub mod index;
 pub mod matmul;
 pub mod reduce;
 pub mod sort;
-pub mod elementwise;
 pub mod strided;
 pub mod vmath;
 

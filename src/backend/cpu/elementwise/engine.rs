@@ -82,7 +82,7 @@ unsafe fn store<O>(o: *mut O, so: isize, n: usize, g: impl Fn(usize) -> O) {
 
 #[inline(always)]
 fn same<A, B>(a: *const A, b: *const B) -> bool {
-    a as usize == b as usize
+    std::ptr::eq(a.cast::<u8>(), b.cast::<u8>())
 }
 
 // ----- one input -----
@@ -166,6 +166,9 @@ where
     let level = isa();
     let ptrs = (SendPtr(base_ptr::<O>(out)), SendPtr(base_ptr::<A>(a)));
     drive(plan.numel(), grain, |s, e| {
+        // Rebind so the closure captures the whole `Send` tuple, not its raw
+        // pointer fields (edition-2021 disjoint capture).
+        #[allow(clippy::redundant_locals)]
         let ptrs = ptrs;
         let mut ba = [A::default(); BLOCK];
         plan.for_each_run(s, e, |[oo, oa], len| {
@@ -309,6 +312,9 @@ pub unsafe fn map2<A: Element, B: Element, O: Element, F>(
         SendPtr(base_ptr::<B>(b)),
     );
     drive(plan.numel(), grain, |s, e| {
+        // Rebind so the closure captures the whole `Send` tuple, not its raw
+        // pointer fields (edition-2021 disjoint capture).
+        #[allow(clippy::redundant_locals)]
         let ptrs = ptrs;
         let mut ba = [A::default(); BLOCK];
         let mut bb = [B::default(); BLOCK];
@@ -424,6 +430,9 @@ pub unsafe fn map3<A: Element, B: Element, C: Element, O: Element, F>(
         SendPtr(base_ptr::<C>(c)),
     );
     drive(plan.numel(), grain, |s, e| {
+        // Rebind so the closure captures the whole `Send` tuple, not its raw
+        // pointer fields (edition-2021 disjoint capture).
+        #[allow(clippy::redundant_locals)]
         let ptrs = ptrs;
         let mut bufs = (
             [A::default(); BLOCK],

@@ -227,7 +227,7 @@ mod tests {
         assert_eq!(i32::MIN.trem(-1), 0);
         assert_eq!((-7i32).trem(2), -1);
         assert_eq!(3i8.wpow(5), (243u8 as i8));
-        assert_eq!(fmax(f32::NAN, 1.0).is_nan(), true);
-        assert_eq!(fmin(1.0, f32::NAN).is_nan(), true);
+        assert!(fmax(f32::NAN, 1.0).is_nan());
+        assert!(fmin(1.0, f32::NAN).is_nan());
     }
 }

@@ -50,7 +50,89 @@ pub enum UnaryOp {
     LogicalNot,
     /// `!x` (integers).
     BitNot,
-    // ----- math functions and activations (floats) are added below this line -----
+    // ----- math functions and activations (floats; `Sqrt` also complex) -----
+    /// √x (complex: principal branch).
+    Sqrt,
+    /// 1/√x.
+    Rsqrt,
+    /// eˣ.
+    Exp,
+    /// 2ˣ.
+    Exp2,
+    /// eˣ − 1.
+    Expm1,
+    /// ln x.
+    Log,
+    /// log₂ x.
+    Log2,
+    /// ln(1 + x).
+    Log1p,
+    /// sin x.
+    Sin,
+    /// cos x.
+    Cos,
+    /// tan x.
+    Tan,
+    /// arcsin x.
+    Asin,
+    /// arccos x.
+    Acos,
+    /// arctan x.
+    Atan,
+    /// sinh x.
+    Sinh,
+    /// cosh x.
+    Cosh,
+    /// tanh x.
+    Tanh,
+    /// arsinh x.
+    Asinh,
+    /// arcosh x.
+    Acosh,
+    /// artanh x.
+    Atanh,
+    /// Round toward zero.
+    Trunc,
+    /// Round up.
+    Ceil,
+    /// Round down.
+    Floor,
+    /// Round half away from zero.
+    Round,
+    /// erf x.
+    Erf,
+    /// max(x, 0).
+    Relu,
+    /// min(max(x, 0), 6).
+    Relu6,
+    /// 1/(1 + e⁻ˣ) (sign-dependent stable form).
+    Sigmoid,
+    /// x·sigmoid(x).
+    Silu,
+    /// clamp(alpha·x + beta, 0, 1).
+    HardSigmoid { alpha: f64, beta: f64 },
+    /// x·hard_sigmoid(x) (alpha 1/6, beta 1/2).
+    HardSilu,
+    /// ln(1 + eˣ) without overflow.
+    Softplus,
+    /// ln(sigmoid(x)), stable.
+    LogSigmoid,
+    /// x if x > 0 else slope·x.
+    LeakyRelu { slope: f64 },
+    /// clamp(x, −1, 1).
+    HardTanh,
+    /// x if x > 0 else alpha·(eˣ − 1).
+    Elu { alpha: f64 },
+    /// Scaled ELU (fixed α, λ).
+    Selu,
+    /// Tanh-approximate GELU (constants in the input precision).
+    Gelu,
+    /// Exact (erf) GELU.
+    GeluErf,
+    /// x/(1 + |x|).
+    Softsign,
+    /// x·tanh(softplus(x)).
+    Mish,
 }
 
 impl UnaryOp {
@@ -62,6 +144,8 @@ impl UnaryOp {
             Sign | LogicalNot => class(dt, true, false, true),
             Recip => class(dt, true, true, false),
             BitNot => dt.is_int(),
+            Sqrt => class(dt, true, true, false),
+            _ => dt.is_float(),
         }
     }
 }
@@ -104,6 +188,10 @@ pub enum BinaryOp {
     /// `a / 2^b` truncating toward zero (integers; `b >= width` gives 0;
     /// negative `b` is an error).
     Shr,
+    /// atan2(a, b): the angle of the point (b, a) (floats).
+    Atan2,
+    /// √(a² + b²) without overflow or underflow (floats).
+    Hypot,
 }
 
 impl BinaryOp {
@@ -127,6 +215,8 @@ impl BinaryOp {
             BitXor => "bitwise_xor",
             Shl => "lshift",
             Shr => "rshift",
+            Atan2 => "atan2",
+            Hypot => "hypot",
         }
     }
     /// Whether the op is defined for `dt`.
@@ -138,6 +228,7 @@ impl BinaryOp {
                 class(dt, true, false, true)
             }
             BitAnd | BitOr | BitXor | Shl | Shr => dt.is_int(),
+            Atan2 | Hypot => dt.is_float(),
         }
     }
 }

@@ -2,6 +2,7 @@
 //! This file holds the checks every family shares (same device, same dtype,
 //! output validation) so no family writes them again.
 
+pub mod activation;
 pub mod compare;
 pub mod convert;
 pub mod creation;
@@ -11,6 +12,7 @@ pub mod index;
 pub mod join;
 pub mod linalg;
 pub mod logic;
+pub mod math;
 pub mod operators;
 pub mod reduce;
 pub mod select;

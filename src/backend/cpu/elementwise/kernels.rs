@@ -42,7 +42,8 @@ pub fn float_unary<T: Flt>(op: UnaryOp, x: &Tensor, out: &Tensor) -> Result<()> 
             zero
         }),
         BitNot => return Err(unsupported(op, x)),
-        // ----- math functions and activations: add arms here -----
+        // Math functions and activations: the vectorised vmath kernels.
+        _ => return super::math::unary(op, x, out),
     }
     let _ = GRAIN_COSTLY;
     Ok(())
@@ -90,6 +91,7 @@ where
         Neg => go!(|v: Complex<F>| -v),
         Square => go!(|v: Complex<F>| v * v),
         Recip => go!(|v: Complex<F>| Complex::new(<F as One>::one(), <F as Zero>::zero()) / v),
+        Sqrt => go!(|v: Complex<F>| v.sqrt()),
         // SAFETY: `out` has the real dtype `F` (frontend contract); as above.
         Abs => unsafe { map1::<Complex<F>, F, _>(out, x, GRAIN_CHEAP, |v| v.re.hypot(v.im)) },
         _ => return Err(unsupported(op, x)),
@@ -135,6 +137,7 @@ pub fn float_binary<T: Flt>(op: BinaryOp, a: &Tensor, b: &Tensor, out: &Tensor) 
             (x != zero) != (y != zero)
         )),
         BitAnd | BitOr | BitXor | Shl | Shr => return Err(unsupported(op, a)),
+        Atan2 | Hypot => return super::math::binary(op, a, b, out),
     }
     Ok(())
 }
@@ -188,6 +191,7 @@ pub fn int_binary<T: Int>(op: BinaryOp, a: &Tensor, b: &Tensor, out: &Tensor) ->
         BitXor => go!(GRAIN_CHEAP, |x: T, y: T| x ^ y),
         Shl => go!(GRAIN_CHEAP, |x: T, y: T| x.shl_by(y)),
         Shr => go!(GRAIN_CHEAP, |x: T, y: T| x.shr_by(y)),
+        Atan2 | Hypot => return Err(unsupported(op, a)),
     }
     Ok(())
 }

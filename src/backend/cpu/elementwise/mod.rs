@@ -6,6 +6,7 @@
 
 pub mod engine;
 pub mod kernels;
+pub mod math;
 pub mod num;
 pub mod simd;
 

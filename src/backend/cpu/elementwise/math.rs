@@ -1,0 +1,269 @@
+//! Float math functions and activations of the CPU elementwise family: maps the
+//! math variants of `UnaryOp`/`BinaryOp` to the vectorised `vmath` kernels and
+//! runs them over the planned strided traversal. Contiguous runs go straight to
+//! the kernel (in place or disjoint, as the frontend guarantees); other runs go
+//! through L1-sized buffers; halves are widened to f32 per block and rounded
+//! once per result. No validation here (ops/ did it).
+
+use crate::backend::cpu::base_ptr;
+use crate::backend::cpu::strided::{Plan, SendPtr, PAR_MIN_ELEMS};
+use crate::backend::cpu::vmath::{self, Func, Func2, Isa};
+use crate::backend::elementwise::{BinaryOp, UnaryOp};
+use crate::dtype::{DType, Element};
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+use half::{bf16, f16};
+
+/// Elements per buffered block.
+const BLOCK: usize = 256;
+/// Parallel grain: transcendental kernels cost ~10x an add per element.
+const GRAIN: usize = PAR_MIN_ELEMS / 8;
+
+/// The vmath kernel of a unary op, if it is a math function or activation.
+pub(crate) fn func(op: UnaryOp) -> Option<Func> {
+    use UnaryOp as U;
+    Some(match op {
+        U::Sqrt => Func::Sqrt,
+        U::Rsqrt => Func::Rsqrt,
+        U::Exp => Func::Exp,
+        U::Exp2 => Func::Exp2,
+        U::Expm1 => Func::Expm1,
+        U::Log => Func::Log,
+        U::Log2 => Func::Log2,
+        U::Log1p => Func::Log1p,
+        U::Sin => Func::Sin,
+        U::Cos => Func::Cos,
+        U::Tan => Func::Tan,
+        U::Asin => Func::Asin,
+        U::Acos => Func::Acos,
+        U::Atan => Func::Atan,
+        U::Sinh => Func::Sinh,
+        U::Cosh => Func::Cosh,
+        U::Tanh => Func::Tanh,
+        U::Asinh => Func::Asinh,
+        U::Acosh => Func::Acosh,
+        U::Atanh => Func::Atanh,
+        U::Trunc => Func::Trunc,
+        U::Ceil => Func::Ceil,
+        U::Floor => Func::Floor,
+        U::Round => Func::Round,
+        U::Erf => Func::Erf,
+        U::Relu => Func::Relu,
+        U::Relu6 => Func::Relu6,
+        U::Sigmoid => Func::Sigmoid,
+        U::Silu => Func::Silu,
+        U::HardSigmoid { alpha, beta } => Func::HardSigmoid { alpha, beta },
+        U::HardSilu => Func::HardSilu,
+        U::Softplus => Func::Softplus,
+        U::LogSigmoid => Func::LogSigmoid,
+        U::LeakyRelu { slope } => Func::LeakyRelu { slope },
+        U::HardTanh => Func::HardTanh,
+        U::Elu { alpha } => Func::Elu { alpha },
+        U::Selu => Func::Selu,
+        U::Gelu => Func::Gelu,
+        U::GeluErf => Func::GeluErf,
+        U::Softsign => Func::Softsign,
+        U::Mish => Func::Mish,
+        _ => return None,
+    })
+}
+
+/// The vmath kernel of a binary op, if it is a math function.
+pub(crate) fn func2(op: BinaryOp) -> Option<Func2> {
+    match op {
+        BinaryOp::Atan2 => Some(Func2::Atan2),
+        BinaryOp::Hypot => Some(Func2::Hypot),
+        _ => None,
+    }
+}
+
+/// An element type the kernels run on: f32 and f64 natively, halves via f32.
+trait MathElem: Element {
+    /// `dst = f(src)` over `n` contiguous elements (same pointer or disjoint).
+    unsafe fn apply(isa: Isa, f: Func, n: usize, src: *const Self, dst: *mut Self);
+    /// `dst = f(a, b)` over `n` contiguous elements (each input `dst` or disjoint).
+    unsafe fn apply2(isa: Isa, f: Func2, n: usize, a: *const Self, b: *const Self, dst: *mut Self);
+}
+
+impl MathElem for f32 {
+    unsafe fn apply(isa: Isa, f: Func, n: usize, src: *const f32, dst: *mut f32) {
+        vmath::apply_f32(isa, f, n, src, dst)
+    }
+    unsafe fn apply2(isa: Isa, f: Func2, n: usize, a: *const f32, b: *const f32, d: *mut f32) {
+        vmath::apply2_f32(isa, f, n, a, b, d)
+    }
+}
+
+impl MathElem for f64 {
+    unsafe fn apply(isa: Isa, f: Func, n: usize, src: *const f64, dst: *mut f64) {
+        vmath::apply_f64(isa, f, n, src, dst)
+    }
+    unsafe fn apply2(isa: Isa, f: Func2, n: usize, a: *const f64, b: *const f64, d: *mut f64) {
+        vmath::apply2_f64(isa, f, n, a, b, d)
+    }
+}
+
+macro_rules! half_elem {
+    ($h:ty) => {
+        impl MathElem for $h {
+            unsafe fn apply(isa: Isa, f: Func, n: usize, src: *const $h, dst: *mut $h) {
+                let mut buf = [0f32; BLOCK];
+                let mut i = 0;
+                while i < n {
+                    let len = (n - i).min(BLOCK);
+                    for (k, b) in buf[..len].iter_mut().enumerate() {
+                        *b = (*src.add(i + k)).to_f32();
+                    }
+                    let p = buf.as_mut_ptr();
+                    vmath::apply_f32(isa, f, len, p, p);
+                    for (k, b) in buf[..len].iter().enumerate() {
+                        *dst.add(i + k) = <$h>::from_f32(*b);
+                    }
+                    i += len;
+                }
+            }
+            unsafe fn apply2(
+                isa: Isa,
+                f: Func2,
+                n: usize,
+                a: *const $h,
+                b: *const $h,
+                dst: *mut $h,
+            ) {
+                let (mut ba, mut bb) = ([0f32; BLOCK], [0f32; BLOCK]);
+                let mut i = 0;
+                while i < n {
+                    let len = (n - i).min(BLOCK);
+                    for k in 0..len {
+                        ba[k] = (*a.add(i + k)).to_f32();
+                        bb[k] = (*b.add(i + k)).to_f32();
+                    }
+                    let p = ba.as_mut_ptr();
+                    vmath::apply2_f32(isa, f, len, p, bb.as_ptr(), p);
+                    for (k, v) in ba[..len].iter().enumerate() {
+                        *dst.add(i + k) = <$h>::from_f32(*v);
+                    }
+                    i += len;
+                }
+            }
+        }
+    };
+}
+half_elem!(f16);
+half_elem!(bf16);
+
+/// Gather `n` elements at stride `s` (0 allowed) into `buf`.
+///
+/// # Safety
+/// The elements must be readable.
+#[inline(always)]
+unsafe fn gather<T: Copy>(buf: &mut [T; BLOCK], p: *const T, s: isize, n: usize) {
+    for (k, b) in buf[..n].iter_mut().enumerate() {
+        *b = *p.offset(k as isize * s);
+    }
+}
+
+/// # Safety
+/// Frontend contract of `ElementwiseBackend::unary`; `T` is the dtype's type.
+unsafe fn unary_run<T: MathElem>(f: Func, x: &Tensor, out: &Tensor) {
+    let plan = Plan::new([out.layout(), x.layout()]);
+    let [so, sx] = plan.inner_strides();
+    let isa = Isa::best();
+    let (po, px) = (SendPtr(base_ptr::<T>(out)), SendPtr(base_ptr::<T>(x)));
+    plan.par_for_each_run(GRAIN, move |[oo, ox], len| {
+        let (po, px) = (po, px);
+        // SAFETY: offsets from the plan of in-bounds layouts; `x` is exactly
+        // `out` or disjoint from it (frontend contract).
+        unsafe {
+            let o = po.0.offset(oo);
+            let a = px.0.offset(ox) as *const T;
+            if so == 1 && sx == 1 {
+                T::apply(isa, f, len, a, o);
+                return;
+            }
+            let (mut bi, mut bo) = ([T::zero(); BLOCK], [T::zero(); BLOCK]);
+            let mut i = 0;
+            while i < len {
+                let n = (len - i).min(BLOCK);
+                gather(&mut bi, a.offset(i as isize * sx), sx, n);
+                T::apply(isa, f, n, bi.as_ptr(), bo.as_mut_ptr());
+                for (k, v) in bo[..n].iter().enumerate() {
+                    *o.offset((i + k) as isize * so) = *v;
+                }
+                i += n;
+            }
+        }
+    });
+}
+
+/// # Safety
+/// Frontend contract of `ElementwiseBackend::binary`; `T` is the dtype's type.
+unsafe fn binary_run<T: MathElem>(f: Func2, a: &Tensor, b: &Tensor, out: &Tensor) {
+    let plan = Plan::new([out.layout(), a.layout(), b.layout()]);
+    let [so, sa, sb] = plan.inner_strides();
+    let isa = Isa::best();
+    let ptrs = (
+        SendPtr(base_ptr::<T>(out)),
+        SendPtr(base_ptr::<T>(a)),
+        SendPtr(base_ptr::<T>(b)),
+    );
+    plan.par_for_each_run(GRAIN, move |[oo, oa, ob], len| {
+        let ptrs = ptrs;
+        // SAFETY: as in `unary_run`.
+        unsafe {
+            let o = ptrs.0 .0.offset(oo);
+            let pa = ptrs.1 .0.offset(oa) as *const T;
+            let pb = ptrs.2 .0.offset(ob) as *const T;
+            if so == 1 && sa == 1 && sb == 1 {
+                T::apply2(isa, f, len, pa, pb, o);
+                return;
+            }
+            let (mut ba, mut bb, mut bo) =
+                ([T::zero(); BLOCK], [T::zero(); BLOCK], [T::zero(); BLOCK]);
+            let mut i = 0;
+            while i < len {
+                let n = (len - i).min(BLOCK);
+                gather(&mut ba, pa.offset(i as isize * sa), sa, n);
+                gather(&mut bb, pb.offset(i as isize * sb), sb, n);
+                T::apply2(isa, f, n, ba.as_ptr(), bb.as_ptr(), bo.as_mut_ptr());
+                for (k, v) in bo[..n].iter().enumerate() {
+                    *o.offset((i + k) as isize * so) = *v;
+                }
+                i += n;
+            }
+        }
+    });
+}
+
+/// `out = op(x)` for a real float dtype and a math op (see [`func`]).
+pub(crate) fn unary(op: UnaryOp, x: &Tensor, out: &Tensor) -> Result<()> {
+    let f = func(op).ok_or_else(|| Error::dtype(&format!("{op:?}").to_lowercase(), x.dtype()))?;
+    // SAFETY: each arm's type is the dtype's (matched); frontend contract.
+    unsafe {
+        match x.dtype() {
+            DType::F32 => unary_run::<f32>(f, x, out),
+            DType::F64 => unary_run::<f64>(f, x, out),
+            DType::F16 => unary_run::<f16>(f, x, out),
+            DType::BF16 => unary_run::<bf16>(f, x, out),
+            dt => return Err(Error::dtype(&format!("{op:?}").to_lowercase(), dt)),
+        }
+    }
+    Ok(())
+}
+
+/// `out = op(a, b)` for a real float dtype and a math op (see [`func2`]).
+pub(crate) fn binary(op: BinaryOp, a: &Tensor, b: &Tensor, out: &Tensor) -> Result<()> {
+    let name = op.name();
+    let f = func2(op).ok_or_else(|| Error::dtype(name, a.dtype()))?;
+    // SAFETY: as in `unary`.
+    unsafe {
+        match a.dtype() {
+            DType::F32 => binary_run::<f32>(f, a, b, out),
+            DType::F64 => binary_run::<f64>(f, a, b, out),
+            DType::F16 => binary_run::<f16>(f, a, b, out),
+            DType::BF16 => binary_run::<bf16>(f, a, b, out),
+            dt => return Err(Error::dtype(name, dt)),
+        }
+    }
+    Ok(())
+}

@@ -12,7 +12,6 @@ use rnx::{DType, Tensor};
 /// Seeds of the first and second input of a case (the Python side uses the
 /// same ones).
 pub const SEED_A: u64 = 1;
-#[cfg(test)]
 pub const SEED_B: u64 = 2;
 
 /// Uniform values in `[lo, hi)` for f32 or f64 (see the file comment).

@@ -1,9 +1,11 @@
 //! matmul (f32, f64; all threads and `_1t`), batched matmul and the 3x3 "same"
 //! convolution. Inputs: uniform in [-1, 1).
 
-use super::Case;
+use super::data::{uniform, SEED_A, SEED_B};
+use super::{Case, Prepared, Scale, Work};
+use rnx::DType;
+use std::hint::black_box;
 
-const NEEDS_MATMUL: &str = "Tensor::matmul (issue 7, branch linalg)";
 const NEEDS_CONV: &str = "Tensor::correlate2d (issue 7, branch linalg)";
 
 /// A case and its single-thread twin (`_1t`).
@@ -11,16 +13,43 @@ fn both(make: impl Fn() -> Case) -> [Case; 2] {
     [make(), make().single_thread()]
 }
 
+/// `a.matmul(b)` on two inputs of shape `dims(scale)`: `[n, n]`, or
+/// `[batch, n, n]` for a batched product.
+fn matmul(name: String, dtype: DType, dims: fn(Scale) -> Vec<usize>) -> Case {
+    Case::ready(name, move |s| {
+        let dims = dims(s);
+        let a = uniform(dtype, &dims, SEED_A, -1.0, 1.0)?;
+        let b = uniform(dtype, &dims, SEED_B, -1.0, 1.0)?;
+        let n = dims[dims.len() - 1] as f64;
+        let batch = dims[..dims.len() - 2].iter().product::<usize>() as f64;
+        Ok(Prepared::new(
+            move || {
+                black_box(a.matmul(&b)?);
+                Ok(())
+            },
+            Some(Work::Flops(2.0 * batch * n * n * n)),
+        ))
+    })
+}
+
 pub fn cases() -> Vec<Case> {
     let mut v = Vec::new();
-    for dt in ["f32", "f64"] {
-        for n in [256, 1024, 2048] {
-            v.extend(both(|| {
-                Case::missing(format!("matmul_{dt}_{n}"), NEEDS_MATMUL)
-            }));
+    for (dt, dtype) in [("f32", DType::F32), ("f64", DType::F64)] {
+        // Quick sizes 16, 24, 32.
+        let sizes: [(usize, fn(Scale) -> Vec<usize>); 3] = [
+            (256, |s| vec![s.pick(256, 16); 2]),
+            (1024, |s| vec![s.pick(1024, 24); 2]),
+            (2048, |s| vec![s.pick(2048, 32); 2]),
+        ];
+        for (n, dims) in sizes {
+            v.extend(both(|| matmul(format!("matmul_{dt}_{n}"), dtype, dims)));
         }
     }
-    v.extend(both(|| Case::missing("bmm_f32_64x128x128", NEEDS_MATMUL)));
+    v.extend(both(|| {
+        matmul("bmm_f32_64x128x128".into(), DType::F32, |s| {
+            vec![s.pick(64, 2), s.pick(128, 8), s.pick(128, 8)]
+        })
+    }));
     v.push(Case::missing("conv2d_8x64x56x56_k3_same", NEEDS_CONV));
     v
 }

@@ -1,29 +1,86 @@
 //! Reduction, softmax and sort cases. Inputs: f32 in [0.5, 1.5) for the
 //! reductions, [-4, 4) for softmax, [-10^6, 10^6) for the sorts.
 
-use super::Case;
+use super::data::{uniform, SEED_A};
+use super::{Case, Prepared, Scale, Work};
+use rnx::{DType, Tensor};
+use std::hint::black_box;
 
-const NEEDS_SUM: &str = "Tensor::sum (issue 6, branch reduce)";
-const NEEDS_MAX: &str = "Tensor::max (issue 6, branch reduce)";
-const NEEDS_MEAN: &str = "Tensor::mean (issue 6, branch reduce)";
-const NEEDS_VAR: &str = "Tensor::var (issue 6, branch reduce)";
-const NEEDS_ARGMAX: &str = "Tensor::argmax (issue 6, branch reduce)";
-const NEEDS_SOFTMAX: &str = "Tensor::softmax (issue 6, branch reduce)";
-const NEEDS_SORT: &str = "Tensor::sort (issue 6, branch reduce)";
-const NEEDS_ARGSORT: &str = "Tensor::argsort (issue 6, branch reduce)";
+/// A case over one f32 input of shape `shape(scale)` with values in `[lo, hi)`;
+/// `f` is timed and its results dropped inside the timed region.
+fn case<R: 'static>(
+    name: &str,
+    shape: fn(Scale) -> Vec<usize>,
+    lo: f64,
+    hi: f64,
+    f: fn(&Tensor) -> rnx::Result<R>,
+) -> Case {
+    Case::ready(name, move |s| {
+        let shape = shape(s);
+        let n = shape.iter().product::<usize>();
+        let x = uniform(DType::F32, &shape, SEED_A, lo, hi)?;
+        Ok(Prepared::new(
+            move || {
+                black_box(f(&x)?);
+                Ok(())
+            },
+            Some(Work::Bytes((n * 4) as f64)),
+        ))
+    })
+}
+
+fn n10m(s: Scale) -> Vec<usize> {
+    vec![s.pick(10_000_000, 1000)]
+}
+
+fn square(s: Scale) -> Vec<usize> {
+    vec![s.pick(4096, 48); 2]
+}
 
 pub fn cases() -> Vec<Case> {
+    let (lo, hi) = (0.5, 1.5);
+    let (slo, shi) = (-1e6, 1e6);
     vec![
-        Case::missing("sum_all_f32_10M", NEEDS_SUM),
-        Case::missing("max_all_f32_10M", NEEDS_MAX),
-        Case::missing("sum_axis0_4096x4096", NEEDS_SUM),
-        Case::missing("sum_axis1_4096x4096", NEEDS_SUM),
-        Case::missing("mean_axis1_4096x4096", NEEDS_MEAN),
-        Case::missing("var_axis1_4096x4096", NEEDS_VAR),
-        Case::missing("argmax_axis1_4096x4096", NEEDS_ARGMAX),
-        Case::missing("softmax_lastaxis_4096x4096", NEEDS_SOFTMAX),
-        Case::missing("sort_f32_1M", NEEDS_SORT),
-        Case::missing("argsort_f32_1M", NEEDS_ARGSORT),
-        Case::missing("sort_rows_1000x1000", NEEDS_SORT),
+        case("sum_all_f32_10M", n10m, lo, hi, |x| x.sum(None, false)),
+        case("max_all_f32_10M", n10m, lo, hi, |x| x.max(None, false)),
+        case("sum_axis0_4096x4096", square, lo, hi, |x| {
+            x.sum(Some(&[0]), false)
+        }),
+        case("sum_axis1_4096x4096", square, lo, hi, |x| {
+            x.sum(Some(&[1]), false)
+        }),
+        case("mean_axis1_4096x4096", square, lo, hi, |x| {
+            x.mean(Some(&[1]), false)
+        }),
+        case("var_axis1_4096x4096", square, lo, hi, |x| {
+            x.var(Some(&[1]), false, 0)
+        }),
+        case("argmax_axis1_4096x4096", square, lo, hi, |x| {
+            x.argmax(Some(1), false)
+        }),
+        case("softmax_lastaxis_4096x4096", square, -4.0, 4.0, |x| {
+            x.softmax(None)
+        }),
+        case(
+            "sort_f32_1M",
+            |s| vec![s.pick(1_000_000, 1000)],
+            slo,
+            shi,
+            |x| x.sort(-1, false),
+        ),
+        case(
+            "argsort_f32_1M",
+            |s| vec![s.pick(1_000_000, 1000)],
+            slo,
+            shi,
+            |x| x.argsort(-1, false),
+        ),
+        case(
+            "sort_rows_1000x1000",
+            |s| vec![s.pick(1000, 10); 2],
+            slo,
+            shi,
+            |x| x.sort(-1, false),
+        ),
     ]
 }

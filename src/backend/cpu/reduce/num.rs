@@ -139,7 +139,7 @@ real!(
 
 /// A float element and the float type it computes in (f32 for f16/bf16).
 pub(crate) trait FloatElem: Element {
-    type F: num_traits::Float + Send + Sync;
+    type F: num_traits::Float + SoftmaxFloat + Send + Sync;
     fn to_f(self) -> Self::F;
     fn from_f(f: Self::F) -> Self;
 }
@@ -178,3 +178,57 @@ macro_rules! float_half {
     )*};
 }
 float_half!(f16, bf16);
+
+/// The vectorised pieces of softmax over a contiguous chunk, for the compute
+/// types f32 and f64.
+pub(crate) trait SoftmaxFloat: Sized + Copy {
+    /// `x[i] = exp(x[i])` with the vmath kernel (stated ULP bound in `vmath`).
+    fn exp_in_place(x: &mut [Self]);
+    /// Sum in f64 lanes (one rounding per element into f64).
+    fn sum_f64(x: &[Self]) -> f64;
+    /// The maximum of `m` and `x`; NaN if either holds a NaN.
+    fn max_nan(x: &[Self], m: Self) -> Self;
+}
+
+macro_rules! softmax_float {
+    ($t:ty, $inplace:ident) => {
+        impl SoftmaxFloat for $t {
+            fn exp_in_place(x: &mut [$t]) {
+                crate::backend::cpu::vmath::$inplace(crate::backend::cpu::vmath::Func::Exp, x)
+            }
+            fn sum_f64(x: &[$t]) -> f64 {
+                let mut acc = [0f64; 8];
+                let mut it = x.chunks_exact(8);
+                for c in &mut it {
+                    for k in 0..8 {
+                        acc[k] += c[k] as f64;
+                    }
+                }
+                let tail: f64 = it.remainder().iter().map(|&v| v as f64).sum();
+                acc.iter().sum::<f64>() + tail
+            }
+            fn max_nan(x: &[$t], m: $t) -> $t {
+                let mut acc = [m; 8];
+                let mut nan = m.is_nan();
+                let mut it = x.chunks_exact(8);
+                for c in &mut it {
+                    for k in 0..8 {
+                        acc[k] = acc[k].max(c[k]);
+                        nan |= c[k].is_nan();
+                    }
+                }
+                for &v in it.remainder() {
+                    acc[0] = acc[0].max(v);
+                    nan |= v.is_nan();
+                }
+                if nan {
+                    <$t>::NAN
+                } else {
+                    acc.iter().fold(<$t>::NEG_INFINITY, |a, &b| a.max(b))
+                }
+            }
+        }
+    };
+}
+softmax_float!(f32, map_f32_inplace);
+softmax_float!(f64, map_f64_inplace);

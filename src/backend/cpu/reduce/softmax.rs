@@ -1,15 +1,18 @@
 //! CPU softmax, log_softmax and logsumexp over a set of axes, fused: per group
-//! one pass for the maximum, one for the sum of `exp(x - max)` (accumulated in
-//! f64), and one writing the result — no intermediate tensor. Halves compute in
-//! f32. Groups run in parallel.
+//! one pass for the maximum, one for the sum of `exp(x - max)` (vectorised exp
+//! of `vmath`, sum accumulated in f64 lanes), and one writing the result — no
+//! intermediate tensor. Halves compute in f32. Groups run in parallel.
 
-use super::num::FloatElem;
+use super::num::{FloatElem, SoftmaxFloat};
 use crate::backend::cpu::base_ptr;
 use crate::backend::cpu::strided::{Plan, SendPtr, PAR_MIN_ELEMS};
 use crate::backend::reduce::SoftmaxOp;
 use crate::layout::Layout;
 use crate::tensor::Tensor;
-use num_traits::{Float, NumCast, ToPrimitive};
+use num_traits::{Float, NumCast, Zero};
+
+/// Elements per buffered chunk of a group (fits L1 with room to spare).
+const CHUNK: usize = 512;
 
 /// Apply `op` to the groups of `x` over `axes`, writing `out` (x's shape for
 /// softmax/log_softmax, keepdims shape for logsumexp).
@@ -38,28 +41,47 @@ pub(super) fn run<T: FloatElem>(op: SoftmaxOp, x: &Tensor, axes: &[usize], out: 
     // overlap x, and each task owns its groups.
     let at = move |o: isize| unsafe { *{ xp }.0.offset(o) }.to_f();
     let put = move |o: isize, v: T::F| unsafe { *{ op_ }.0.offset(o) = T::from_f(v) };
-    let group = |xb: isize, ob: isize| {
-        let mut m = T::F::neg_infinity();
-        gplan.for_each_run(0, gsize, |[g0, _], len| {
-            for i in 0..len as isize {
-                let v = at(xb + g0 + i * gx);
-                if v > m || v.is_nan() {
-                    m = v;
+    let get = move |o: isize| unsafe { *{ op_ }.0.offset(o) }.to_f();
+    // In-register copies of `T` are exact when `T::F` is `T` itself (f32, f64):
+    // then softmax stores exp(x - m) in the first pass and scales it in place.
+    let exact = std::mem::size_of::<T>() == std::mem::size_of::<T::F>();
+    // The group's elements in chunks of CHUNK through a local buffer, so that
+    // max, exp (vmath, vectorised) and the f64 sum run on contiguous lanes for
+    // every layout.
+    let chunks = |xb: isize, ob: isize, f: &mut dyn FnMut(&mut [T::F], isize, usize)| {
+        let mut buf = [T::F::zero(); CHUNK];
+        gplan.for_each_run(0, gsize, |[g0, o0], len| {
+            let mut i = 0;
+            while i < len {
+                let l = (len - i).min(CHUNK);
+                for (k, b) in buf[..l].iter_mut().enumerate() {
+                    *b = at(xb + g0 + (i + k) as isize * gx);
                 }
+                f(&mut buf[..l], ob + o0 + i as isize * go, l);
+                i += l;
             }
         });
+    };
+    let group = |xb: isize, ob: isize| {
+        let mut m = T::F::neg_infinity();
+        chunks(xb, ob, &mut |b, _, _| m = T::F::max_nan(b, m));
         if op == SoftmaxOp::LogSumExp && m.is_infinite() {
             // All -inf (or empty) gives -inf; any +inf gives +inf.
             put(ob, m);
             return;
         }
+        let store = op == SoftmaxOp::Softmax && exact;
         let mut s = 0f64;
-        gplan.for_each_run(0, gsize, |[g0, _], len| {
-            for i in 0..len as isize {
-                s += (at(xb + g0 + i * gx) - m)
-                    .exp()
-                    .to_f64()
-                    .unwrap_or(f64::NAN);
+        chunks(xb, ob, &mut |b, o, l| {
+            for v in b.iter_mut() {
+                *v = *v - m;
+            }
+            T::F::exp_in_place(b);
+            s += T::F::sum_f64(b);
+            if store {
+                for (k, &v) in b[..l].iter().enumerate() {
+                    put(o + k as isize * go, v);
+                }
             }
         });
         let s: T::F = NumCast::from(s).unwrap_or_else(T::F::nan);
@@ -69,19 +91,33 @@ pub(super) fn run<T: FloatElem>(op: SoftmaxOp, x: &Tensor, axes: &[usize], out: 
                 // (x - m) - ln s, not x - (m + ln s): the latter loses the low
                 // bits of ln s next to a large m.
                 let ls = s.ln();
-                gplan.for_each_run(0, gsize, |[g0, o0], len| {
-                    for i in 0..len as isize {
-                        put(ob + o0 + i * go, (at(xb + g0 + i * gx) - m) - ls);
+                chunks(xb, ob, &mut |b, o, _| {
+                    for (k, &v) in b.iter().enumerate() {
+                        put(o + k as isize * go, (v - m) - ls);
                     }
                 });
             }
             SoftmaxOp::Softmax => {
                 let inv = s.recip();
-                gplan.for_each_run(0, gsize, |[g0, o0], len| {
-                    for i in 0..len as isize {
-                        put(ob + o0 + i * go, (at(xb + g0 + i * gx) - m).exp() * inv);
-                    }
-                });
+                if store {
+                    // exp(x - m) is in `out` already: scale it in place.
+                    gplan.for_each_run(0, gsize, |[_, o0], len| {
+                        for i in 0..len as isize {
+                            let o = ob + o0 + i * go;
+                            put(o, get(o) * inv);
+                        }
+                    });
+                } else {
+                    chunks(xb, ob, &mut |b, o, _| {
+                        for v in b.iter_mut() {
+                            *v = *v - m;
+                        }
+                        T::F::exp_in_place(b);
+                        for (k, &v) in b.iter().enumerate() {
+                            put(o + k as isize * go, v * inv);
+                        }
+                    });
+                }
             }
         }
     };

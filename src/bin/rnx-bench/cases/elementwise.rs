@@ -92,10 +92,38 @@ pub fn cases() -> Vec<Case> {
             let at = transposed(&a)?;
             Ok(timed(move || at.contiguous(), bytes(n * n, 4, 2)))
         }),
-        unary("exp_f32_10M", -4.0, 4.0, false, Tensor::exp, Tensor::exp_out),
-        unary("exp_out_f32_10M", -4.0, 4.0, true, Tensor::exp, Tensor::exp_out),
-        unary("tanh_f32_10M", -4.0, 4.0, false, Tensor::tanh, Tensor::tanh_out),
-        unary("tanh_out_f32_10M", -4.0, 4.0, true, Tensor::tanh, Tensor::tanh_out),
+        unary(
+            "exp_f32_10M",
+            -4.0,
+            4.0,
+            false,
+            Tensor::exp,
+            Tensor::exp_out,
+        ),
+        unary(
+            "exp_out_f32_10M",
+            -4.0,
+            4.0,
+            true,
+            Tensor::exp,
+            Tensor::exp_out,
+        ),
+        unary(
+            "tanh_f32_10M",
+            -4.0,
+            4.0,
+            false,
+            Tensor::tanh,
+            Tensor::tanh_out,
+        ),
+        unary(
+            "tanh_out_f32_10M",
+            -4.0,
+            4.0,
+            true,
+            Tensor::tanh,
+            Tensor::tanh_out,
+        ),
         unary(
             "sigmoid_f32_10M",
             -8.0,

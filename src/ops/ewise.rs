@@ -231,7 +231,7 @@ pub(crate) fn run(
                 .first()
                 .map(|t| t.device())
                 .unwrap_or(crate::Device::Cpu);
-            Tensor::zeros_on(out_dtype, &shape, device)?
+            Tensor::empty_on(out_dtype, &shape, device)?
         }
     };
     let mut views = Vec::with_capacity(inputs.len());

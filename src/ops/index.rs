@@ -323,7 +323,7 @@ impl Tensor {
     fn gather_axis(&self, axis: usize, idx: &[isize]) -> Result<Tensor> {
         let mut shape = self.shape().to_vec();
         shape[axis] = idx.len();
-        let out = Tensor::zeros_on(self.dtype(), &shape, self.device())?;
+        let out = Tensor::empty_on(self.dtype(), &shape, self.device())?;
         let host: Vec<i64> = idx.iter().map(|&i| i as i64).collect();
         let it = Tensor::from_slice(&host, &[host.len()])?.to_device(self.device())?;
         locked("slice", &[self, &it], &[&out], || {

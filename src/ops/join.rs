@@ -159,7 +159,7 @@ impl Tensor {
         strides.extend_from_slice(self.layout().strides());
         let shape: Vec<usize> = dims.iter().zip(&reps).map(|(d, r)| d * r).collect();
         crate::layout::checked_numel("tile", &shape)?;
-        let out = Tensor::zeros_on(self.dtype(), &shape, self.device())?;
+        let out = Tensor::empty_on(self.dtype(), &shape, self.device())?;
         // Interleave (rep, dim) pairs: the output is [r0, d0, r1, d1, ...].
         let mut pshape = Vec::with_capacity(2 * k);
         let mut pstr = Vec::with_capacity(2 * k);
@@ -191,7 +191,7 @@ impl Tensor {
             Error::invalid("repeat", format!("count {count} gives too many elements"))
         })?;
         crate::layout::checked_numel("repeat", &shape)?;
-        let out = Tensor::zeros_on(self.dtype(), &shape, self.device())?;
+        let out = Tensor::empty_on(self.dtype(), &shape, self.device())?;
         let mut pshape = self.shape().to_vec();
         pshape.insert(a + 1, count);
         let mut pstr = self.layout().strides().to_vec();
@@ -244,7 +244,7 @@ impl Tensor {
         }
         let mut shape = first.shape().to_vec();
         shape[a] = total;
-        let out = Tensor::zeros_on(first.dtype(), &shape, first.device())?;
+        let out = Tensor::empty_on(first.dtype(), &shape, first.device())?;
         let mut off = 0;
         for t in &v {
             let d = t.shape()[a];

@@ -129,7 +129,7 @@ fn plan(op: &str, a: &Tensor, b: &Tensor) -> Result<Product> {
 impl Product {
     /// Compute into a fresh tensor of the user-visible shape.
     fn run(&self, op: &str, src_a: &Tensor, src_b: &Tensor) -> Result<Tensor> {
-        let out = Tensor::zeros_on(self.a.dtype(), &self.full, self.a.device())?;
+        let out = Tensor::empty_on(self.a.dtype(), &self.full, self.a.device())?;
         locked(op, &[src_a, src_b], &[&out], || {
             out.backend().matmul(&self.a, &self.b, &out, false)
         })?;

@@ -95,7 +95,7 @@ impl Tensor {
         } else {
             dt
         };
-        let out = Tensor::zeros_on(out_dt, &shape, self.device())?;
+        let out = Tensor::empty_on(out_dt, &shape, self.device())?;
         super::locked(name, &[self], &[&out], || {
             self.backend().reduce(op, self, &axes, &out)
         })?;
@@ -236,7 +236,7 @@ impl Tensor {
                 format!("axis of length {n} does not fit i32 indices"),
             ));
         }
-        let out = Tensor::zeros_on(DType::I32, &keep_shape(x.shape(), &[axis]), self.device())?;
+        let out = Tensor::empty_on(DType::I32, &keep_shape(x.shape(), &[axis]), self.device())?;
         super::locked(name, &[&x], &[&out], || {
             x.backend().arg_reduce(op, &x, axis, &out)
         })?;
@@ -281,7 +281,7 @@ impl Tensor {
 
     fn scan_impl(&self, name: &str, op: ScanOp, axis: isize) -> Result<Tensor> {
         let axis = normalize_axis(name, axis, self.ndim())?;
-        let out = Tensor::zeros_on(self.dtype(), self.shape(), self.device())?;
+        let out = Tensor::empty_on(self.dtype(), self.shape(), self.device())?;
         super::locked(name, &[self], &[&out], || {
             self.backend().scan(op, self, axis, &out)
         })?;

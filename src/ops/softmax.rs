@@ -27,7 +27,7 @@ impl Tensor {
         if !self.dtype().is_float() {
             return Err(Error::dtype(name, self.dtype()));
         }
-        let out = Tensor::zeros_on(self.dtype(), shape, self.device())?;
+        let out = Tensor::empty_on(self.dtype(), shape, self.device())?;
         super::locked(name, &[self], &[&out], || {
             self.backend().softmax(op, self, axes, &out)
         })?;

@@ -37,9 +37,9 @@ impl Tensor {
                 format!("axis of length {n} does not fit i32 indices"),
             ));
         }
-        let idx = Tensor::zeros_on(DType::I32, self.shape(), self.device())?;
+        let idx = Tensor::empty_on(DType::I32, self.shape(), self.device())?;
         let vals = if values {
-            Some(Tensor::zeros_on(self.dtype(), self.shape(), self.device())?)
+            Some(Tensor::empty_on(self.dtype(), self.shape(), self.device())?)
         } else {
             None
         };

@@ -48,7 +48,7 @@ pub(super) fn run<T: FloatElem>(op: SoftmaxOp, x: &Tensor, axes: &[usize], out: 
     // The group's elements in chunks of CHUNK through a local buffer, so that
     // max, exp (vmath, vectorised) and the f64 sum run on contiguous lanes for
     // every layout.
-    let chunks = |xb: isize, ob: isize, f: &mut dyn FnMut(&mut [T::F], isize, usize)| {
+    let chunks = |xb: isize, ob: isize, f: &mut dyn FnMut(&mut [T::F], isize)| {
         let mut buf = [T::F::zero(); CHUNK];
         gplan.for_each_run(0, gsize, |[g0, o0], len| {
             let mut i = 0;
@@ -57,14 +57,14 @@ pub(super) fn run<T: FloatElem>(op: SoftmaxOp, x: &Tensor, axes: &[usize], out: 
                 for (k, b) in buf[..l].iter_mut().enumerate() {
                     *b = at(xb + g0 + (i + k) as isize * gx);
                 }
-                f(&mut buf[..l], ob + o0 + i as isize * go, l);
+                f(&mut buf[..l], ob + o0 + i as isize * go);
                 i += l;
             }
         });
     };
     let group = |xb: isize, ob: isize| {
         let mut m = T::F::neg_infinity();
-        chunks(xb, ob, &mut |b, _, _| m = T::F::max_nan(b, m));
+        chunks(xb, ob, &mut |b, _| m = T::F::max_nan(b, m));
         if op == SoftmaxOp::LogSumExp && m.is_infinite() {
             // All -inf (or empty) gives -inf; any +inf gives +inf.
             put(ob, m);
@@ -72,14 +72,14 @@ pub(super) fn run<T: FloatElem>(op: SoftmaxOp, x: &Tensor, axes: &[usize], out: 
         }
         let store = op == SoftmaxOp::Softmax && exact;
         let mut s = 0f64;
-        chunks(xb, ob, &mut |b, o, l| {
+        chunks(xb, ob, &mut |b, o| {
             for v in b.iter_mut() {
                 *v = *v - m;
             }
             T::F::exp_in_place(b);
             s += T::F::sum_f64(b);
             if store {
-                for (k, &v) in b[..l].iter().enumerate() {
+                for (k, &v) in b.iter().enumerate() {
                     put(o + k as isize * go, v);
                 }
             }
@@ -91,7 +91,7 @@ pub(super) fn run<T: FloatElem>(op: SoftmaxOp, x: &Tensor, axes: &[usize], out: 
                 // (x - m) - ln s, not x - (m + ln s): the latter loses the low
                 // bits of ln s next to a large m.
                 let ls = s.ln();
-                chunks(xb, ob, &mut |b, o, _| {
+                chunks(xb, ob, &mut |b, o| {
                     for (k, &v) in b.iter().enumerate() {
                         put(o + k as isize * go, (v - m) - ls);
                     }
@@ -108,7 +108,7 @@ pub(super) fn run<T: FloatElem>(op: SoftmaxOp, x: &Tensor, axes: &[usize], out: 
                         }
                     });
                 } else {
-                    chunks(xb, ob, &mut |b, o, _| {
+                    chunks(xb, ob, &mut |b, o| {
                         for v in b.iter_mut() {
                             *v = *v - m;
                         }

@@ -8,6 +8,9 @@ use std::hint::black_box;
 
 const NEEDS_CONV: &str = "Tensor::correlate2d (issue 7, branch linalg)";
 
+/// The input shape of a matmul case at a scale.
+type Dims = fn(Scale) -> Vec<usize>;
+
 /// A case and its single-thread twin (`_1t`).
 fn both(make: impl Fn() -> Case) -> [Case; 2] {
     [make(), make().single_thread()]
@@ -15,7 +18,7 @@ fn both(make: impl Fn() -> Case) -> [Case; 2] {
 
 /// `a.matmul(b)` on two inputs of shape `dims(scale)`: `[n, n]`, or
 /// `[batch, n, n]` for a batched product.
-fn matmul(name: String, dtype: DType, dims: fn(Scale) -> Vec<usize>) -> Case {
+fn matmul(name: String, dtype: DType, dims: Dims) -> Case {
     Case::ready(name, move |s| {
         let dims = dims(s);
         let a = uniform(dtype, &dims, SEED_A, -1.0, 1.0)?;
@@ -36,7 +39,7 @@ pub fn cases() -> Vec<Case> {
     let mut v = Vec::new();
     for (dt, dtype) in [("f32", DType::F32), ("f64", DType::F64)] {
         // Quick sizes 16, 24, 32.
-        let sizes: [(usize, fn(Scale) -> Vec<usize>); 3] = [
+        let sizes: [(usize, Dims); 3] = [
             (256, |s| vec![s.pick(256, 16); 2]),
             (1024, |s| vec![s.pick(1024, 24); 2]),
             (2048, |s| vec![s.pick(2048, 32); 2]),

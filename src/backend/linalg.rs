@@ -21,4 +21,23 @@ pub trait LinalgBackend: Send + Sync + 'static {
     /// per result. `k == 0` gives zeros (or leaves `out` unchanged when
     /// accumulating).
     fn matmul(&self, a: &Tensor, b: &Tensor, out: &Tensor, accumulate: bool) -> Result<()>;
+
+    /// 3x3 cross-correlation with stride 1 and dilation 1 of an already padded
+    /// input: `x` is `[n, c, h, w]` (h, w >= 3), `w` is `[o, c / groups, 3, 3]`,
+    /// `out` is `[n, o, h - 2, w - 2]`; `groups` (>= 1) divides `c` and `o`.
+    /// Writes `out[b, o, i, j] = sum_{c, p, q} x[b, g*cg + c, i + p, j + q] *
+    /// w[o, c, p, q]` (`g` the group of `o`, `cg = c / groups`), or adds it to
+    /// `out` when `accumulate` is true. f32 and f64 only (an `UnsupportedDType`
+    /// error otherwise; the frontend calls it for nothing else). Results match
+    /// the direct sum up to rounding: the CPU uses Winograd F(4,3), whose error
+    /// relative to the sum of absolute products stays below 1e-5 (f32) and
+    /// 2e-14 (f64) in `tests/conv.rs`.
+    fn conv3x3(
+        &self,
+        x: &Tensor,
+        w: &Tensor,
+        out: &Tensor,
+        groups: usize,
+        accumulate: bool,
+    ) -> Result<()>;
 }

@@ -4,12 +4,13 @@
 //! 3x3 convolution is in `winograd.rs`. No argument validation here.
 
 mod int;
+mod winograd;
 
 use super::strided::SendPtr;
 use super::{base_ptr, CpuBackend};
 use crate::backend::LinalgBackend;
-use crate::dtype::Element;
-use crate::error::Result;
+use crate::dtype::{DType, Element};
+use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 use crate::{bf16, f16, C32, C64};
 use rayon::prelude::*;
@@ -269,6 +270,24 @@ impl LinalgBackend for CpuBackend {
             // SAFETY: frontend contract (locked, in bounds, unique, no overlap).
             unsafe { batched::<T>(a, b, out, accumulate) };
         });
+        Ok(())
+    }
+
+    fn conv3x3(
+        &self,
+        x: &Tensor,
+        w: &Tensor,
+        out: &Tensor,
+        groups: usize,
+        accumulate: bool,
+    ) -> Result<()> {
+        // SAFETY: frontend contract (locked, in bounds, unique, no overlap);
+        // the type is the dtype's.
+        match out.dtype() {
+            DType::F32 => unsafe { winograd::conv3x3::<f32>(x, w, out, groups, accumulate) },
+            DType::F64 => unsafe { winograd::conv3x3::<f64>(x, w, out, groups, accumulate) },
+            d => return Err(Error::dtype("conv3x3", d)),
+        }
         Ok(())
     }
 }

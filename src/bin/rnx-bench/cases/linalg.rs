@@ -3,10 +3,9 @@
 
 use super::data::{uniform, SEED_A, SEED_B};
 use super::{Case, Prepared, Scale, Work};
+use rnx::ops::conv::{Conv2dOptions, Padding};
 use rnx::DType;
 use std::hint::black_box;
-
-const NEEDS_CONV: &str = "Tensor::correlate2d (issue 7, branch linalg)";
 
 /// The input shape of a matmul case at a scale.
 type Dims = fn(Scale) -> Vec<usize>;
@@ -35,6 +34,29 @@ fn matmul(name: String, dtype: DType, dims: Dims) -> Case {
     })
 }
 
+/// `x.correlate2d(w)` with `Same` padding, f32: x `[8, 64, 56, 56]`, w
+/// `[64, 64, 3, 3]` (quick: `[1, 4, 6, 6]`, `[4, 4, 3, 3]`), the sizes of the
+/// NumPy/PyTorch side.
+fn conv2d() -> Case {
+    Case::ready("conv2d_8x64x56x56_k3_same", |s: Scale| {
+        let (batch, ch, hw) = (s.pick(8, 1), s.pick(64, 4), s.pick(56, 6));
+        let x = uniform(DType::F32, &[batch, ch, hw, hw], SEED_A, -1.0, 1.0)?;
+        let w = uniform(DType::F32, &[ch, ch, 3, 3], SEED_B, -1.0, 1.0)?;
+        let o = Conv2dOptions {
+            padding: Padding::Same,
+            ..Default::default()
+        };
+        let flops = 2.0 * (batch * ch * ch * 9 * hw * hw) as f64;
+        Ok(Prepared::new(
+            move || {
+                black_box(x.correlate2d(&w, &o)?);
+                Ok(())
+            },
+            Some(Work::Flops(flops)),
+        ))
+    })
+}
+
 pub fn cases() -> Vec<Case> {
     let mut v = Vec::new();
     for (dt, dtype) in [("f32", DType::F32), ("f64", DType::F64)] {
@@ -53,6 +75,6 @@ pub fn cases() -> Vec<Case> {
             vec![s.pick(64, 2), s.pick(128, 8), s.pick(128, 8)]
         })
     }));
-    v.push(Case::missing("conv2d_8x64x56x56_k3_same", NEEDS_CONV));
+    v.push(conv2d());
     v
 }

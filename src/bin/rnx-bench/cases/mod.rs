@@ -81,6 +81,9 @@ impl Case {
         }
     }
 
+    /// A case whose operation is not on this branch yet (none at present:
+    /// kept for cases added before their op lands).
+    #[allow(dead_code)]
     pub fn missing(name: impl Into<String>, needs: &'static str) -> Case {
         Case {
             name: name.into(),

@@ -224,3 +224,241 @@ proptest! {
         }
     }
 }
+
+// ---------------------------------------------------------------------------
+// Every dtype against a brute-force stable sort, bit for bit.
+
+/// The total order the sort promises: NaN above everything, -0.0 == 0.0.
+fn total<T: PartialOrd>(a: &T, b: &T) -> Ordering {
+    #[allow(clippy::eq_op)]
+    match (a != a, b != b) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Greater,
+        (false, true) => Ordering::Less,
+        _ => a.partial_cmp(b).expect("non-NaN elements compare"),
+    }
+}
+
+/// A sortable test element: its bits, and a generator of values from a hash
+/// (`dup`: few distinct values, so stability matters; floats also draw NaNs
+/// with different payloads, -0.0, 0.0 and infinities).
+trait Elem: rnx::Element + PartialOrd {
+    fn bits(self) -> u64;
+    fn gen(h: u64, dup: bool) -> Self;
+}
+
+macro_rules! elem_int {
+    ($($t:ty),*) => {$(
+        impl Elem for $t {
+            fn bits(self) -> u64 { self as u64 }
+            fn gen(h: u64, dup: bool) -> Self {
+                if dup { ((h >> 7) % 5) as $t } else { (h >> 3) as $t }
+            }
+        }
+    )*};
+}
+elem_int!(i8, i16, i32, i64, u8, u16, u32, u64);
+
+macro_rules! elem_float {
+    ($($t:ty: $bits:ty, $from:expr, $nan:expr, $negnan:expr);*) => {$(
+        impl Elem for $t {
+            fn bits(self) -> u64 { self.to_bits() as u64 }
+            fn gen(h: u64, dup: bool) -> Self {
+                let f: fn(f64) -> $t = $from;
+                match (h >> 5) % 16 {
+                    // NaNs with different payloads and signs.
+                    0 => <$t>::from_bits($nan | ((h >> 12) as $bits & 0x3f)),
+                    1 => <$t>::from_bits($negnan | ((h >> 12) as $bits & 0x7)),
+                    2 => f(-0.0),
+                    3 => f(0.0),
+                    4 => f(if h & (1 << 20) != 0 { f64::INFINITY } else { f64::NEG_INFINITY }),
+                    _ if dup => f(((h >> 9) % 7) as f64 - 3.0),
+                    _ => f(((h >> 11) % 200_000) as f64 / 8.0 - 12_500.0),
+                }
+            }
+        }
+    )*};
+}
+elem_float!(
+    f32: u32, |v| v as f32, 0x7fc0_0000, 0xffc0_0000;
+    f64: u64, |v| v, 0x7ff8_0000_0000_0000, 0xfff8_0000_0000_0000;
+    rnx::f16: u16, rnx::f16::from_f64, 0x7e00, 0xfe00;
+    rnx::bf16: u16, rnx::bf16::from_f64, 0x7fc0, 0xffc0
+);
+
+fn hash(i: usize, seed: u64) -> u64 {
+    let mut z = (i as u64)
+        .wrapping_add(seed)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z ^ (z >> 27)
+}
+
+/// Sort `x` (2-D, any view) along `axis` with `sort`, `sort_values` and
+/// `argsort`, and compare every row with the brute-force stable sort of its
+/// elements: indices exactly, values bit for bit.
+fn check_2d<T: Elem>(x: &Tensor, axis: usize, desc: bool, what: &str) {
+    let (r, c) = (x.shape()[0], x.shape()[1]);
+    let data = x.to_vec::<T>().unwrap();
+    let at = |i: usize, j: usize| data[i * c + j];
+    let (rows, len) = if axis == 1 { (r, c) } else { (c, r) };
+    let elem = |row: usize, k: usize| if axis == 1 { at(row, k) } else { at(k, row) };
+    let (v, i) = x.sort(axis as isize, desc).unwrap();
+    let vo = x.sort_values(axis as isize, desc).unwrap();
+    let a = x.argsort(axis as isize, desc).unwrap();
+    assert_eq!(v.shape(), x.shape());
+    assert_eq!(
+        (vo.shape(), a.shape(), i.dtype()),
+        (x.shape(), x.shape(), DType::I32)
+    );
+    let (vv, iv, vov, av) = (
+        v.to_vec::<T>().unwrap(),
+        i.to_vec::<i32>().unwrap(),
+        vo.to_vec::<T>().unwrap(),
+        a.to_vec::<i32>().unwrap(),
+    );
+    assert_eq!(iv, av, "{what}: argsort differs from sort's indices");
+    for row in 0..rows {
+        let mut want: Vec<usize> = (0..len).collect();
+        want.sort_by(|&p, &q| {
+            let o = total(&elem(row, p), &elem(row, q));
+            if desc {
+                o.reverse()
+            } else {
+                o
+            }
+        });
+        for (pos, &k) in want.iter().enumerate() {
+            let o = if axis == 1 {
+                row * c + pos
+            } else {
+                pos * c + row
+            };
+            let wb = elem(row, k).bits();
+            assert_eq!(iv[o], k as i32, "{what}: row {row} pos {pos} index");
+            assert_eq!(vv[o].bits(), wb, "{what}: row {row} pos {pos} value");
+            assert_eq!(vov[o].bits(), wb, "{what}: row {row} pos {pos} sort_values");
+        }
+    }
+}
+
+fn every_size_for<T: Elem>() {
+    let name = std::any::type_name::<T>();
+    // Row lengths around the size classes: empty, one, two, sort_unstable
+    // (<= 256), radix, and 70_000, at least the parallel single-row threshold
+    // (2^16), so a lone row of it splits its passes over the pool.
+    for &(rows, len) in &[
+        (1usize, 0usize),
+        (3, 0),
+        (1, 1),
+        (4, 1),
+        (5, 2),
+        (7, 17),
+        (3, 256),
+        (3, 257),
+        (4, 1000),
+        (1, 70_000),
+    ] {
+        for (s, dup) in [(1u64, true), (2, false)] {
+            let data: Vec<T> = (0..rows * len).map(|i| T::gen(hash(i, s), dup)).collect();
+            let base = Tensor::from_vec(data, &[rows, len]).unwrap();
+            for desc in [false, true] {
+                let what = format!("{name} {rows}x{len} dup {dup} desc {desc}");
+                check_2d::<T>(&base, 1, desc, &what);
+                // The same rows as columns of a transposed view (strided axis).
+                let t = base.transpose(None).unwrap();
+                check_2d::<T>(&t, 0, desc, &format!("{what} transposed"));
+                if len <= 1000 {
+                    // Along axis 0 of the plain tensor, and a reversed view.
+                    check_2d::<T>(&base, 0, desc, &format!("{what} axis 0"));
+                    let f = base.flip(Some(&[1])).unwrap();
+                    check_2d::<T>(&f, 1, desc, &format!("{what} flipped"));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn every_dtype_every_size_bit_exact() {
+    every_size_for::<f32>();
+    every_size_for::<f64>();
+    every_size_for::<rnx::f16>();
+    every_size_for::<rnx::bf16>();
+    every_size_for::<i8>();
+    every_size_for::<i16>();
+    every_size_for::<i32>();
+    every_size_for::<i64>();
+    every_size_for::<u8>();
+    every_size_for::<u16>();
+    every_size_for::<u32>();
+    every_size_for::<u64>();
+}
+
+#[test]
+fn zeros_and_nan_payloads_keep_input_order() {
+    // A value-only sort reads its zeros and NaNs back from the input: -0.0 and
+    // 0.0 interleaved, NaNs of several payloads, in short, radix-sized and
+    // parallel-sized rows.
+    let pattern: [u32; 6] = [
+        0x8000_0000,
+        0x7fc0_0001,
+        0,
+        0xffc0_0002,
+        0x8000_0000,
+        0x7fc0_0003,
+    ];
+    for &n in &[6usize, 600, 70_002] {
+        let data: Vec<f32> = (0..n)
+            .map(|i| {
+                if i % 3 == 0 {
+                    f32::from_bits(pattern[(i / 3) % 6])
+                } else {
+                    (i % 11) as f32 - 5.0
+                }
+            })
+            .collect();
+        let x = Tensor::from_vec(data.clone(), &[1, n]).unwrap();
+        for desc in [false, true] {
+            check_2d::<f32>(&x, 1, desc, &format!("zeros/nans n {n} desc {desc}"));
+            let v = x.sort_values(-1, desc).unwrap().to_vec::<f32>().unwrap();
+            let zeros_in: Vec<u32> = data
+                .iter()
+                .filter(|f| **f == 0.0)
+                .map(|f| f.to_bits())
+                .collect();
+            let zeros_out: Vec<u32> = v
+                .iter()
+                .filter(|f| **f == 0.0)
+                .map(|f| f.to_bits())
+                .collect();
+            assert_eq!(zeros_in, zeros_out);
+            let nans_in: Vec<u32> = data
+                .iter()
+                .filter(|f| f.is_nan())
+                .map(|f| f.to_bits())
+                .collect();
+            let nans_out: Vec<u32> = v
+                .iter()
+                .filter(|f| f.is_nan())
+                .map(|f| f.to_bits())
+                .collect();
+            assert_eq!(nans_in, nans_out);
+        }
+    }
+}
+
+#[test]
+fn sort_values_errors_and_scalar() {
+    let x = i32t(&[2, 2], &[1, 2, 3, 4]);
+    let e = x.sort_values(2, false).unwrap_err().to_string();
+    assert!(e.starts_with("sort_values:") && e.contains("axis 2"), "{e}");
+    assert!(Tensor::zeros(DType::C64, &[2])
+        .unwrap()
+        .sort_values(0, false)
+        .is_err());
+    let s = Tensor::scalar(DType::I8, -3).unwrap();
+    assert_eq!(s.sort_values(-1, true).unwrap().item::<i8>().unwrap(), -3);
+    let e = Tensor::zeros(DType::U16, &[4, 0]).unwrap();
+    assert_eq!(e.sort_values(1, false).unwrap().shape(), &[4, 0]);
+}

@@ -1,10 +1,11 @@
 //! The sorting family of backend primitives: a stable sort of every row along
-//! one axis, writing sorted values and/or the i32 source indices. Only the trait
+//! one axis, writing the sorted values, the i32 source indices, or both. Only the trait
 //! lives here; validation is in `src/ops/sort.rs`.
 //!
 //! What the frontend guarantees: storages are locked; `axis < x.ndim()`;
-//! `x.shape[axis] <= i32::MAX`; the dtype is real or integer; `indices` (i32) and
-//! `values` (x's dtype) are fresh tensors of `x`'s shape with unique layouts.
+//! `x.shape[axis] <= i32::MAX`; the dtype is real or integer; at least one of
+//! `indices` (i32) and `values` (x's dtype) is given; both are fresh tensors of
+//! `x`'s shape with unique layouts.
 
 use crate::error::Result;
 use crate::tensor::Tensor;
@@ -13,15 +14,16 @@ use crate::tensor::Tensor;
 pub trait SortBackend {
     /// Sort every row of `x` along `axis`, stably (equal elements keep their
     /// order), ascending or descending. NaN compares above every number: it goes
-    /// last ascending and first descending; -0.0 and 0.0 are equal. Writes the
-    /// source index of each sorted element to `indices` and, when given, the
-    /// sorted values to `values` (the original elements, bit for bit).
+    /// last ascending and first descending; -0.0 and 0.0 are equal. Writes, for
+    /// each output given (at least one), the source index of each sorted element
+    /// to `indices` and the sorted values to `values` (the original elements,
+    /// bit for bit: NaN payloads and the sign of zeros kept).
     fn sort(
         &self,
         x: &Tensor,
         axis: usize,
         descending: bool,
         values: Option<&Tensor>,
-        indices: &Tensor,
+        indices: Option<&Tensor>,
     ) -> Result<()>;
 }

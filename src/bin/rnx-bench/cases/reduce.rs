@@ -66,7 +66,7 @@ pub fn cases() -> Vec<Case> {
             |s| vec![s.pick(1_000_000, 1000)],
             slo,
             shi,
-            |x| x.sort(-1, false),
+            |x| x.sort_values(-1, false),
         ),
         case(
             "argsort_f32_1M",
@@ -80,7 +80,7 @@ pub fn cases() -> Vec<Case> {
             |s| vec![s.pick(1000, 10); 2],
             slo,
             shi,
-            |x| x.sort(-1, false),
+            |x| x.sort_values(-1, false),
         ),
     ]
 }

@@ -1,0 +1,295 @@
+//! CPU stable sort along an axis: the row driver. Each row is gathered into a
+//! buffer of keys (`keys.rs`) and sorted (`radix.rs`); rows run in parallel on
+//! the pool, except a few long rows, which run one by one with parallel passes.
+//!
+//! - Values only: the bare keys are sorted (their own width: 4 bytes per f32)
+//!   and mapped back to elements. The map loses only -0.0 (read back as 0.0) and
+//!   NaN payloads; when a row holds such elements, its zeros and its NaNs each
+//!   form one contiguous run of the output, refilled with the row's original
+//!   zero / NaN bit patterns in input order, which is the stable order.
+//! - Indices (with or without values): keys packed above their u32 index
+//!   (one u64 for keys up to 32 bits), so the sort is stable and values are
+//!   read back through the index.
+//!
+//! Descending sorts use the keys' complement, so equal elements keep their order.
+
+mod keys;
+mod radix;
+
+use self::keys::{Key, Packed, SortKey};
+use self::radix::{Buf, Hist};
+use super::strided::{Plan, SendPtr, PAR_MIN_ELEMS};
+use super::{base_ptr, CpuBackend};
+use crate::backend::sort::SortBackend;
+use crate::error::Result;
+use crate::tensor::Tensor;
+use rayon::prelude::*;
+
+/// Rows at least this long, when there are fewer rows than threads, are sorted
+/// one after another with each radix pass split over the pool. Measured on the
+/// 2-core machine (f32, argsort and value-only): see the commit message / README.
+const PAR_ROW_MIN: usize = 1 << 16;
+
+/// One row: its first element and stride in `x` and in each output.
+#[derive(Clone, Copy)]
+struct Row<T> {
+    x: SendPtr<T>,
+    sx: isize,
+    vals: Option<(SendPtr<T>, isize)>,
+    idx: Option<(SendPtr<i32>, isize)>,
+}
+
+impl<T: SortKey> Row<T> {
+    /// Element `k` of the row.
+    #[inline(always)]
+    fn get(&self, k: usize) -> T {
+        // SAFETY: k < the row length, in x's in-bounds layout (callers).
+        unsafe { *self.x.0.offset(k as isize * self.sx) }
+    }
+
+    /// The keys of elements `start..start + out.len()` into `out` (XOR `flip`);
+    /// returns whether any of them is inexact (NaN, -0.0).
+    fn gather_keys(&self, start: usize, out: &mut [T::Key], flip: T::Key) -> bool {
+        let mut special = false;
+        if self.sx == 1 {
+            // SAFETY: a contiguous in-bounds range of the row.
+            let src = unsafe { std::slice::from_raw_parts(self.x.0.add(start), out.len()) };
+            for (o, &e) in out.iter_mut().zip(src) {
+                special |= e.inexact();
+                *o = e.key() ^ flip;
+            }
+        } else {
+            for (j, o) in out.iter_mut().enumerate() {
+                let e = self.get(start + j);
+                special |= e.inexact();
+                *o = e.key() ^ flip;
+            }
+        }
+        special
+    }
+
+    /// The packed (key XOR `flip`, index) of elements `start..start + out.len()`.
+    fn gather_packed(&self, start: usize, out: &mut [<T::Key as Key>::Packed], flip: T::Key) {
+        for (j, o) in out.iter_mut().enumerate() {
+            let k = start + j;
+            *o = (self.get(k).key() ^ flip).pack(k as u32);
+        }
+    }
+
+    /// Write sorted keys `keys` (XOR `flip`) as values at positions `start..`.
+    fn emit_keys(&self, start: usize, keys: &[T::Key], flip: T::Key) {
+        let (vp, sv) = self.vals.expect("value-only sorts have a values output");
+        if sv == 1 {
+            // SAFETY: a contiguous range of the unique, in-bounds values row,
+            // written only by this task.
+            let dst = unsafe { std::slice::from_raw_parts_mut(vp.0.add(start), keys.len()) };
+            for (o, &k) in dst.iter_mut().zip(keys) {
+                *o = T::from_key(k ^ flip);
+            }
+        } else {
+            for (j, &k) in keys.iter().enumerate() {
+                // SAFETY: as above, strided.
+                unsafe { *vp.0.offset((start + j) as isize * sv) = T::from_key(k ^ flip) };
+            }
+        }
+    }
+
+    /// Write the indices (and values, read through them) of sorted packed items
+    /// at positions `start..`.
+    fn emit_packed(&self, start: usize, items: &[<T::Key as Key>::Packed]) {
+        for (j, &p) in items.iter().enumerate() {
+            let (i, k) = ((start + j) as isize, p.index() as usize);
+            // SAFETY: elements of the unique, in-bounds output rows, written
+            // only by this task; k < the row length.
+            unsafe {
+                if let Some((ip, si)) = self.idx {
+                    *ip.0.offset(i * si) = k as i32;
+                }
+                if let Some((vp, sv)) = self.vals {
+                    *vp.0.offset(i * sv) = self.get(k);
+                }
+            }
+        }
+    }
+
+    /// After a value-only sort of a row with NaN or -0.0: refill the zero run and
+    /// the NaN run of the output with the row's original elements, in order.
+    /// `keys` is the sorted key buffer (XOR `flip`).
+    fn fix_inexact(&self, n: usize, keys: &[T::Key], flip: T::Key, scratch: &mut Vec<T>) {
+        let (vp, sv) = self.vals.expect("value-only sorts have a values output");
+        for (want, target) in [
+            (T::is_zero as fn(T) -> bool, T::zero_key() ^ flip),
+            (T::is_nan, T::nan_key() ^ flip),
+        ] {
+            scratch.clear();
+            scratch.extend((0..n).map(|k| self.get(k)).filter(|&e| want(e)));
+            let start = keys.partition_point(|&k| k < target);
+            for (j, &e) in scratch.iter().enumerate() {
+                // SAFETY: the run start..start + scratch.len() holds exactly the
+                // elements with this key, inside the values row.
+                unsafe { *vp.0.offset((start + j) as isize * sv) = e };
+            }
+        }
+    }
+}
+
+/// A sorted buffer and its ping-pong partner.
+type Pair<E> = (Buf<E>, Buf<E>);
+/// The packed (key, index) item of `T`.
+type PackedOf<T> = <<T as SortKey>::Key as Key>::Packed;
+
+/// Per-task scratch for rows of length `n`, reused across the rows a task
+/// sorts: two key buffers (value-only sorts) or two packed buffers.
+struct Scratch<T: SortKey> {
+    keys: Option<Pair<T::Key>>,
+    packed: Option<Pair<PackedOf<T>>>,
+    hist: Box<Hist>,
+    fix: Vec<T>,
+}
+
+impl<T: SortKey> Scratch<T> {
+    fn new(n: usize, indexed: bool) -> Self {
+        Scratch {
+            keys: (!indexed).then(|| (Buf::new(n), Buf::new(n))),
+            packed: indexed.then(|| (Buf::new(n), Buf::new(n))),
+            hist: Box::new([[0; 256]; 8]),
+            fix: Vec::new(),
+        }
+    }
+
+    /// Sort one row of length `n` on this thread.
+    fn row(&mut self, r: &Row<T>, n: usize, flip: T::Key) {
+        if let Some((keys, ktmp)) = &mut self.keys {
+            let special = r.gather_keys(0, keys, flip);
+            radix::sort(keys, ktmp, &mut self.hist);
+            r.emit_keys(0, keys, flip);
+            if T::FLOAT && special {
+                r.fix_inexact(n, keys, flip, &mut self.fix);
+            }
+        } else {
+            let (packed, ptmp) = self.packed.as_mut().expect("indexed scratch");
+            r.gather_packed(0, packed, flip);
+            radix::sort(packed, ptmp, &mut self.hist);
+            r.emit_packed(0, packed);
+        }
+    }
+
+    /// Sort one long row with gather, passes and output split over the pool.
+    fn par_row(&mut self, r: &Row<T>, n: usize, flip: T::Key, tasks: usize) {
+        let chunk = n.div_ceil(tasks);
+        if let Some((keys, ktmp)) = &mut self.keys {
+            let special = keys
+                .par_chunks_mut(chunk)
+                .enumerate()
+                .map(|(t, c)| r.gather_keys(t * chunk, c, flip))
+                .reduce(|| false, |a, b| a | b);
+            radix::par_sort(keys, ktmp, tasks);
+            keys.par_chunks(chunk)
+                .enumerate()
+                .for_each(|(t, c)| r.emit_keys(t * chunk, c, flip));
+            if T::FLOAT && special {
+                r.fix_inexact(n, keys, flip, &mut self.fix);
+            }
+        } else {
+            let (packed, ptmp) = self.packed.as_mut().expect("indexed scratch");
+            packed
+                .par_chunks_mut(chunk)
+                .enumerate()
+                .for_each(|(t, c)| r.gather_packed(t * chunk, c, flip));
+            radix::par_sort(packed, ptmp, tasks);
+            packed
+                .par_chunks(chunk)
+                .enumerate()
+                .for_each(|(t, c)| r.emit_packed(t * chunk, c));
+        }
+    }
+}
+
+fn run<T: SortKey>(
+    x: &Tensor,
+    axis: usize,
+    desc: bool,
+    values: Option<&Tensor>,
+    idx: Option<&Tensor>,
+) {
+    let out = idx.or(values).expect("sort asks for values or indices");
+    if out.numel() == 0 {
+        return;
+    }
+    let n = x.shape()[axis];
+    let other = values.unwrap_or(out);
+    let plan = Plan::new([
+        &out.layout().select(axis, 0),
+        &x.layout().select(axis, 0),
+        &other.layout().select(axis, 0),
+    ]);
+    let [so, sx, sv] = plan.inner_strides();
+    let (xa, oa, va) = (
+        x.layout().strides()[axis],
+        out.layout().strides()[axis],
+        other.layout().strides()[axis],
+    );
+    let xp = SendPtr(base_ptr::<T>(x));
+    let ip = idx.map(|i| SendPtr(base_ptr::<i32>(i)));
+    let vp = values.map(|v| SendPtr(base_ptr::<T>(v)));
+    let flip = if desc {
+        T::Key::ONES
+    } else {
+        T::Key::default()
+    };
+    // Row `j` of a run whose first elements are at offsets `o`.
+    let row = move |o: [isize; 3], j: isize| {
+        let (xp, ip, vp) = (xp, ip, vp); // capture the Sync wrappers whole
+        let (oo, xo, vo) = (o[0] + j * so, o[1] + j * sx, o[2] + j * sv);
+        // SAFETY (all three `offset`s): the plan's offsets are in-bounds element
+        // offsets of each operand's layout.
+        Row {
+            x: SendPtr(unsafe { xp.0.offset(xo) }),
+            sx: xa,
+            // With indices, operand 0 is the index output and operand 2 the
+            // values; without, operand 0 is the values output.
+            vals: vp.map(|p| {
+                if ip.is_some() {
+                    (SendPtr(unsafe { p.0.offset(vo) }), va)
+                } else {
+                    (SendPtr(unsafe { p.0.offset(oo) }), oa)
+                }
+            }),
+            idx: ip.map(|p| (SendPtr(unsafe { p.0.offset(oo) }), oa)),
+        }
+    };
+    let rows = plan.numel();
+    let threads = crate::device::num_threads();
+    crate::device::pool().install(|| {
+        if n >= PAR_ROW_MIN && threads > 1 && rows < threads {
+            let mut s = Scratch::<T>::new(n, idx.is_some());
+            plan.for_each_run(0, rows, |o, len| {
+                for j in 0..len as isize {
+                    s.par_row(&row(o, j), n, flip, threads);
+                }
+            });
+        } else {
+            let min = (PAR_MIN_ELEMS / n.max(1)).max(1);
+            plan.par_for_each_run(min, |o, len| {
+                let mut s = Scratch::<T>::new(n, idx.is_some());
+                for j in 0..len as isize {
+                    s.row(&row(o, j), n, flip);
+                }
+            });
+        }
+    });
+}
+
+impl SortBackend for CpuBackend {
+    fn sort(
+        &self,
+        x: &Tensor,
+        axis: usize,
+        descending: bool,
+        values: Option<&Tensor>,
+        indices: Option<&Tensor>,
+    ) -> Result<()> {
+        crate::dispatch!(@real x.dtype(), "sort", T => run::<T>(x, axis, descending, values, indices));
+        Ok(())
+    }
+}

@@ -1,0 +1,239 @@
+//! Sorting a buffer of radix items (unsigned keys, or keys packed above an
+//! index) ascending: `sort_unstable` for short buffers, an LSD radix sort with
+//! 8-bit digits otherwise (all digit histograms in one pass, passes whose digit
+//! is the same for every item skipped, ping-pong between two reused buffers),
+//! and a variant for one long buffer whose histogram and scatter passes run in
+//! chunks on the thread pool. Every item orders by its digits alone (keys) or
+//! is unique (packed keys), so all three give the same, stable, order. Also the
+//! scratch buffer type, drawn from the buffer cache so that long rows do not
+//! page-fault fresh memory on every call. Knows nothing about tensors or dtypes.
+
+use super::super::strided::SendPtr;
+use crate::storage::ALIGN;
+use rayon::prelude::*;
+use std::alloc::Layout;
+use std::ptr::NonNull;
+
+/// An item the radix sort moves: `digit(d)` is its d-th least significant
+/// digit byte of the key; `Ord` must agree with the digits (then the full
+/// item) so that the short-buffer sort gives the same order.
+pub(crate) trait Item: bytemuck::Pod + Ord + Default + Send + Sync {
+    /// Number of digit bytes.
+    const DIGITS: usize;
+    /// Digit byte `d` (0 = least significant), in 0..256.
+    fn digit(self, d: usize) -> usize;
+}
+
+/// Buffers up to this length use `sort_unstable` (pattern-defeating quicksort;
+/// the items are unique or equal items are interchangeable), longer ones the
+/// radix sort. Measured (2-core EPYC, u32 keys / packed u64): see `mod.rs`.
+pub(crate) const SMALL: usize = 256;
+
+/// Digit histograms, one per digit byte (at most 8).
+pub(crate) type Hist = [[u32; 256]; 8];
+
+/// A fixed-length buffer of items with unspecified (but initialised) initial
+/// contents; large ones come from and go back to `crate::buffer_cache`, whose
+/// memory is already mapped.
+pub(crate) struct Buf<E: Item> {
+    ptr: NonNull<E>,
+    len: usize,
+    layout: Layout,
+}
+
+// SAFETY: a Buf owns its allocation exclusively, like a Vec of Send + Sync items.
+unsafe impl<E: Item> Send for Buf<E> {}
+// SAFETY: as above; shared access only reads.
+unsafe impl<E: Item> Sync for Buf<E> {}
+
+impl<E: Item> Buf<E> {
+    /// A buffer of `len` items.
+    pub(crate) fn new(len: usize) -> Buf<E> {
+        let bytes = (len * std::mem::size_of::<E>()).max(ALIGN);
+        let layout = Layout::from_size_align(bytes, ALIGN).expect("sort scratch size fits isize");
+        let (ptr, layout) = crate::buffer_cache::take(bytes, ALIGN).unwrap_or_else(|| {
+            // SAFETY: non-zero size; zeroed, so every byte is initialised.
+            let p = unsafe { std::alloc::alloc_zeroed(layout) };
+            let p = NonNull::new(p).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
+            (p, layout)
+        });
+        Buf {
+            ptr: ptr.cast(),
+            len,
+            layout,
+        }
+    }
+}
+
+impl<E: Item> std::ops::Deref for Buf<E> {
+    type Target = [E];
+    fn deref(&self) -> &[E] {
+        // SAFETY: the allocation holds at least len items, aligned (ALIGN is a
+        // multiple of every item's alignment), every byte initialised, and any
+        // bit pattern is a valid item (Pod).
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl<E: Item> std::ops::DerefMut for Buf<E> {
+    fn deref_mut(&mut self) -> &mut [E] {
+        // SAFETY: as in deref; &mut self makes the access exclusive.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl<E: Item> Drop for Buf<E> {
+    fn drop(&mut self) {
+        // SAFETY: allocated with `layout` (alloc_zeroed or the cache's own),
+        // every byte initialised, not used after this.
+        unsafe { crate::buffer_cache::give_back(self.ptr.cast(), self.layout) };
+    }
+}
+
+/// Sort `v` ascending; `tmp` (of `v`'s length) and `hist` are scratch.
+pub(crate) fn sort<E: Item>(v: &mut Buf<E>, tmp: &mut Buf<E>, hist: &mut Hist) {
+    let n = v.len();
+    if n <= SMALL {
+        v.sort_unstable();
+        return;
+    }
+    let h = &mut hist[..E::DIGITS];
+    for c in h.iter_mut() {
+        c.fill(0);
+    }
+    for &e in v.iter() {
+        for (d, c) in h.iter_mut().enumerate() {
+            c[e.digit(d)] += 1;
+        }
+    }
+    debug_assert_eq!(tmp.len(), n);
+    for (d, c) in h.iter_mut().enumerate() {
+        if c[v[0].digit(d)] as usize == n {
+            continue; // every item has this digit
+        }
+        let mut sum = 0u32;
+        for x in c.iter_mut() {
+            let t = *x;
+            *x = sum;
+            sum += t;
+        }
+        let dst = tmp.as_mut_ptr();
+        for &e in v.iter() {
+            let k = e.digit(d);
+            // SAFETY: c[k] starts at the number of items with a smaller digit
+            // and is bumped once per item with digit k, so it stays below n =
+            // tmp.len(); each slot is written once.
+            unsafe { dst.add(c[k] as usize).write(e) };
+            c[k] += 1;
+        }
+        std::mem::swap(v, tmp);
+    }
+}
+
+/// Sort `v` ascending like [`sort`], splitting each pass into `tasks` chunks run
+/// on the current rayon pool: each chunk counts its digits, the offsets are laid
+/// out digit-major then chunk-major (so equal digits keep their chunk order and
+/// the scatter stays stable), and the chunks scatter concurrently.
+pub(crate) fn par_sort<E: Item>(v: &mut Buf<E>, tmp: &mut Buf<E>, tasks: usize) {
+    let n = v.len();
+    if n <= SMALL || tasks <= 1 {
+        let mut hist = [[0u32; 256]; 8];
+        sort(v, tmp, &mut hist);
+        return;
+    }
+    let chunk = n.div_ceil(tasks);
+    let count_all = |c: &[E]| {
+        let mut h: Box<Hist> = Box::new([[0u32; 256]; 8]);
+        for &e in c {
+            for (d, hd) in h[..E::DIGITS].iter_mut().enumerate() {
+                hd[e.digit(d)] += 1;
+            }
+        }
+        h
+    };
+    // The first pass's chunk histograms of every digit; their sum is the
+    // whole buffer's, which says which digits are constant.
+    let mut first: Option<Vec<Box<Hist>>> = Some(v.par_chunks(chunk).map(count_all).collect());
+    let total: Vec<[u32; 256]> = (0..E::DIGITS)
+        .map(|d| {
+            let mut t = [0u32; 256];
+            for h in first.as_ref().expect("set above") {
+                for (a, b) in t.iter_mut().zip(h[d].iter()) {
+                    *a += b;
+                }
+            }
+            t
+        })
+        .collect();
+    debug_assert_eq!(tmp.len(), n);
+    for (d, tot) in total.iter().enumerate() {
+        if tot[v[0].digit(d)] as usize == n {
+            continue;
+        }
+        let mut offs: Vec<[u32; 256]> = match first.take() {
+            Some(hs) => hs.iter().map(|h| h[d]).collect(),
+            None => v
+                .par_chunks(chunk)
+                .map(|c| {
+                    let mut h = [0u32; 256];
+                    for &e in c {
+                        h[e.digit(d)] += 1;
+                    }
+                    h
+                })
+                .collect(),
+        };
+        let mut base = 0u32;
+        for k in 0..256 {
+            for o in offs.iter_mut() {
+                let t = o[k];
+                o[k] = base;
+                base += t;
+            }
+        }
+        let dst = SendPtr(tmp.as_mut_ptr());
+        v.par_chunks(chunk)
+            .zip(offs.par_iter_mut())
+            .for_each(|(c, o)| {
+                let out = dst; // capture the Sync wrapper whole
+                for &e in c {
+                    let k = e.digit(d);
+                    // SAFETY: o[k] starts at the number of items with a smaller
+                    // digit plus those with digit k in earlier chunks and is
+                    // bumped once per item of this chunk with digit k, so the
+                    // chunks write disjoint slots, all below n = tmp.len().
+                    unsafe { out.0.add(o[k] as usize).write(e) };
+                    o[k] += 1;
+                }
+            });
+        std::mem::swap(v, tmp);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn radix_and_parallel_match_std() {
+        let mut s = 1u64;
+        let v: Vec<u32> = (0..5000)
+            .map(|_| {
+                s = s
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((s >> 33) as u32) & 0x00ff_0f0f
+            })
+            .collect();
+        let mut want = v.clone();
+        want.sort();
+        let fill = |b: &mut Buf<u32>| b.copy_from_slice(&v);
+        let (mut a, mut t) = (Buf::new(v.len()), Buf::new(v.len()));
+        fill(&mut a);
+        sort(&mut a, &mut t, &mut [[0; 256]; 8]);
+        assert_eq!(&a[..], &want[..]);
+        fill(&mut a);
+        par_sort(&mut a, &mut t, 3);
+        assert_eq!(&a[..], &want[..]);
+    }
+}

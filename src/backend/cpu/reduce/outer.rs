@@ -10,8 +10,12 @@ use super::Split;
 use crate::backend::cpu::strided::{SendPtr, PAR_MIN_ELEMS};
 use crate::dtype::Element;
 
-/// Outputs accumulated together (partial results fit in L1).
-const BLOCK: usize = 256;
+/// Bytes of partial results per cascade level of a block: wide blocks read
+/// long contiguous stretches of every input row (prefetch-friendly), and the
+/// few levels of partial results still fit in L2.
+const BLOCK_BYTES: usize = 16 << 10;
+/// Fewest outputs per block.
+const BLOCK_MIN: usize = 64;
 /// Rows per cascade level before it is flushed into the next.
 const FLUSH: usize = 64;
 
@@ -28,9 +32,10 @@ pub(super) fn reduce<T: Element, R: Reducer<T>>(
         #[allow(clippy::redundant_locals)] // capture the whole SendPtr (Send), not its raw field
         let out = out;
         let mut levels: Vec<Vec<R::Acc>> = Vec::new();
+        let width = (BLOCK_BYTES / std::mem::size_of::<R::Acc>().max(1)).max(BLOCK_MIN);
         let mut c0 = 0;
         while c0 < len {
-            let w = BLOCK.min(len - c0);
+            let w = width.min(len - c0);
             let acc = block(r, sp, x, xo + c0 as isize * sx, sx, w, &mut levels);
             for (j, &a) in acc.iter().enumerate() {
                 // SAFETY: out's layout is in bounds and unique; this task owns

@@ -33,12 +33,35 @@ fn first_extreme<T: Real>(max: bool, row: &[T]) -> usize {
             Extreme::<false>.run(row.as_ptr(), row.len(), 1)
         }
     };
-    let pos = if best.is_nan() {
-        row.iter().position(|v| v.is_nan())
+    if best.is_nan() {
+        first(row, |v| v.is_nan())
     } else {
-        row.iter().position(|&v| v == best)
-    };
-    pos.expect("the extreme is an element of the row")
+        first(row, |v| v == best)
+    }
+}
+
+/// The index of the first element of `row` that satisfies `hit` (which one
+/// does): blocks of 32 are tested whole first (a vectorised compare), then the
+/// block with a hit is searched.
+#[inline(always)]
+fn first<T: Real>(row: &[T], hit: impl Fn(T) -> bool) -> usize {
+    const B: usize = 32;
+    let mut it = row.chunks_exact(B);
+    let mut base = 0;
+    for c in &mut it {
+        let mut any = false;
+        for &v in c {
+            any |= hit(v);
+        }
+        if any {
+            break;
+        }
+        base += B;
+    }
+    base + row[base..]
+        .iter()
+        .position(|&v| hit(v))
+        .expect("the extreme is an element of the row")
 }
 
 /// argmax/argmin of `x` along `axis` into `out` (i32, keepdims shape; the

@@ -39,7 +39,6 @@ pub(super) fn run<T: FloatElem>(op: SoftmaxOp, x: &Tensor, axes: &[usize], out: 
     // SAFETY (all reads and writes below): offsets are kept offsets (in-bounds
     // layouts) plus group offsets of the same layouts; out is unique, does not
     // overlap x, and each task owns its groups.
-    let at = move |o: isize| unsafe { *{ xp }.0.offset(o) }.to_f();
     let put = move |o: isize, v: T::F| unsafe { *{ op_ }.0.offset(o) = T::from_f(v) };
     // In-register copies of `T` are exact when `T::F` is `T` itself (f32, f64):
     // then softmax stores exp(x - m) in the first pass and scales it in place.

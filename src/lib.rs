@@ -28,6 +28,7 @@ pub mod device;
 pub mod dtype;
 pub mod error;
 pub mod format;
+pub mod huge_pages;
 #[cfg(feature = "ndarray")]
 pub mod interop;
 pub mod layout;

@@ -1,4 +1,5 @@
-//! Reference-counted device buffers: owned 64-byte-aligned host memory or foreign
+//! Reference-counted device buffers: owned aligned host memory (64 bytes; 2 MiB
+//! with a huge-page request for large buffers) or foreign
 //! memory kept alive by an owner object, plus the per-buffer access lock that makes
 //! concurrent use of views from several threads free of data races. No element
 //! arithmetic lives here.
@@ -15,6 +16,16 @@ use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// Alignment of owned host buffers (a cache line; enough for AVX-512 loads).
 pub const ALIGN: usize = 64;
+
+/// Alignment of an owned host buffer of `bytes` bytes: huge-page aligned when
+/// it is large enough for huge pages, else [`ALIGN`].
+fn align_for(bytes: usize) -> usize {
+    if crate::huge_pages::worth(bytes) {
+        crate::huge_pages::SIZE
+    } else {
+        ALIGN
+    }
+}
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -40,7 +51,8 @@ unsafe impl Send for CpuBuffer {}
 unsafe impl Sync for CpuBuffer {}
 
 impl CpuBuffer {
-    /// Zero-initialised aligned allocation of `bytes` bytes.
+    /// Zero-initialised aligned allocation of `bytes` bytes (large ones on
+    /// transparent huge pages where the OS offers them: see `huge_pages`).
     fn zeroed(bytes: usize) -> Result<CpuBuffer> {
         if bytes == 0 {
             return Ok(CpuBuffer {
@@ -49,18 +61,25 @@ impl CpuBuffer {
                 owner: Owner::Aligned(None),
             });
         }
-        let layout = AllocLayout::from_size_align(bytes, ALIGN).map_err(|_| Error::Alloc {
+        let err = || Error::Alloc {
             op: "alloc".into(),
             bytes,
-        })?;
-        // SAFETY: layout has non-zero size.
-        let p = unsafe { alloc::alloc_zeroed(layout) };
-        let ptr = NonNull::new(p).ok_or(Error::Alloc {
-            op: "alloc".into(),
-            bytes,
-        })?;
+        };
+        let layout = AllocLayout::from_size_align(bytes, align_for(bytes)).map_err(|_| err())?;
+        let p = if layout.align() > ALIGN {
+            // SAFETY: layout has non-zero size.
+            let p = NonNull::new(unsafe { alloc::alloc(layout) }).ok_or_else(err)?;
+            crate::huge_pages::advise(p.as_ptr(), bytes);
+            // SAFETY: p is valid for `bytes` bytes; zeroing after the advice
+            // makes the first touch fault in huge pages.
+            unsafe { std::ptr::write_bytes(p.as_ptr(), 0, bytes) };
+            p
+        } else {
+            // SAFETY: layout has non-zero size.
+            NonNull::new(unsafe { alloc::alloc_zeroed(layout) }).ok_or_else(err)?
+        };
         Ok(CpuBuffer {
-            ptr,
+            ptr: p,
             bytes,
             owner: Owner::Aligned(Some(layout)),
         })
@@ -69,7 +88,7 @@ impl CpuBuffer {
     /// An aligned allocation of `bytes` bytes whose contents are unspecified but
     /// initialised: a cached buffer when one fits, else a fresh zeroed one.
     fn for_overwrite(bytes: usize) -> Result<CpuBuffer> {
-        match crate::buffer_cache::take(bytes, ALIGN) {
+        match crate::buffer_cache::take(bytes, align_for(bytes)) {
             Some((ptr, layout)) => Ok(CpuBuffer {
                 ptr,
                 bytes,

@@ -373,6 +373,40 @@ fn threading_tiers() {
     }
 }
 
+/// f16 and bf16 products accumulate in f32 and round once per result: with
+/// integer operands whose partial sums pass the half type's exact-integer range
+/// (2048 for f16, 256 for bf16) but stay exact in f32, every result is the
+/// exact sum rounded once. Rounding partial sums to the half type fails this.
+#[test]
+fn halves_round_once() {
+    let (m, k, n) = (5, 96, 7);
+    let a: Vec<f64> = (0..m * k).map(|i| ((i * 7) % 13 + 1) as f64).collect();
+    let b: Vec<f64> = (0..k * n).map(|i| ((i * 5) % 11 + 1) as f64).collect();
+    let mut exact = vec![0f64; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            exact[i * n + j] = (0..k).map(|p| a[i * k + p] * b[p * n + j]).sum();
+        }
+    }
+    assert!(exact.iter().all(|&v| v > 2048.0 && v < (1 << 24) as f64));
+    for dt in [DType::F16, DType::BF16] {
+        let ta = Tensor::create(dt, &[m, k], &a).unwrap();
+        let tb = Tensor::create(dt, &[k, n], &b).unwrap();
+        let got = ta.matmul(&tb).unwrap().astype(DType::F64).unwrap();
+        let want = Tensor::create(DType::F64, &[m, n], &exact)
+            .unwrap()
+            .astype(dt)
+            .unwrap()
+            .astype(DType::F64)
+            .unwrap();
+        assert_eq!(
+            got.to_vec::<f64>().unwrap(),
+            want.to_vec::<f64>().unwrap(),
+            "{dt:?}"
+        );
+    }
+}
+
 /// An input that overlaps the output: the result is as if the inputs were read
 /// completely first.
 #[test]

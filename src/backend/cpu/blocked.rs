@@ -34,6 +34,12 @@ fn blocked_axes<const N: usize>(plan: &Plan<N>) -> Option<(usize, usize)> {
 }
 
 impl<const N: usize> Plan<N> {
+    /// Whether [`Plan::par_for_each_run_blocked`] walks this plan in tiles
+    /// (some operand is transposed against operand 0).
+    pub fn is_blocked(&self) -> bool {
+        blocked_axes(self).is_some()
+    }
+
     /// Like [`Plan::par_for_each_run`], but walks transposed operand pairs in
     /// tiles. Every element is visited exactly once; runs lie along the innermost
     /// axis with [`Plan::inner_strides`]. Use only for position-independent work.

@@ -187,6 +187,15 @@ unsafe impl<T> Send for SendPtr<T> {}
 // SAFETY: as above.
 unsafe impl<T> Sync for SendPtr<T> {}
 
+impl<T> SendPtr<T> {
+    /// The pointer. Closures that call this capture the whole `SendPtr` (which
+    /// is `Send` and `Sync`), not its raw field.
+    #[inline(always)]
+    pub fn get(&self) -> *mut T {
+        self.0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,7 +6,9 @@
 //!   partner: a read-modify-write slice loop;
 //! - otherwise blocks of `BLOCK` elements: inputs are gathered into stack
 //!   buffers (a stride-0 input is filled once per run), computed with a
-//!   fixed-size loop and written to the output (contiguous or scattered).
+//!   fixed-size loop and written to the output (contiguous or scattered);
+//! - one and two inputs where an operand is transposed against the output are
+//!   walked in square tiles (`blocked.rs`) so both sides reuse cache lines.
 //!
 //! Every inner loop is compiled twice, portable and AVX2+FMA
 //! (`#[target_feature]` wrappers), and the level is chosen once per call.
@@ -164,29 +166,32 @@ where
     let [so, sa] = plan.inner_strides();
     #[allow(unused_variables)]
     let level = isa();
-    let ptrs = (SendPtr(base_ptr::<O>(out)), SendPtr(base_ptr::<A>(a)));
-    drive(plan.numel(), grain, |s, e| {
-        // Rebind so the closure captures the whole `Send` tuple, not its raw
-        // pointer fields (edition-2021 disjoint capture).
-        #[allow(clippy::redundant_locals)]
-        let ptrs = ptrs;
-        let mut ba = [A::default(); BLOCK];
-        plan.for_each_run(s, e, |[oo, oa], len| {
-            // SAFETY: offsets come from the plan of in-bounds layouts.
-            let (o, a) = unsafe { (ptrs.0 .0.offset(oo), ptrs.1 .0.offset(oa) as *const A) };
-            #[cfg(all(
-                any(target_arch = "x86", target_arch = "x86_64"),
-                not(debug_assertions)
-            ))]
-            if level == Isa::Avx2 {
-                // SAFETY: AVX2+FMA were detected at run time; pointers as above.
-                unsafe { run1_avx2(o, so, a, sa, len, &mut ba, &f) };
-                return;
-            }
-            // SAFETY: pointers as above.
-            unsafe { run1(o, so, a, sa, len, &mut ba, &f) };
+    let (po, pa) = (SendPtr(base_ptr::<O>(out)), SendPtr(base_ptr::<A>(a)));
+    let run = |[oo, oa]: [isize; 2], len: usize, ba: &mut [A; BLOCK]| {
+        // SAFETY: offsets come from the plan of in-bounds layouts.
+        let (o, a) = unsafe { (po.get().offset(oo), pa.get().offset(oa) as *const A) };
+        #[cfg(all(
+            any(target_arch = "x86", target_arch = "x86_64"),
+            not(debug_assertions)
+        ))]
+        if level == Isa::Avx2 {
+            // SAFETY: AVX2+FMA were detected at run time; pointers as above.
+            unsafe { run1_avx2(o, so, a, sa, len, ba, &f) };
+            return;
+        }
+        // SAFETY: pointers as above.
+        unsafe { run1(o, so, a, sa, len, ba, &f) };
+    };
+    if plan.is_blocked() {
+        plan.par_for_each_run_blocked(grain, |offs, len| {
+            run(offs, len, &mut [A::default(); BLOCK])
         });
-    });
+    } else {
+        drive(plan.numel(), grain, |s, e| {
+            let mut ba = [A::default(); BLOCK];
+            plan.for_each_run(s, e, |offs, len| run(offs, len, &mut ba));
+        });
+    }
 }
 
 // ----- two inputs -----
@@ -306,40 +311,48 @@ pub unsafe fn map2<A: Element, B: Element, O: Element, F>(
     let [so, sa, sb] = plan.inner_strides();
     #[allow(unused_variables)]
     let level = isa();
-    let ptrs = (
+    let (po, pa, pb) = (
         SendPtr(base_ptr::<O>(out)),
         SendPtr(base_ptr::<A>(a)),
         SendPtr(base_ptr::<B>(b)),
     );
-    drive(plan.numel(), grain, |s, e| {
-        // Rebind so the closure captures the whole `Send` tuple, not its raw
-        // pointer fields (edition-2021 disjoint capture).
-        #[allow(clippy::redundant_locals)]
-        let ptrs = ptrs;
-        let mut ba = [A::default(); BLOCK];
-        let mut bb = [B::default(); BLOCK];
-        plan.for_each_run(s, e, |[oo, oa, ob], len| {
-            // SAFETY: offsets come from the plan of in-bounds layouts.
-            let (o, a, b) = unsafe {
-                (
-                    ptrs.0 .0.offset(oo),
-                    ptrs.1 .0.offset(oa) as *const A,
-                    ptrs.2 .0.offset(ob) as *const B,
-                )
-            };
-            #[cfg(all(
-                any(target_arch = "x86", target_arch = "x86_64"),
-                not(debug_assertions)
-            ))]
-            if level == Isa::Avx2 {
-                // SAFETY: AVX2+FMA were detected at run time; pointers as above.
-                unsafe { run2_avx2(o, so, a, sa, b, sb, len, &mut ba, &mut bb, &f) };
-                return;
-            }
-            // SAFETY: pointers as above.
-            unsafe { run2(o, so, a, sa, b, sb, len, &mut ba, &mut bb, &f) };
+    let run = |[oo, oa, ob]: [isize; 3], len: usize, ba: &mut [A; BLOCK], bb: &mut [B; BLOCK]| {
+        // SAFETY: offsets come from the plan of in-bounds layouts.
+        let (o, a, b) = unsafe {
+            (
+                po.get().offset(oo),
+                pa.get().offset(oa) as *const A,
+                pb.get().offset(ob) as *const B,
+            )
+        };
+        #[cfg(all(
+            any(target_arch = "x86", target_arch = "x86_64"),
+            not(debug_assertions)
+        ))]
+        if level == Isa::Avx2 {
+            // SAFETY: AVX2+FMA were detected at run time; pointers as above.
+            unsafe { run2_avx2(o, so, a, sa, b, sb, len, ba, bb, &f) };
+            return;
+        }
+        // SAFETY: pointers as above.
+        unsafe { run2(o, so, a, sa, b, sb, len, ba, bb, &f) };
+    };
+    if plan.is_blocked() {
+        // A transposed operand: square tiles keep both sides' cache lines.
+        plan.par_for_each_run_blocked(grain, |offs, len| {
+            run(
+                offs,
+                len,
+                &mut [A::default(); BLOCK],
+                &mut [B::default(); BLOCK],
+            )
         });
-    });
+    } else {
+        drive(plan.numel(), grain, |s, e| {
+            let (mut ba, mut bb) = ([A::default(); BLOCK], [B::default(); BLOCK]);
+            plan.for_each_run(s, e, |offs, len| run(offs, len, &mut ba, &mut bb));
+        });
+    }
 }
 
 // ----- three inputs (select, clamp, lerp): always the buffered path -----

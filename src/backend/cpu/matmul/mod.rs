@@ -1,6 +1,6 @@
 //! CPU matrix products: the batch loop, the size tiers that decide threading, and
-//! the per-dtype kernel choice (the `gemm` crate for f16/f32/f64/c32/c64, bf16
-//! through f32, integers through the blocked kernel of `int.rs`). The Winograd
+//! the per-dtype kernel choice (the `gemm` crate for f32/f64/c32/c64, f16 and
+//! bf16 through f32, integers through the blocked kernel of `int.rs`). The Winograd
 //! 3x3 convolution is in `winograd.rs`. No argument validation here.
 
 mod int;
@@ -98,60 +98,70 @@ macro_rules! native_gemm {
         }
     )*};
 }
-native_gemm!(f16, f32, f64, C32, C64);
+native_gemm!(f32, f64, C32, C64);
 
-impl MatKernel for bf16 {
-    unsafe fn gemm(
-        m: usize,
-        n: usize,
-        k: usize,
-        a: Mat<Self>,
-        b: Mat<Self>,
-        out: Mat<Self>,
-        accumulate: bool,
-        threads: Threads,
-    ) {
-        // Widen to f32 once per element, multiply in f32, round once per result.
-        // SAFETY: caller contract (all reads and writes in bounds).
-        unsafe {
-            let mut af = widen(m, k, a);
-            let mut bf = widen(k, n, b);
-            let mut of = if accumulate {
-                widen(m, n, out)
-            } else {
-                vec![0f32; m * n]
-            };
-            let row_major = |v: &mut Vec<f32>, cols: usize| Mat {
-                ptr: SendPtr(v.as_mut_ptr()),
-                rs: cols as isize,
-                cs: 1,
-            };
-            let (am, bm, om) = (
-                row_major(&mut af, k),
-                row_major(&mut bf, n),
-                row_major(&mut of, n),
-            );
-            f32::gemm(m, n, k, am, bm, om, accumulate, threads);
-            for i in 0..m {
-                for j in 0..n {
-                    *out.ptr.0.offset(i as isize * out.rs + j as isize * out.cs) =
-                        bf16::from_f32(of[i * n + j]);
+/// Kernel for the half types: widen to f32 once per element, multiply in f32
+/// (through the gemm crate), round once per result. The gemm crate's own f16
+/// path rounds partial sums to f16, which loses integers above 2048 that f32
+/// holds exactly.
+macro_rules! widened_gemm {
+    ($($t:ty),*) => {$(
+        impl MatKernel for $t {
+            unsafe fn gemm(
+                m: usize,
+                n: usize,
+                k: usize,
+                a: Mat<Self>,
+                b: Mat<Self>,
+                out: Mat<Self>,
+                accumulate: bool,
+                threads: Threads,
+            ) {
+                // SAFETY: caller contract (all reads and writes in bounds).
+                unsafe {
+                    let mut af = widen(m, k, a);
+                    let mut bf = widen(k, n, b);
+                    let mut of = if accumulate {
+                        widen(m, n, out)
+                    } else {
+                        vec![0f32; m * n]
+                    };
+                    let row_major = |v: &mut Vec<f32>, cols: usize| Mat {
+                        ptr: SendPtr(v.as_mut_ptr()),
+                        rs: cols as isize,
+                        cs: 1,
+                    };
+                    let (am, bm, om) = (
+                        row_major(&mut af, k),
+                        row_major(&mut bf, n),
+                        row_major(&mut of, n),
+                    );
+                    f32::gemm(m, n, k, am, bm, om, accumulate, threads);
+                    for i in 0..m {
+                        for j in 0..n {
+                            *out.ptr.0.offset(i as isize * out.rs + j as isize * out.cs) =
+                                <$t>::from_f32(of[i * n + j]);
+                        }
+                    }
                 }
             }
         }
-    }
+    )*};
 }
+widened_gemm!(f16, bf16);
 
-/// A row-major f32 copy of an `r x c` bf16 matrix.
+/// A row-major f32 copy of an `r x c` half-precision matrix (exact).
 ///
 /// # Safety
 /// The matrix's elements lie in a live buffer.
-unsafe fn widen(r: usize, c: usize, x: Mat<bf16>) -> Vec<f32> {
+unsafe fn widen<T: Element>(r: usize, c: usize, x: Mat<T>) -> Vec<f32> {
     let mut v = Vec::with_capacity(r * c);
     for i in 0..r {
         for j in 0..c {
             // SAFETY: caller contract.
-            v.push(unsafe { *x.ptr.0.offset(i as isize * x.rs + j as isize * x.cs) }.to_f32());
+            v.push(
+                unsafe { *x.ptr.0.offset(i as isize * x.rs + j as isize * x.cs) }.to_f64() as f32,
+            );
         }
     }
     v

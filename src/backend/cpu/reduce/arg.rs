@@ -1,9 +1,11 @@
 //! CPU argmax/argmin along one axis: the i32 index of the first extreme element,
 //! NaN counting as the extreme (the first NaN wins). When the axis is the
-//! contiguous one each output scans its own row; otherwise a block of adjacent
+//! contiguous one each output scans its own row (vectorised extreme, then the
+//! first element equal to it); otherwise a block of adjacent
 //! outputs is updated together one input row at a time (no strided gathers).
 
 use super::num::Real;
+use super::reducers::{Extreme, Reducer};
 use crate::backend::cpu::base_ptr;
 use crate::backend::cpu::strided::{Plan, SendPtr, PAR_MIN_ELEMS};
 use crate::backend::reduce::ArgOp;
@@ -16,6 +18,50 @@ const BLOCK: usize = 256;
 #[inline(always)]
 fn better<T: Real>(max: bool, a: T, b: T) -> bool {
     !b.is_nan() && (a.is_nan() || if max { a > b } else { a < b })
+}
+
+/// The index of the first extreme element of a contiguous row: the extreme
+/// by the vectorised max/min reducer (NaN if the row holds one), then the first
+/// element equal to it (or the first NaN). Two passes over a row that stays
+/// in cache beat one branchy pass.
+fn first_extreme<T: Real>(max: bool, row: &[T]) -> usize {
+    // SAFETY: `row` is a readable contiguous run.
+    let best = unsafe {
+        if max {
+            Extreme::<true>.run(row.as_ptr(), row.len(), 1)
+        } else {
+            Extreme::<false>.run(row.as_ptr(), row.len(), 1)
+        }
+    };
+    if best.is_nan() {
+        first(row, |v| v.is_nan())
+    } else {
+        first(row, |v| v == best)
+    }
+}
+
+/// The index of the first element of `row` that satisfies `hit` (which one
+/// does): blocks of 32 are tested whole first (a vectorised compare), then the
+/// block with a hit is searched.
+#[inline(always)]
+fn first<T: Real>(row: &[T], hit: impl Fn(T) -> bool) -> usize {
+    const B: usize = 32;
+    let mut it = row.chunks_exact(B);
+    let mut base = 0;
+    for c in &mut it {
+        let mut any = false;
+        for &v in c {
+            any |= hit(v);
+        }
+        if any {
+            break;
+        }
+        base += B;
+    }
+    base + row[base..]
+        .iter()
+        .position(|&v| hit(v))
+        .expect("the extreme is an element of the row")
 }
 
 /// argmax/argmin of `x` along `axis` into `out` (i32, keepdims shape; the
@@ -40,6 +86,16 @@ pub(super) fn run<T: Real>(op: ArgOp, x: &Tensor, axis: usize, out: &Tensor) {
             #[allow(clippy::redundant_locals)]
             // capture the whole SendPtr (Send), not its raw field
             let op = op;
+            if sa == 1 {
+                for j in 0..len as isize {
+                    // SAFETY: a contiguous row of x's in-bounds layout.
+                    let row =
+                        unsafe { std::slice::from_raw_parts({ xp }.0.offset(xo + j * sx), n) };
+                    let bi = first_extreme(max, row);
+                    unsafe { *op.0.offset(oo + j * so) = bi as i32 };
+                }
+                return;
+            }
             if len == 1 || sa.unsigned_abs() <= sx.unsigned_abs() {
                 for j in 0..len as isize {
                     let base = xo + j * sx;

@@ -12,7 +12,7 @@ pub(crate) mod reducers;
 mod scan;
 mod softmax;
 
-use self::reducers::{Max, Min, Prod, Reducer, Sum, Truth, Var};
+use self::reducers::{Extreme, Prod, Reducer, Sum, Truth, Var};
 use super::strided::{Plan, SendPtr};
 use super::{base_ptr, CpuBackend};
 use crate::backend::reduce::{ArgOp, ReduceBackend, ReduceOp, ScanOp, SoftmaxOp};
@@ -128,10 +128,10 @@ impl ReduceBackend for CpuBackend {
             }
             ReduceOp::Prod => crate::dispatch!(dt, T => run::<T, _>(&Prod, x, axes, out)),
             ReduceOp::Max => {
-                crate::dispatch!(@real dt, "max", T => run::<T, _>(&Max, x, axes, out))
+                crate::dispatch!(@real dt, "max", T => run::<T, _>(&Extreme::<true>, x, axes, out))
             }
             ReduceOp::Min => {
-                crate::dispatch!(@real dt, "min", T => run::<T, _>(&Min, x, axes, out))
+                crate::dispatch!(@real dt, "min", T => run::<T, _>(&Extreme::<false>, x, axes, out))
             }
             ReduceOp::All => {
                 crate::dispatch!(dt, T => run::<T, _>(&Truth { any: false }, x, axes, out))

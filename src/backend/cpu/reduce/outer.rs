@@ -9,13 +9,23 @@ use super::reducers::Reducer;
 use super::Split;
 use crate::backend::cpu::strided::{SendPtr, PAR_MIN_ELEMS};
 use crate::dtype::Element;
+use rayon::prelude::*;
 
-/// Outputs accumulated together (partial results fit in L1).
-const BLOCK: usize = 256;
+/// Bytes of partial results per cascade level of a block: wide blocks read
+/// long contiguous stretches of every input row (prefetch-friendly), and the
+/// few levels of partial results still fit in L2.
+const BLOCK_BYTES: usize = 16 << 10;
+/// Fewest outputs per block.
+const BLOCK_MIN: usize = 64;
 /// Rows per cascade level before it is flushed into the next.
 const FLUSH: usize = 64;
 
 /// Reduce every output of `sp` (caller runs inside the pool).
+///
+/// Threads split the outputs when there are enough of them for a full block
+/// per thread; otherwise (e.g. the leading axis of a square matrix) they split
+/// the reduced positions, so that every thread still reads whole input rows,
+/// and the per-thread partial results are combined in order.
 pub(super) fn reduce<T: Element, R: Reducer<T>>(
     r: &R,
     sp: &Split,
@@ -23,27 +33,64 @@ pub(super) fn reduce<T: Element, R: Reducer<T>>(
     out: SendPtr<R::Out>,
 ) {
     let [sx, so] = sp.kept.inner_strides();
+    let width = (BLOCK_BYTES / std::mem::size_of::<R::Acc>().max(1)).max(BLOCK_MIN);
+    let threads = crate::device::num_threads();
+    let outputs = sp.kept.numel();
+    let write = |oo: isize, acc: &[R::Acc]| {
+        for (j, &a) in acc.iter().enumerate() {
+            // SAFETY: out's layout is in bounds and unique; the caller owns
+            // these outputs.
+            unsafe { *out.get().offset(oo + j as isize * so) = r.finish(a, sp.count) };
+        }
+    };
+    if threads > 1
+        && outputs < threads * width
+        && sp.count >= threads * FLUSH
+        && outputs * sp.count >= 2 * PAR_MIN_ELEMS
+    {
+        let parts = threads.min(sp.count / FLUSH);
+        let chunk = sp.count.div_ceil(parts);
+        sp.kept.for_each_run(0, outputs, |[xo, oo], len| {
+            let mut c0 = 0;
+            while c0 < len {
+                let w = width.min(len - c0);
+                let base = xo + c0 as isize * sx;
+                let partial: Vec<Vec<R::Acc>> = (0..parts)
+                    .into_par_iter()
+                    .map(|p| {
+                        let (r0, r1) = (p * chunk, ((p + 1) * chunk).min(sp.count));
+                        block(r, sp, x, base, sx, w, r0..r1, &mut Vec::new()).to_vec()
+                    })
+                    .collect();
+                let mut acc = partial[0].clone();
+                for part in &partial[1..] {
+                    for (a, &b) in acc.iter_mut().zip(part) {
+                        *a = r.combine(*a, b);
+                    }
+                }
+                write(oo + c0 as isize * so, &acc);
+                c0 += w;
+            }
+        });
+        return;
+    }
     let min = (PAR_MIN_ELEMS / sp.count.max(1)).max(1);
     sp.kept.par_for_each_run(min, |[xo, oo], len| {
-        #[allow(clippy::redundant_locals)] // capture the whole SendPtr (Send), not its raw field
-        let out = out;
         let mut levels: Vec<Vec<R::Acc>> = Vec::new();
         let mut c0 = 0;
         while c0 < len {
-            let w = BLOCK.min(len - c0);
-            let acc = block(r, sp, x, xo + c0 as isize * sx, sx, w, &mut levels);
-            for (j, &a) in acc.iter().enumerate() {
-                // SAFETY: out's layout is in bounds and unique; this task owns
-                // the run.
-                unsafe { *out.0.offset(oo + (c0 + j) as isize * so) = r.finish(a, sp.count) };
-            }
+            let w = width.min(len - c0);
+            let acc = block(r, sp, x, xo + c0 as isize * sx, sx, w, 0..sp.count, &mut levels);
+            write(oo + c0 as isize * so, acc);
             c0 += w;
         }
     });
 }
 
 /// The partial results of `w` adjacent outputs starting at `base` (x stride
-/// `sx` between them), over all reduced positions.
+/// `sx` between them), over the reduced positions `range` (row-major order of
+/// the reduced axes).
+#[allow(clippy::too_many_arguments)]
 fn block<'a, T: Element, R: Reducer<T>>(
     r: &R,
     sp: &Split,
@@ -51,6 +98,7 @@ fn block<'a, T: Element, R: Reducer<T>>(
     base: isize,
     sx: isize,
     w: usize,
+    range: std::ops::Range<usize>,
     levels: &'a mut Vec<Vec<R::Acc>>,
 ) -> &'a [R::Acc] {
     for l in levels.iter_mut() {
@@ -64,7 +112,13 @@ fn block<'a, T: Element, R: Reducer<T>>(
     let nd = sp.red_shape.len();
     let mut idx = vec![0usize; nd];
     let mut off = 0isize;
-    for _ in 0..sp.count {
+    let mut rem = range.start;
+    for a in (0..nd).rev() {
+        idx[a] = rem % sp.red_shape[a];
+        rem /= sp.red_shape[a];
+        off += idx[a] as isize * sp.red_strides[a];
+    }
+    for _ in range {
         // SAFETY: base + off + j * sx (j < w) are elements of x's in-bounds layout.
         unsafe { r.step_lanes(&mut levels[0][..w], x.0.offset(base + off), sx) };
         counts[0] += 1;

@@ -165,22 +165,36 @@ impl<T: Summable> Reducer<T> for Prod {
     }
 }
 
-/// Maximum (NaN propagates).
-pub(crate) struct Max;
-/// Minimum (NaN propagates).
-pub(crate) struct Min;
+/// Maximum (`MAX == true`) or minimum: NaN propagates (the first NaN met).
+pub(crate) struct Extreme<const MAX: bool>;
 
-impl<T: Real> Reducer<T> for Max {
+impl<const MAX: bool> Extreme<MAX> {
+    /// Whether `x` replaces the current extreme `m` (NaN aside).
+    #[inline(always)]
+    fn beats<T: Real>(x: T, m: T) -> bool {
+        if MAX {
+            x > m
+        } else {
+            x < m
+        }
+    }
+}
+
+impl<T: Real, const MAX: bool> Reducer<T> for Extreme<MAX> {
     type Acc = T;
     type Out = T;
     #[inline(always)]
     fn init(&self) -> T {
-        T::LOWEST
+        if MAX {
+            T::LOWEST
+        } else {
+            T::HIGHEST
+        }
     }
     #[inline(always)]
     fn step(&self, acc: &mut T, x: T) {
         // Once `acc` is NaN no comparison is true, so it stays NaN.
-        if x > *acc || x.is_nan() {
+        if Self::beats(x, *acc) || x.is_nan() {
             *acc = x;
         }
     }
@@ -195,31 +209,44 @@ impl<T: Real> Reducer<T> for Max {
     fn finish(&self, acc: T, _count: usize) -> T {
         acc
     }
-}
 
-impl<T: Real> Reducer<T> for Min {
-    type Acc = T;
-    type Out = T;
-    #[inline(always)]
-    fn init(&self) -> T {
-        T::HIGHEST
-    }
-    #[inline(always)]
-    fn step(&self, acc: &mut T, x: T) {
-        if x < *acc || x.is_nan() {
-            *acc = x;
+    /// Contiguous runs: `LANES` independent extremes (compare and select,
+    /// vectorisable) and a NaN flag per lane; a NaN found returns the run's
+    /// first NaN.
+    unsafe fn run(&self, p: *const T, len: usize, stride: isize) -> T {
+        let mut acc = Reducer::<T>::init(self);
+        if stride != 1 {
+            for i in 0..len as isize {
+                // SAFETY: caller contract.
+                Reducer::<T>::step(self, &mut acc, unsafe { *p.offset(i * stride) });
+            }
+            return acc;
         }
-    }
-    #[inline(always)]
-    fn combine(&self, mut a: T, b: T) -> T {
-        if !a.is_nan() {
-            Reducer::<T>::step(self, &mut a, b);
+        // SAFETY: caller contract (contiguous run of `len`).
+        let xs = unsafe { std::slice::from_raw_parts(p, len) };
+        let mut lanes = [acc; LANES];
+        let mut nan = [false; LANES];
+        let mut it = xs.chunks_exact(LANES);
+        for c in &mut it {
+            for k in 0..LANES {
+                let x = c[k];
+                lanes[k] = if Self::beats(x, lanes[k]) {
+                    x
+                } else {
+                    lanes[k]
+                };
+                nan[k] |= x.is_nan();
+            }
         }
-        a
-    }
-    #[inline]
-    fn finish(&self, acc: T, _count: usize) -> T {
-        acc
+        if nan.contains(&true) || it.remainder().iter().any(|x| x.is_nan()) {
+            return *xs.iter().find(|x| x.is_nan()).expect("a NaN was seen");
+        }
+        for &x in it.remainder() {
+            Reducer::<T>::step(self, &mut acc, x);
+        }
+        lanes
+            .iter()
+            .fold(acc, |a, &b| Reducer::<T>::combine(self, a, b))
     }
 }
 
@@ -305,30 +332,58 @@ impl<T: Element> Reducer<T> for Var {
     }
 
     /// Two passes over the run (its mean, then the squared deviations), which
-    /// is faster and more accurate than the per-element update.
+    /// is faster and more accurate than the per-element update; contiguous
+    /// runs sum in `LANES` independent f64 lanes (vectorisable).
     unsafe fn run(&self, p: *const T, len: usize, stride: isize) -> (f64, f64, f64) {
         if len == 0 {
             return (0.0, 0.0, 0.0);
         }
-        // SAFETY (both loops): caller contract.
-        let at = |i: usize| unsafe { *p.offset(i as isize * stride) }.to_f64();
-        let mut s = 0.0;
-        for i in 0..len {
-            s += at(i);
-        }
-        let m = s / len as f64;
-        let (mut m2, mut c) = (0.0, 0.0);
-        for i in 0..len {
-            let d = at(i) - m;
-            m2 += d * d;
-            c += d;
-        }
+        let n = len as f64;
+        let (m, m2, c) = if stride == 1 {
+            // SAFETY: caller contract (contiguous run of `len`).
+            let xs = unsafe { std::slice::from_raw_parts(p, len) };
+            let m = lane_sums(xs, |x| [x, 0.0])[0] / n;
+            let [m2, c] = lane_sums(xs, |x| {
+                let d = x - m;
+                [d * d, d]
+            });
+            (m, m2, c)
+        } else {
+            // SAFETY (both loops): caller contract.
+            let at = |i: usize| unsafe { *p.offset(i as isize * stride) }.to_f64();
+            let m = (0..len).map(at).sum::<f64>() / n;
+            let (mut m2, mut c) = (0.0, 0.0);
+            for i in 0..len {
+                let d = at(i) - m;
+                m2 += d * d;
+                c += d;
+            }
+            (m, m2, c)
+        };
         // Corrected two-pass: removes the rounding error of `m`.
-        let m2 = m2 - c * c / len as f64;
-        (
-            len as f64,
-            m + c / len as f64,
-            if m2 < 0.0 { 0.0 } else { m2 },
-        ) // NaN stays NaN
+        let m2 = m2 - c * c / n;
+        (n, m + c / n, if m2 < 0.0 { 0.0 } else { m2 }) // NaN stays NaN
     }
+}
+
+/// The two sums of `f(x)` over `xs` (x widened to f64), each in `LANES`
+/// independent lanes combined at the end.
+#[inline(always)]
+fn lane_sums<T: Element>(xs: &[T], f: impl Fn(f64) -> [f64; 2]) -> [f64; 2] {
+    let mut acc = [[0f64; LANES]; 2];
+    let mut it = xs.chunks_exact(LANES);
+    for c in &mut it {
+        for k in 0..LANES {
+            let [a, b] = f(c[k].to_f64());
+            acc[0][k] += a;
+            acc[1][k] += b;
+        }
+    }
+    let mut tail = [0f64; 2];
+    for &x in it.remainder() {
+        let [a, b] = f(x.to_f64());
+        tail[0] += a;
+        tail[1] += b;
+    }
+    [0, 1].map(|j| acc[j].iter().sum::<f64>() + tail[j])
 }

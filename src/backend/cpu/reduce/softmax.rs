@@ -39,9 +39,7 @@ pub(super) fn run<T: FloatElem>(op: SoftmaxOp, x: &Tensor, axes: &[usize], out: 
     // SAFETY (all reads and writes below): offsets are kept offsets (in-bounds
     // layouts) plus group offsets of the same layouts; out is unique, does not
     // overlap x, and each task owns its groups.
-    let at = move |o: isize| unsafe { *{ xp }.0.offset(o) }.to_f();
     let put = move |o: isize, v: T::F| unsafe { *{ op_ }.0.offset(o) = T::from_f(v) };
-    let get = move |o: isize| unsafe { *{ op_ }.0.offset(o) }.to_f();
     // In-register copies of `T` are exact when `T::F` is `T` itself (f32, f64):
     // then softmax stores exp(x - m) in the first pass and scales it in place.
     let exact = std::mem::size_of::<T>() == std::mem::size_of::<T::F>();
@@ -54,9 +52,7 @@ pub(super) fn run<T: FloatElem>(op: SoftmaxOp, x: &Tensor, axes: &[usize], out: 
             let mut i = 0;
             while i < len {
                 let l = (len - i).min(CHUNK);
-                for (k, b) in buf[..l].iter_mut().enumerate() {
-                    *b = at(xb + g0 + (i + k) as isize * gx);
-                }
+                unsafe { load({ xp }.0, xb + g0 + i as isize * gx, gx, &mut buf[..l]) };
                 f(&mut buf[..l], ob + o0 + i as isize * go);
                 i += l;
             }
@@ -70,7 +66,7 @@ pub(super) fn run<T: FloatElem>(op: SoftmaxOp, x: &Tensor, axes: &[usize], out: 
             put(ob, m);
             return;
         }
-        let store = op == SoftmaxOp::Softmax && exact;
+        let keep = op == SoftmaxOp::Softmax && exact;
         let mut s = 0f64;
         chunks(xb, ob, &mut |b, o| {
             for v in b.iter_mut() {
@@ -78,10 +74,8 @@ pub(super) fn run<T: FloatElem>(op: SoftmaxOp, x: &Tensor, axes: &[usize], out: 
             }
             T::F::exp_in_place(b);
             s += T::F::sum_f64(b);
-            if store {
-                for (k, &v) in b.iter().enumerate() {
-                    put(o + k as isize * go, v);
-                }
+            if keep {
+                unsafe { write({ op_ }.0, o, go, b, |v| v) };
             }
         });
         let s: T::F = NumCast::from(s).unwrap_or_else(T::F::nan);
@@ -91,20 +85,27 @@ pub(super) fn run<T: FloatElem>(op: SoftmaxOp, x: &Tensor, axes: &[usize], out: 
                 // (x - m) - ln s, not x - (m + ln s): the latter loses the low
                 // bits of ln s next to a large m.
                 let ls = s.ln();
-                chunks(xb, ob, &mut |b, o| {
-                    for (k, &v) in b.iter().enumerate() {
-                        put(o + k as isize * go, (v - m) - ls);
-                    }
+                chunks(xb, ob, &mut |b, o| unsafe {
+                    write({ op_ }.0, o, go, b, |v| (v - m) - ls)
                 });
             }
             SoftmaxOp::Softmax => {
                 let inv = s.recip();
-                if store {
+                if keep {
                     // exp(x - m) is in `out` already: scale it in place.
                     gplan.for_each_run(0, gsize, |[_, o0], len| {
-                        for i in 0..len as isize {
-                            let o = ob + o0 + i * go;
-                            put(o, get(o) * inv);
+                        if go == 1 {
+                            let os = unsafe {
+                                std::slice::from_raw_parts_mut({ op_ }.0.offset(ob + o0), len)
+                            };
+                            for v in os {
+                                *v = T::from_f(v.to_f() * inv);
+                            }
+                        } else {
+                            for i in 0..len as isize {
+                                let o = ob + o0 + i * go;
+                                put(o, unsafe { *{ op_ }.0.offset(o) }.to_f() * inv);
+                            }
                         }
                     });
                 } else {
@@ -113,9 +114,7 @@ pub(super) fn run<T: FloatElem>(op: SoftmaxOp, x: &Tensor, axes: &[usize], out: 
                             *v = *v - m;
                         }
                         T::F::exp_in_place(b);
-                        for (k, &v) in b.iter().enumerate() {
-                            put(o + k as isize * go, v * inv);
-                        }
+                        unsafe { write({ op_ }.0, o, go, b, |v| v * inv) };
                     });
                 }
             }
@@ -129,4 +128,51 @@ pub(super) fn run<T: FloatElem>(op: SoftmaxOp, x: &Tensor, axes: &[usize], out: 
             }
         })
     });
+}
+
+/// Read the `b.len()` elements at `o` (element stride `gx`) of `x` into `b`.
+///
+/// # Safety
+/// Those elements must be readable.
+#[inline(always)]
+unsafe fn load<T: FloatElem>(x: *const T, o: isize, gx: isize, b: &mut [T::F]) {
+    if gx == 1 {
+        // SAFETY: caller contract (a contiguous stretch).
+        let xs = unsafe { std::slice::from_raw_parts(x.offset(o), b.len()) };
+        for (d, &v) in b.iter_mut().zip(xs) {
+            *d = v.to_f();
+        }
+    } else {
+        for (k, d) in b.iter_mut().enumerate() {
+            // SAFETY: caller contract.
+            *d = unsafe { *x.offset(o + k as isize * gx) }.to_f();
+        }
+    }
+}
+
+/// Write `f(b[k])` to the `b.len()` elements at `o` (element stride `go`) of
+/// `out` (contiguous stretches through a slice, so the loop vectorises).
+///
+/// # Safety
+/// Those elements must be writable and not aliased by anything else in use.
+#[inline(always)]
+unsafe fn write<T: FloatElem>(
+    out: *mut T,
+    o: isize,
+    go: isize,
+    b: &[T::F],
+    f: impl Fn(T::F) -> T::F,
+) {
+    if go == 1 {
+        // SAFETY: caller contract (a contiguous stretch owned by the caller).
+        let os = unsafe { std::slice::from_raw_parts_mut(out.offset(o), b.len()) };
+        for (d, &v) in os.iter_mut().zip(b) {
+            *d = T::from_f(f(v));
+        }
+    } else {
+        for (k, &v) in b.iter().enumerate() {
+            // SAFETY: caller contract.
+            unsafe { *out.offset(o + k as isize * go) = T::from_f(f(v)) };
+        }
+    }
 }

@@ -1,7 +1,8 @@
 //! A small cache of large freed host buffers, so that allocating ops reuse memory
 //! that is already mapped instead of page-faulting fresh pages on every call
 //! (the cost that makes NumPy's allocating `a + b` almost twice its `out=` form).
-//! Only raw allocations live here; nothing about dtypes or tensors.
+//! Raw host allocations (fresh ones, huge-page aligned when large) live here
+//! too; nothing about dtypes or tensors.
 //!
 //! Buffers of at least [`MIN_BYTES`] go to the cache when dropped, up to a total
 //! of `RNX_BUFFER_CACHE_MB` MiB (default 512; 0 disables it), oldest evicted
@@ -46,6 +47,39 @@ fn cache() -> &'static Mutex<Cache> {
         bytes: 0,
     });
     &CACHE
+}
+
+/// Alignment of a host allocation of `bytes` bytes: huge-page aligned when it
+/// asks for huge pages (see `crate::huge_pages`), else
+/// [`crate::storage::ALIGN`].
+pub fn align_for(bytes: usize) -> usize {
+    if crate::huge_pages::worth(bytes) {
+        crate::huge_pages::SIZE
+    } else {
+        crate::storage::ALIGN
+    }
+}
+
+/// A fresh zeroed host allocation of `bytes` (> 0) bytes aligned by
+/// [`align_for`], and its layout; large ones are advised onto huge pages before
+/// the zeroing touches them. `None` when the allocator fails.
+pub fn alloc_zeroed(bytes: usize) -> Option<(NonNull<u8>, Layout)> {
+    let layout = Layout::from_size_align(bytes.max(1), align_for(bytes)).ok()?;
+    if layout.align() > crate::storage::ALIGN {
+        // SAFETY: layout has non-zero size.
+        let p = NonNull::new(unsafe { alloc::alloc(layout) })?;
+        crate::huge_pages::advise(p.as_ptr(), layout.size());
+        // SAFETY: p is valid for layout.size() bytes; zeroing after the advice
+        // makes the first touch fault in huge pages.
+        unsafe { std::ptr::write_bytes(p.as_ptr(), 0, layout.size()) };
+        Some((p, layout))
+    } else {
+        // SAFETY: layout has non-zero size.
+        Some((
+            NonNull::new(unsafe { alloc::alloc_zeroed(layout) })?,
+            layout,
+        ))
+    }
 }
 
 /// Take a cached allocation of at least `bytes` (and at most 25% more) with

@@ -7,7 +7,7 @@
 use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use std::alloc::{self, Layout as AllocLayout};
+use std::alloc::Layout as AllocLayout;
 
 use std::any::Any;
 use std::ptr::NonNull;
@@ -16,16 +16,6 @@ use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// Alignment of owned host buffers (a cache line; enough for AVX-512 loads).
 pub const ALIGN: usize = 64;
-
-/// Alignment of an owned host buffer of `bytes` bytes: huge-page aligned when
-/// it is large enough for huge pages, else [`ALIGN`].
-fn align_for(bytes: usize) -> usize {
-    if crate::huge_pages::worth(bytes) {
-        crate::huge_pages::SIZE
-    } else {
-        ALIGN
-    }
-}
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -61,23 +51,10 @@ impl CpuBuffer {
                 owner: Owner::Aligned(None),
             });
         }
-        let err = || Error::Alloc {
+        let (p, layout) = crate::buffer_cache::alloc_zeroed(bytes).ok_or(Error::Alloc {
             op: "alloc".into(),
             bytes,
-        };
-        let layout = AllocLayout::from_size_align(bytes, align_for(bytes)).map_err(|_| err())?;
-        let p = if layout.align() > ALIGN {
-            // SAFETY: layout has non-zero size.
-            let p = NonNull::new(unsafe { alloc::alloc(layout) }).ok_or_else(err)?;
-            crate::huge_pages::advise(p.as_ptr(), bytes);
-            // SAFETY: p is valid for `bytes` bytes; zeroing after the advice
-            // makes the first touch fault in huge pages.
-            unsafe { std::ptr::write_bytes(p.as_ptr(), 0, bytes) };
-            p
-        } else {
-            // SAFETY: layout has non-zero size.
-            NonNull::new(unsafe { alloc::alloc_zeroed(layout) }).ok_or_else(err)?
-        };
+        })?;
         Ok(CpuBuffer {
             ptr: p,
             bytes,
@@ -88,7 +65,7 @@ impl CpuBuffer {
     /// An aligned allocation of `bytes` bytes whose contents are unspecified but
     /// initialised: a cached buffer when one fits, else a fresh zeroed one.
     fn for_overwrite(bytes: usize) -> Result<CpuBuffer> {
-        match crate::buffer_cache::take(bytes, align_for(bytes)) {
+        match crate::buffer_cache::take(bytes, crate::buffer_cache::align_for(bytes)) {
             Some((ptr, layout)) => Ok(CpuBuffer {
                 ptr,
                 bytes,

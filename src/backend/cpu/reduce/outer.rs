@@ -80,7 +80,16 @@ pub(super) fn reduce<T: Element, R: Reducer<T>>(
         let mut c0 = 0;
         while c0 < len {
             let w = width.min(len - c0);
-            let acc = block(r, sp, x, xo + c0 as isize * sx, sx, w, 0..sp.count, &mut levels);
+            let acc = block(
+                r,
+                sp,
+                x,
+                xo + c0 as isize * sx,
+                sx,
+                w,
+                0..sp.count,
+                &mut levels,
+            );
             write(oo + c0 as isize * so, acc);
             c0 += w;
         }

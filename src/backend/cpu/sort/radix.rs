@@ -50,13 +50,14 @@ impl<E: Item> Buf<E> {
     /// A buffer of `len` items.
     pub(crate) fn new(len: usize) -> Buf<E> {
         let bytes = (len * std::mem::size_of::<E>()).max(ALIGN);
-        let layout = Layout::from_size_align(bytes, ALIGN).expect("sort scratch size fits isize");
-        let (ptr, layout) = crate::buffer_cache::take(bytes, ALIGN).unwrap_or_else(|| {
-            // SAFETY: non-zero size; zeroed, so every byte is initialised.
-            let p = unsafe { std::alloc::alloc_zeroed(layout) };
-            let p = NonNull::new(p).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
-            (p, layout)
-        });
+        let align = crate::buffer_cache::align_for(bytes);
+        let (ptr, layout) = crate::buffer_cache::take(bytes, align)
+            .or_else(|| crate::buffer_cache::alloc_zeroed(bytes))
+            .unwrap_or_else(|| {
+                std::alloc::handle_alloc_error(
+                    Layout::from_size_align(bytes, align).expect("sort scratch size fits isize"),
+                )
+            });
         Buf {
             ptr: ptr.cast(),
             len,

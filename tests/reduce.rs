@@ -348,6 +348,48 @@ fn leading_and_trailing_axes_agree() {
     assert_eq!(m, vec![4.0, 5.0, 6.0]);
 }
 
+/// Several leading axes reduced, the contiguous one kept, with enough rows that
+/// threads split the reduced positions (each part starts mid-way through the
+/// reduced index space): sum, max and var against brute force.
+#[test]
+fn leading_axes_split_over_threads() {
+    let (a, b, c) = (40, 50, 37);
+    let x = Tensor::init(DType::F64, &[a, b, c], |i| {
+        ((i[0] * 13 + i[1] * 7 + i[2] * 3) % 17) as f64 - 8.0
+    })
+    .unwrap();
+    let v = x.to_vec::<f64>().unwrap();
+    let v = &v;
+    let col = |k: usize| (0..a * b).map(move |r| v[r * c + k]);
+    let sum = x
+        .sum(Some(&[0, 1]), false)
+        .unwrap()
+        .to_vec::<f64>()
+        .unwrap();
+    let max = x
+        .max(Some(&[1, 0]), false)
+        .unwrap()
+        .to_vec::<f64>()
+        .unwrap();
+    let var = x
+        .var(Some(&[0, 1]), false, 0)
+        .unwrap()
+        .to_vec::<f64>()
+        .unwrap();
+    for k in 0..c {
+        let s: f64 = col(k).sum();
+        assert_eq!(sum[k], s, "sum {k}");
+        assert_eq!(max[k], col(k).fold(f64::MIN, f64::max), "max {k}");
+        let m = s / (a * b) as f64;
+        let want = col(k).map(|y| (y - m) * (y - m)).sum::<f64>() / (a * b) as f64;
+        assert!(
+            (var[k] - want).abs() <= 1e-12 * want.max(1.0),
+            "var {k}: {} vs {want}",
+            var[k]
+        );
+    }
+}
+
 #[test]
 fn argmax_nan_and_ties() {
     let x = f32t(&[6], &[1., 3., f64::NAN, 3., f64::NAN, 0.]);

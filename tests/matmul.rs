@@ -350,6 +350,32 @@ fn values_all_dtypes() {
     random_products::<u64>(14, 20);
 }
 
+/// Shapes that cross the packed f32/f64 kernels' block edges (MC = 144/72
+/// rows, KC = 256 depth, NC = 4080 columns, 6 x 16 / 6 x 8 register tiles), on
+/// random (transposed, stepped, flipped) layouts, single product and batched.
+#[test]
+fn packed_block_edges() {
+    let mut rng = Rng(77);
+    for (m, k, n) in [
+        (150, 300, 37),
+        (73, 513, 20),
+        (13, 257, 4081),
+        (6, 16, 16),
+        (12, 1, 8),
+        (200, 2, 33),
+        (145, 256, 17),
+    ] {
+        let a = operand::<f32>(&mut rng, &[m, k], 0);
+        let b = operand::<f32>(&mut rng, &[k, n], 0);
+        check::<f32>(&a, &b, &a.matmul(&b).unwrap());
+        let out = operand::<f32>(&mut rng, &[m, n], 0);
+        check::<f32>(&a, &b, &a.matmul_out(&b, &out).unwrap());
+        let a = operand::<f64>(&mut rng, &[2, m, k], 1);
+        let b = operand::<f64>(&mut rng, &[2, k, n], 1);
+        check::<f64>(&a, &b, &a.matmul(&b).unwrap());
+    }
+}
+
 /// Sizes that take every threading tier: tiny (single thread), many small
 /// products (threads over the batch), one large product (threads inside).
 #[test]

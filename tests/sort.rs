@@ -345,8 +345,8 @@ fn check_2d<T: Elem>(x: &Tensor, axis: usize, desc: bool, what: &str) {
 fn every_size_for<T: Elem>() {
     let name = std::any::type_name::<T>();
     // Row lengths around the size classes: empty, one, two, sort_unstable
-    // (<= 256), radix, and 70_000, at least the parallel single-row threshold
-    // (2^16), so a lone row of it splits its passes over the pool.
+    // (<= 256), radix (the lone row of 70_000 too; rows of 2^19 and more
+    // split their passes over the pool, see `one_long_row`).
     for &(rows, len) in &[
         (1usize, 0usize),
         (3, 0),
@@ -461,4 +461,28 @@ fn sort_values_errors_and_scalar() {
     assert_eq!(s.sort_values(-1, true).unwrap().item::<i8>().unwrap(), -3);
     let e = Tensor::zeros(DType::U16, &[4, 0]).unwrap();
     assert_eq!(e.sort_values(1, false).unwrap().shape(), &[4, 0]);
+}
+
+/// One row past the parallel single-row threshold (2^19): its radix passes
+/// split over the pool; keys of 4 and 8 bytes (packed with their index as
+/// u64 / u128) and 2 bytes, with and without duplicates, both directions.
+#[test]
+fn one_long_row() {
+    fn run<T: Elem>() {
+        let len = 600_000;
+        for (s, dup) in [(3u64, true), (4, false)] {
+            let data: Vec<T> = (0..len).map(|i| T::gen(hash(i, s), dup)).collect();
+            let base = Tensor::from_vec(data, &[1, len]).unwrap();
+            for desc in [false, true] {
+                let what = format!(
+                    "{} 1x{len} dup {dup} desc {desc}",
+                    std::any::type_name::<T>()
+                );
+                check_2d::<T>(&base, 1, desc, &what);
+            }
+        }
+    }
+    run::<f32>();
+    run::<i64>();
+    run::<u16>();
 }

@@ -7,7 +7,7 @@ use super::strided::Plan;
 use rayon::prelude::*;
 
 /// Tile edge in elements along each of the two blocked axes.
-const TILE: usize = 64;
+pub const TILE: usize = 64;
 
 /// The blocked pair of axes of a plan: `a` is the innermost axis (operand 0's
 /// fastest), `b` another axis along which some operand is unit-stride while it
@@ -40,6 +40,13 @@ impl<const N: usize> Plan<N> {
         blocked_axes(self).is_some()
     }
 
+    /// Each operand's stride along the second blocked axis (the one some
+    /// operand is unit-stride along), when the plan is blocked.
+    pub fn blocked_strides(&self) -> Option<[isize; N]> {
+        let (_, b) = blocked_axes(self)?;
+        Some(std::array::from_fn(|k| self.strides[k][b]))
+    }
+
     /// Like [`Plan::par_for_each_run`], but walks transposed operand pairs in
     /// tiles. Every element is visited exactly once; runs lie along the innermost
     /// axis with [`Plan::inner_strides`]. Use only for position-independent work.
@@ -48,8 +55,29 @@ impl<const N: usize> Plan<N> {
         min_per_task: usize,
         f: impl Fn([isize; N], usize) + Sync,
     ) {
-        let Some((a, b)) = blocked_axes(self) else {
+        let Some(bs) = self.blocked_strides() else {
             return self.par_for_each_run(min_per_task, f);
+        };
+        self.par_for_each_tile(min_per_task, |base, na, nb| {
+            for j in 0..nb as isize {
+                f(std::array::from_fn(|k| base[k] + j * bs[k]), na);
+            }
+        });
+    }
+
+    /// For a blocked plan ([`Plan::is_blocked`]), visit its tiles:
+    /// `f(offsets, na, nb)` with the offsets of a tile's first element, its
+    /// extent `na` along the innermost axis (strides [`Plan::inner_strides`])
+    /// and `nb` along the other blocked axis (strides
+    /// [`Plan::blocked_strides`]). Tiles cover every element exactly once. Does
+    /// nothing for a plan that is not blocked.
+    pub fn par_for_each_tile(
+        &self,
+        min_per_task: usize,
+        f: impl Fn([isize; N], usize, usize) + Sync,
+    ) {
+        let Some((a, b)) = blocked_axes(self) else {
+            return;
         };
         let nd = self.shape.len();
         // Outer axes: all but a and b, flattened into one index space.
@@ -73,12 +101,10 @@ impl<const N: usize> Plan<N> {
             }
             let (a0, a1) = (ia * TILE, ((ia + 1) * TILE).min(na));
             let (b0, b1) = (ib * TILE, ((ib + 1) * TILE).min(nb));
-            for j in b0..b1 {
-                let offs: [isize; N] = std::array::from_fn(|k| {
-                    base[k] + j as isize * self.strides[k][b] + a0 as isize * self.strides[k][a]
-                });
-                f(offs, a1 - a0);
-            }
+            let offs: [isize; N] = std::array::from_fn(|k| {
+                base[k] + b0 as isize * self.strides[k][b] + a0 as isize * self.strides[k][a]
+            });
+            f(offs, a1 - a0, b1 - b0);
         };
         let n = self.numel();
         let threads = crate::device::num_threads();

@@ -1,8 +1,10 @@
 //! CPU core primitives: alloc, upload, download, fill, copy and cast between
 //! arbitrary strided layouts, each a planned strided traversal with a
-//! `copy_nonoverlapping` fast path for contiguous runs.
+//! `copy_nonoverlapping` fast path for contiguous runs and tile transposes
+//! (`transpose.rs`) for a source transposed against the destination.
 
 use super::strided::{Plan, SendPtr, PAR_MIN_ELEMS};
+use super::transpose::transpose_block;
 use super::{base_ptr, CpuBackend};
 use crate::backend::CoreBackend;
 use crate::device::Device;
@@ -26,6 +28,18 @@ pub(crate) unsafe fn copy_strided<T: Element>(
     let plan = Plan::new([dl, sl]);
     let [ds, ss] = plan.inner_strides();
     let (d, s) = (SendPtr(dst), SendPtr(src as *mut T));
+    if let Some([dbs, sbs]) = plan.blocked_strides() {
+        if ds == 1 && sbs == 1 {
+            // A transpose: the destination is contiguous along one tile axis,
+            // the source along the other.
+            plan.par_for_each_tile(PAR_MIN_ELEMS, |[od, os], na, nb| {
+                // SAFETY: the tile lies inside both layouts (caller contract);
+                // element (i, j) is at od + i + j * dbs and os + i * ss + j.
+                unsafe { transpose_block(na, nb, s.get().offset(os), ss, d.get().offset(od), dbs) }
+            });
+            return;
+        }
+    }
     plan.par_for_each_run_blocked(PAR_MIN_ELEMS, move |[od, os], len| {
         let (d, s) = (d, s);
         // SAFETY: offsets come from in-bounds layouts (caller contract).

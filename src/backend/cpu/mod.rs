@@ -10,6 +10,7 @@ pub mod matmul;
 pub mod reduce;
 pub mod sort;
 pub mod strided;
+pub mod transpose;
 pub mod vmath;
 
 use crate::dtype::Element;

@@ -8,7 +8,9 @@
 //!   buffers (a stride-0 input is filled once per run), computed with a
 //!   fixed-size loop and written to the output (contiguous or scattered);
 //! - one and two inputs where an operand is transposed against the output are
-//!   walked in square tiles (`blocked.rs`) so both sides reuse cache lines.
+//!   walked in square tiles (`blocked.rs`) so both sides reuse cache lines;
+//!   with two inputs, a transposed input is first transposed into a tile
+//!   buffer (`transpose.rs`) so the runs read it contiguously.
 //!
 //! Every inner loop is compiled twice, portable and AVX2+FMA
 //! (`#[target_feature]` wrappers), and the level is chosen once per call.
@@ -19,10 +21,13 @@
 #[allow(unused_imports)] // `Isa` only names the AVX2 arm of optimised builds
 use super::simd::{isa, Isa};
 use crate::backend::cpu::base_ptr;
+use crate::backend::cpu::blocked::TILE;
 use crate::backend::cpu::strided::{Plan, SendPtr, PAR_MIN_ELEMS};
+use crate::backend::cpu::transpose::transpose_block;
 use crate::dtype::Element;
 use crate::tensor::Tensor;
 use rayon::prelude::*;
+use std::mem::MaybeUninit;
 
 /// Elements per block of the buffered path (fits L1 for 3 inputs of 16 bytes).
 const BLOCK: usize = 256;
@@ -316,6 +321,27 @@ pub unsafe fn map2<A: Element, B: Element, O: Element, F>(
         SendPtr(base_ptr::<A>(a)),
         SendPtr(base_ptr::<B>(b)),
     );
+    let run_at = |o: *mut O,
+                  a: *const A,
+                  sa: isize,
+                  b: *const B,
+                  sb: isize,
+                  len: usize,
+                  ba: &mut [A; BLOCK],
+                  bb: &mut [B; BLOCK]| {
+        #[cfg(all(
+            any(target_arch = "x86", target_arch = "x86_64"),
+            not(debug_assertions)
+        ))]
+        if level == Isa::Avx2 {
+            // SAFETY: AVX2+FMA were detected at run time; pointers address
+            // in-bounds runs (callers below).
+            unsafe { run2_avx2(o, so, a, sa, b, sb, len, ba, bb, &f) };
+            return;
+        }
+        // SAFETY: as above.
+        unsafe { run2(o, so, a, sa, b, sb, len, ba, bb, &f) };
+    };
     let run = |[oo, oa, ob]: [isize; 3], len: usize, ba: &mut [A; BLOCK], bb: &mut [B; BLOCK]| {
         // SAFETY: offsets come from the plan of in-bounds layouts.
         let (o, a, b) = unsafe {
@@ -325,27 +351,47 @@ pub unsafe fn map2<A: Element, B: Element, O: Element, F>(
                 pb.get().offset(ob) as *const B,
             )
         };
-        #[cfg(all(
-            any(target_arch = "x86", target_arch = "x86_64"),
-            not(debug_assertions)
-        ))]
-        if level == Isa::Avx2 {
-            // SAFETY: AVX2+FMA were detected at run time; pointers as above.
-            unsafe { run2_avx2(o, so, a, sa, b, sb, len, ba, bb, &f) };
-            return;
-        }
-        // SAFETY: pointers as above.
-        unsafe { run2(o, so, a, sa, b, sb, len, ba, bb, &f) };
+        run_at(o, a, sa, b, sb, len, ba, bb)
     };
-    if plan.is_blocked() {
-        // A transposed operand: square tiles keep both sides' cache lines.
-        plan.par_for_each_run_blocked(grain, |offs, len| {
-            run(
-                offs,
-                len,
-                &mut [A::default(); BLOCK],
-                &mut [B::default(); BLOCK],
-            )
+    if let Some([bo, ba_s, bb_s]) = plan.blocked_strides() {
+        // A transposed operand: square tiles; an input that is contiguous
+        // across the tile's rows is first transposed into a tile buffer, so
+        // every run reads it contiguously.
+        let (stage_a, stage_b) = (sa != 1 && ba_s == 1, sb != 1 && bb_s == 1);
+        plan.par_for_each_tile(grain, |[oo, oa, ob], na, nb| {
+            let mut ta = [MaybeUninit::<A>::uninit(); TILE * TILE];
+            let mut tb = [MaybeUninit::<B>::uninit(); TILE * TILE];
+            let (mut ba, mut bb) = ([A::default(); BLOCK], [B::default(); BLOCK]);
+            // SAFETY: the tile lies inside every layout (plan of in-bounds
+            // layouts); staged inputs are disjoint from the output (a
+            // transposed input cannot be exactly the output), and each
+            // buffer is fully written by `transpose_block` before it is read.
+            unsafe {
+                let a0 = pa.get().offset(oa) as *const A;
+                let b0 = pb.get().offset(ob) as *const B;
+                let ta = ta.as_mut_ptr() as *mut A;
+                let tb = tb.as_mut_ptr() as *mut B;
+                if stage_a {
+                    transpose_block(na, nb, a0, sa, ta, na as isize);
+                }
+                if stage_b {
+                    transpose_block(na, nb, b0, sb, tb, na as isize);
+                }
+                for j in 0..nb as isize {
+                    let o = po.get().offset(oo + j * bo);
+                    let (a, sa) = if stage_a {
+                        (ta.offset(j * na as isize) as *const A, 1)
+                    } else {
+                        (a0.offset(j * ba_s), sa)
+                    };
+                    let (b, sb) = if stage_b {
+                        (tb.offset(j * na as isize) as *const B, 1)
+                    } else {
+                        (b0.offset(j * bb_s), sb)
+                    };
+                    run_at(o, a, sa, b, sb, na, &mut ba, &mut bb);
+                }
+            }
         });
     } else {
         drive(plan.numel(), grain, |s, e| {
@@ -443,10 +489,6 @@ pub unsafe fn map3<A: Element, B: Element, C: Element, O: Element, F>(
         SendPtr(base_ptr::<C>(c)),
     );
     drive(plan.numel(), grain, |s, e| {
-        // Rebind so the closure captures the whole `Send` tuple, not its raw
-        // pointer fields (edition-2021 disjoint capture).
-        #[allow(clippy::redundant_locals)]
-        let ptrs = ptrs;
         let mut bufs = (
             [A::default(); BLOCK],
             [B::default(); BLOCK],
@@ -456,10 +498,10 @@ pub unsafe fn map3<A: Element, B: Element, C: Element, O: Element, F>(
             // SAFETY: offsets come from the plan of in-bounds layouts.
             let (o, a, b, c) = unsafe {
                 (
-                    ptrs.0 .0.offset(oo),
-                    ptrs.1 .0.offset(oa) as *const A,
-                    ptrs.2 .0.offset(ob) as *const B,
-                    ptrs.3 .0.offset(oc) as *const C,
+                    ptrs.0.get().offset(oo),
+                    ptrs.1.get().offset(oa) as *const A,
+                    ptrs.2.get().offset(ob) as *const B,
+                    ptrs.3.get().offset(oc) as *const C,
                 )
             };
             #[cfg(all(

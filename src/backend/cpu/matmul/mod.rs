@@ -4,6 +4,8 @@
 //! 3x3 convolution is in `winograd.rs`. No argument validation here.
 
 mod int;
+#[cfg(target_arch = "x86_64")]
+mod packed;
 mod winograd;
 
 use super::strided::SendPtr;
@@ -15,10 +17,17 @@ use crate::tensor::Tensor;
 use crate::{bf16, f16, C32, C64};
 use rayon::prelude::*;
 
-/// Problems below this many multiply-adds run on the calling thread.
-const TINY_FLOPS: usize = 1 << 16;
+/// Problems below this many multiply-adds run on the calling thread. Measured
+/// with `cargo run --release --example matmul_tiers` (2-core EPYC VM, f32,
+/// median us, one `n x n` product, one thread vs split over 2): n = 64 (2^18
+/// multiply-adds) 12.9 vs 20.5; n = 96 30.2 vs 35.2; n = 128 (2^21) 67.9 vs
+/// 60.4; n = 256 471 vs 293. Batches of 16 follow the total: 16 x 32^3 (2^19)
+/// 42.7 us on one thread vs 40.8 spread over the batch.
+const TINY_FLOPS: usize = 1 << 20;
 /// Matrices below this many multiply-adds are spread over threads by batch
-/// (one whole product per task) rather than split inside one product.
+/// (one whole product per task) rather than split inside one product. Same
+/// measurement, batches of 16, spread vs split inside: n = 64 114 vs 192 us;
+/// n = 96 343 vs 400; n = 128 880 vs 744; n = 160 1639 vs 1274.
 const SMALL_FLOPS: usize = 1 << 20;
 
 /// One strided matrix: base pointer (already at the matrix's first element),
@@ -67,38 +76,100 @@ fn parallelism(threads: Threads) -> gemm::Parallelism {
     }
 }
 
-/// Kernel through the `gemm` crate for the types it supports natively.
-macro_rules! native_gemm {
-    ($($t:ty),*) => {$(
+/// `out (+)= a @ b` through the `gemm` crate (any type it supports natively).
+///
+/// # Safety
+/// As [`MatKernel::gemm`].
+#[allow(clippy::too_many_arguments)]
+unsafe fn crate_gemm<T: Element>(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: Mat<T>,
+    b: Mat<T>,
+    out: Mat<T>,
+    accumulate: bool,
+    threads: Threads,
+) {
+    // SAFETY: caller contract; gemm reads lhs/rhs and writes dst at the given
+    // strides only (dst := 1*dst + 1*lhs*rhs).
+    unsafe {
+        gemm::gemm::<T>(
+            m,
+            n,
+            k,
+            out.ptr.get(),
+            out.cs,
+            out.rs,
+            accumulate,
+            a.ptr.get(),
+            a.cs,
+            a.rs,
+            b.ptr.get(),
+            b.cs,
+            b.rs,
+            T::one(),
+            T::one(),
+            false,
+            false,
+            false,
+            parallelism(threads),
+        )
+    }
+}
+
+/// Whether an `m x n` by `k` product goes through the packed kernels: not a
+/// matrix-vector shape (the `gemm` crate's gemv path) and at least
+/// [`PACKED_MIN_FLOPS`] multiply-adds.
+#[cfg(target_arch = "x86_64")]
+fn use_packed(m: usize, n: usize, k: usize) -> bool {
+    packed::available() && m > 1 && n > 1 && m * n * k >= PACKED_MIN_FLOPS
+}
+
+/// Products below this many multiply-adds use the `gemm` crate's kernels,
+/// which beat the packed ones on small matrices (f32, one thread, median of
+/// `cargo run --release --example matmul_tiers`: n = 64: 10.2 vs 12.9 us;
+/// n = 80: 13.8 vs 21.0 us; n = 96: 26.4 vs 30.2 us; n = 128: 71.6 vs 67.9 us;
+/// n = 256: 557 vs 471 us).
+#[cfg(target_arch = "x86_64")]
+const PACKED_MIN_FLOPS: usize = 1 << 20;
+
+/// f32 and f64: the packed AVX2 kernels where the CPU has them, else the
+/// `gemm` crate; complex types: the `gemm` crate.
+macro_rules! float_gemm {
+    (packed: $($t:ty),*) => {$(
+        float_gemm!(@impl $t, |m, n, k, a, b, out, accumulate, threads| {
+            #[cfg(target_arch = "x86_64")]
+            if use_packed(m, n, k) {
+                // SAFETY: the CPU has AVX2 + FMA (checked); caller contract.
+                return unsafe { packed::gemm(m, n, k, a, b, out, accumulate, threads) };
+            }
+        });
+    )*};
+    (crate_only: $($t:ty),*) => {$(
+        float_gemm!(@impl $t, |m, n, k, a, b, out, accumulate, threads| {});
+    )*};
+    (@impl $t:ty, |$m:ident, $n:ident, $k:ident, $a:ident, $b:ident, $out:ident, $acc:ident, $th:ident| $first:block) => {
         impl MatKernel for $t {
             unsafe fn gemm(
-                m: usize,
-                n: usize,
-                k: usize,
-                a: Mat<Self>,
-                b: Mat<Self>,
-                out: Mat<Self>,
-                accumulate: bool,
-                threads: Threads,
+                $m: usize,
+                $n: usize,
+                $k: usize,
+                $a: Mat<Self>,
+                $b: Mat<Self>,
+                $out: Mat<Self>,
+                $acc: bool,
+                $th: Threads,
             ) {
-                // SAFETY: caller contract; gemm reads lhs/rhs and writes dst at
-                // the given strides only (dst := 1*dst + 1*lhs*rhs).
-                unsafe {
-                    gemm::gemm::<$t>(
-                        m, n, k,
-                        out.ptr.0, out.cs, out.rs, accumulate,
-                        a.ptr.0, a.cs, a.rs,
-                        b.ptr.0, b.cs, b.rs,
-                        <$t as Element>::one(), <$t as Element>::one(),
-                        false, false, false,
-                        parallelism(threads),
-                    )
-                }
+                $first
+                // SAFETY: caller contract.
+                unsafe { crate_gemm($m, $n, $k, $a, $b, $out, $acc, $th) }
             }
         }
-    )*};
+    };
 }
-native_gemm!(f32, f64, C32, C64);
+float_gemm!(packed: f32, f64);
+float_gemm!(crate_only: C32, C64);
 
 /// Kernel for the half types: widen to f32 once per element, multiply in f32
 /// (through the gemm crate), round once per result. The gemm crate's own f16

@@ -26,15 +26,14 @@ use crate::tensor::Tensor;
 use rayon::prelude::*;
 
 /// Rows at least this long, when there are fewer rows than threads, are sorted
-/// one after another with each radix pass split over the pool.
-/// Measured (2-core EPYC VM, quiet, f32 uniform in +-1e6, best of reps, commit
-/// 862d3b4), one row, 2 threads (this path) vs RNX_NUM_THREADS=1 (serial):
-///   n = 65_536:    sort_values 1.06 vs 0.65 ms,  argsort 1.19 vs 0.80 ms
-///   n = 262_144:   sort_values 4.91 vs 2.80 ms,  argsort 8.58 vs 3.55 ms
-///   n = 1_000_000: sort_values 23.5 vs 18.2 ms,  argsort 37.5 vs 36.0 ms
-/// so on this machine the split passes lose at every size measured; to revisit
-/// (write-combined scatter, or an MSD first pass) before relying on it.
-const PAR_ROW_MIN: usize = 1 << 16;
+/// one after another with each radix pass split over the pool. Measured
+/// (2-core EPYC VM, nothing else running, `rnx-bench --only sort_f32_1M
+/// argsort_f32_1M`, 2 threads vs `RNX_NUM_THREADS=1`, two rounds): n = 10^6
+/// sort 15.0/18.1 ms vs 16.1/19.3 ms, argsort 19.6/24.2 vs 23.4/34.7 ms: the
+/// split passes gain little. Earlier numbers for n = 65_536 and 262_144
+/// (split slower) were taken while another benchmark ran, so the threshold
+/// sits above them, at 2^19, until a clean measurement places it.
+const PAR_ROW_MIN: usize = 1 << 19;
 
 /// One row: its first element and stride in `x` and in each output.
 #[derive(Clone, Copy)]
@@ -154,13 +153,16 @@ struct Scratch<T: SortKey> {
 }
 
 impl<T: SortKey> Scratch<T> {
-    fn new(n: usize, indexed: bool) -> Self {
-        Scratch {
-            keys: (!indexed).then(|| (Buf::new(n), Buf::new(n))),
-            packed: indexed.then(|| (Buf::new(n), Buf::new(n))),
+    fn new(n: usize, indexed: bool) -> Result<Self> {
+        fn pair<E: radix::Item>(n: usize) -> Result<Pair<E>> {
+            Ok((Buf::new(n, "sort")?, Buf::new(n, "sort")?))
+        }
+        Ok(Scratch {
+            keys: if indexed { None } else { Some(pair(n)?) },
+            packed: if indexed { Some(pair(n)?) } else { None },
             hist: Box::new([[0; 256]; 8]),
             fix: Vec::new(),
-        }
+        })
     }
 
     /// Sort one row of length `n` on this thread.
@@ -217,10 +219,10 @@ fn run<T: SortKey>(
     desc: bool,
     values: Option<&Tensor>,
     idx: Option<&Tensor>,
-) {
+) -> Result<()> {
     let out = idx.or(values).expect("sort asks for values or indices");
     if out.numel() == 0 {
-        return;
+        return Ok(());
     }
     let n = x.shape()[axis];
     let other = values.unwrap_or(out);
@@ -268,22 +270,36 @@ fn run<T: SortKey>(
     let threads = crate::device::num_threads();
     crate::device::pool().install(|| {
         if n >= PAR_ROW_MIN && threads > 1 && rows < threads {
-            let mut s = Scratch::<T>::new(n, idx.is_some());
+            let mut s = Scratch::<T>::new(n, idx.is_some())?;
             plan.for_each_run(0, rows, |o, len| {
                 for j in 0..len as isize {
                     s.par_row(&row(o, j), n, flip, threads);
                 }
             });
         } else {
+            // The first scratch allocation failure, if any (its task and
+            // later ones skip their rows; the outputs are discarded).
+            let failed = std::sync::Mutex::new(None);
             let min = (PAR_MIN_ELEMS / n.max(1)).max(1);
-            plan.par_for_each_run(min, |o, len| {
-                let mut s = Scratch::<T>::new(n, idx.is_some());
-                for j in 0..len as isize {
-                    s.row(&row(o, j), n, flip);
+            plan.par_for_each_run(min, |o, len| match Scratch::<T>::new(n, idx.is_some()) {
+                Ok(mut s) => {
+                    for j in 0..len as isize {
+                        s.row(&row(o, j), n, flip);
+                    }
+                }
+                Err(e) => {
+                    failed
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .get_or_insert(e);
                 }
             });
+            if let Some(e) = failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
+                return Err(e);
+            }
         }
-    });
+        Ok(())
+    })
 }
 
 impl SortBackend for CpuBackend {
@@ -295,7 +311,6 @@ impl SortBackend for CpuBackend {
         values: Option<&Tensor>,
         indices: Option<&Tensor>,
     ) -> Result<()> {
-        crate::dispatch!(@real x.dtype(), "sort", T => run::<T>(x, axis, descending, values, indices));
-        Ok(())
+        crate::dispatch!(@real x.dtype(), "sort", T => run::<T>(x, axis, descending, values, indices))
     }
 }

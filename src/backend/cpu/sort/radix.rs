@@ -9,6 +9,7 @@
 //! page-fault fresh memory on every call. Knows nothing about tensors or dtypes.
 
 use super::super::strided::SendPtr;
+use crate::error::{Error, Result};
 use crate::storage::ALIGN;
 use rayon::prelude::*;
 use std::alloc::Layout;
@@ -47,22 +48,25 @@ unsafe impl<E: Item> Send for Buf<E> {}
 unsafe impl<E: Item> Sync for Buf<E> {}
 
 impl<E: Item> Buf<E> {
-    /// A buffer of `len` items.
-    pub(crate) fn new(len: usize) -> Buf<E> {
-        let bytes = (len * std::mem::size_of::<E>()).max(ALIGN);
+    /// A buffer of `len` items, or `Error::Alloc` naming `op`.
+    pub(crate) fn new(len: usize, op: &str) -> Result<Buf<E>> {
+        let alloc_err = || Error::Alloc {
+            op: op.to_string(),
+            bytes: len.saturating_mul(std::mem::size_of::<E>()),
+        };
+        let bytes = len
+            .checked_mul(std::mem::size_of::<E>())
+            .ok_or_else(alloc_err)?
+            .max(ALIGN);
         let align = crate::buffer_cache::align_for(bytes);
         let (ptr, layout) = crate::buffer_cache::take(bytes, align)
             .or_else(|| crate::buffer_cache::alloc_zeroed(bytes))
-            .unwrap_or_else(|| {
-                std::alloc::handle_alloc_error(
-                    Layout::from_size_align(bytes, align).expect("sort scratch size fits isize"),
-                )
-            });
-        Buf {
+            .ok_or_else(alloc_err)?;
+        Ok(Buf {
             ptr: ptr.cast(),
             len,
             layout,
-        }
+        })
     }
 }
 
@@ -229,7 +233,10 @@ mod tests {
         let mut want = v.clone();
         want.sort();
         let fill = |b: &mut Buf<u32>| b.copy_from_slice(&v);
-        let (mut a, mut t) = (Buf::new(v.len()), Buf::new(v.len()));
+        let (mut a, mut t) = (
+            Buf::new(v.len(), "test").unwrap(),
+            Buf::new(v.len(), "test").unwrap(),
+        );
         fill(&mut a);
         sort(&mut a, &mut t, &mut [[0; 256]; 8]);
         assert_eq!(&a[..], &want[..]);

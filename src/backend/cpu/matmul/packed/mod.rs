@@ -1,0 +1,245 @@
+//! Packed (BLIS-style) GEMM for f32 and f64 on x86-64 with AVX2 + FMA: the
+//! blocking loops (NC columns of B, KC depth, MC rows of A), the packing
+//! buffers, the split of one product over threads and the edge tiles. The
+//! register micro-kernels are in `avx2.rs`, packing in `pack.rs`. Other CPUs
+//! and types use the `gemm` crate (see the parent module).
+
+mod avx2;
+mod pack;
+
+use super::{Mat, Threads};
+use crate::backend::cpu::strided::SendPtr;
+use crate::dtype::Element;
+use avx2::MR;
+use rayon::prelude::*;
+use std::cell::RefCell;
+use std::thread::LocalKey;
+
+/// A type with a packed micro-kernel and its block sizes.
+pub(crate) trait Packed: Element + std::ops::Add<Output = Self> {
+    /// Columns of the register tile.
+    const NR: usize;
+    /// Rows of A per packed block (a multiple of `MR`; the block stays in L2).
+    const MC: usize;
+    /// Depth per packed block (a B panel `KC x NR` stays in L1).
+    const KC: usize;
+    /// Columns of B per packed block (stays in L3).
+    const NC: usize;
+    /// The micro-kernel (see `avx2.rs`).
+    ///
+    /// # Safety
+    /// As the micro-kernels of `avx2.rs`.
+    unsafe fn micro(kc: usize, a: *const Self, b: *const Self, c: *mut Self, rs: isize, acc: bool);
+}
+
+impl Packed for f32 {
+    const NR: usize = 16;
+    const MC: usize = 144;
+    const KC: usize = 256;
+    const NC: usize = 4080;
+    unsafe fn micro(kc: usize, a: *const f32, b: *const f32, c: *mut f32, rs: isize, acc: bool) {
+        // SAFETY: `available()` was checked by the caller of `gemm`; extents
+        // are the caller's contract.
+        unsafe { avx2::kernel_f32(kc, a, b, c, rs, acc) }
+    }
+}
+
+impl Packed for f64 {
+    const NR: usize = 8;
+    const MC: usize = 72;
+    const KC: usize = 256;
+    const NC: usize = 4080;
+    unsafe fn micro(kc: usize, a: *const f64, b: *const f64, c: *mut f64, rs: isize, acc: bool) {
+        // SAFETY: as for f32.
+        unsafe { avx2::kernel_f64(kc, a, b, c, rs, acc) }
+    }
+}
+
+/// Whether this CPU runs the packed kernels (AVX2 and FMA, and
+/// `RNX_SIMD=portable` not set).
+pub(crate) fn available() -> bool {
+    use crate::backend::cpu::elementwise::simd::{isa, Isa};
+    isa() == Isa::Avx2
+}
+
+thread_local! {
+    static SCRATCH_A: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
+    static SCRATCH_B: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Scratch buffers larger than this are not kept between calls.
+const KEEP_SCRATCH_BYTES: usize = 16 << 20;
+
+/// Run `f` with a 64-byte aligned scratch buffer of `len` elements of `T`
+/// (contents unspecified), reusing the thread's buffer when it is free.
+fn with_scratch<T, R>(
+    key: &'static LocalKey<RefCell<Vec<u64>>>,
+    len: usize,
+    f: impl FnOnce(*mut T) -> R,
+) -> R {
+    let words = (len * std::mem::size_of::<T>()).div_ceil(8) + 8;
+    let aligned = |v: &mut Vec<u64>| {
+        let p = v.as_mut_ptr() as *mut u8;
+        // SAFETY: the buffer has 64 spare bytes, so the aligned start plus
+        // `len` elements stays inside it.
+        unsafe { p.add(p.align_offset(64)) as *mut T }
+    };
+    key.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut v) if words * 8 <= KEEP_SCRATCH_BYTES => {
+            if v.len() < words {
+                *v = vec![0u64; words];
+            }
+            f(aligned(&mut v))
+        }
+        // In use further up this thread's stack (a stolen task), or too big
+        // to keep: a fresh buffer.
+        _ => f(aligned(&mut vec![0u64; words])),
+    })
+}
+
+/// `c (+)= a @ b` for an `m x n` by `k` product through the packed kernels.
+///
+/// # Safety
+/// [`available()`] is true; the caller contract of `MatKernel::gemm` holds
+/// (inputs readable, `c` unique and writable, no overlap, `k > 0`).
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn gemm<T: Packed>(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: Mat<T>,
+    b: Mat<T>,
+    c: Mat<T>,
+    accumulate: bool,
+    threads: Threads,
+) {
+    let nthreads = match threads {
+        Threads::One => 1,
+        Threads::Pool => crate::device::num_threads().max(1),
+    };
+    // Balanced block sizes: the same number of blocks, evened out.
+    let even = |len: usize, max: usize, unit: usize| {
+        let blocks = len.div_ceil(max);
+        len.div_ceil(blocks).div_ceil(unit) * unit
+    };
+    let kc_max = even(k, T::KC, 1);
+    let nc_max = even(n, T::NC, T::NR);
+    // Rows: a number of blocks that is a multiple of the thread count, so
+    // the units split evenly.
+    let mc_max = {
+        let blocks = m.div_ceil(T::MC).div_ceil(nthreads) * nthreads;
+        m.div_ceil(blocks).div_ceil(MR) * MR
+    };
+    let m_blocks = m.div_ceil(mc_max);
+    let b_len = kc_max * nc_max.div_ceil(T::NR) * T::NR;
+    with_scratch::<T, _>(&SCRATCH_B, b_len, |bbuf| {
+        let bbuf = SendPtr(bbuf);
+        for jc in (0..n).step_by(nc_max) {
+            let nc = nc_max.min(n - jc);
+            let n_panels = nc.div_ceil(T::NR);
+            for pc in (0..k).step_by(kc_max) {
+                let kc = kc_max.min(k - pc);
+                // SAFETY (all blocks below): offsets stay inside the operands
+                // (caller contract) and the scratch buffers (sized above).
+                let bblock = Mat {
+                    ptr: SendPtr(unsafe {
+                        b.ptr.get().offset(pc as isize * b.rs + jc as isize * b.cs)
+                    }),
+                    ..b
+                };
+                let pack_panels = |r: std::ops::Range<usize>| unsafe {
+                    pack::pack_b(kc, nc, T::NR, bblock, bbuf.get(), r)
+                };
+                if nthreads > 1 && n_panels > 1 {
+                    let per = n_panels.div_ceil(nthreads);
+                    (0..nthreads).into_par_iter().for_each(|t| {
+                        pack_panels((t * per).min(n_panels)..((t + 1) * per).min(n_panels))
+                    });
+                } else {
+                    pack_panels(0..n_panels);
+                }
+                let acc = accumulate || pc > 0;
+                // Units: an A block times a range of B panels.
+                let parts = if nthreads > 1 {
+                    (2 * nthreads).div_ceil(m_blocks).clamp(1, n_panels)
+                } else {
+                    1
+                };
+                let unit = |u: usize| {
+                    let (bi, part) = (u / parts, u % parts);
+                    let ic = bi * mc_max;
+                    let mc = mc_max.min(m - ic);
+                    let q = (part * n_panels / parts)..((part + 1) * n_panels / parts);
+                    let a_len = mc.div_ceil(MR) * MR * kc;
+                    with_scratch::<T, _>(&SCRATCH_A, a_len, |abuf| unsafe {
+                        let ablock = Mat {
+                            ptr: SendPtr(
+                                a.ptr.get().offset(ic as isize * a.rs + pc as isize * a.cs),
+                            ),
+                            ..a
+                        };
+                        pack::pack_a(mc, kc, MR, ablock, abuf);
+                        let cblock = Mat {
+                            ptr: SendPtr(
+                                c.ptr.get().offset(ic as isize * c.rs + jc as isize * c.cs),
+                            ),
+                            ..c
+                        };
+                        macro_kernel::<T>(mc, nc, kc, abuf, bbuf.get(), cblock, q, acc);
+                    })
+                };
+                let units = m_blocks * parts;
+                if nthreads > 1 && units > 1 {
+                    (0..units).into_par_iter().for_each(unit);
+                } else {
+                    (0..units).for_each(unit);
+                }
+            }
+        }
+    })
+}
+
+/// Multiply one packed A block (`mc x kc`) by the packed B panels `panels` of
+/// an `kc x nc` block into `c` (at the block's first element).
+///
+/// # Safety
+/// Packed buffers as produced by `pack.rs` for these sizes; `c` as in `gemm`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn macro_kernel<T: Packed>(
+    mc: usize,
+    nc: usize,
+    kc: usize,
+    abuf: *const T,
+    bbuf: *const T,
+    c: Mat<T>,
+    panels: std::ops::Range<usize>,
+    acc: bool,
+) {
+    let mut tmp = [T::zero(); MR * 16];
+    for q in panels {
+        let c0 = q * T::NR;
+        let cols = T::NR.min(nc - c0);
+        for (p, r0) in (0..mc).step_by(MR).enumerate() {
+            let rows = MR.min(mc - r0);
+            // SAFETY: panel offsets inside the packed buffers; the tile's
+            // elements inside `c` (only the first rows x cols are touched).
+            unsafe {
+                let ap = abuf.add(p * MR * kc);
+                let bp = bbuf.add(q * T::NR * kc);
+                let cp = c.ptr.get().offset(r0 as isize * c.rs + c0 as isize * c.cs);
+                if rows == MR && cols == T::NR && c.cs == 1 {
+                    T::micro(kc, ap, bp, cp, c.rs, acc);
+                } else {
+                    T::micro(kc, ap, bp, tmp.as_mut_ptr(), T::NR as isize, false);
+                    for i in 0..rows {
+                        for j in 0..cols {
+                            let d = cp.offset(i as isize * c.rs + j as isize * c.cs);
+                            let t = tmp[i * T::NR + j];
+                            *d = if acc { *d + t } else { t };
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

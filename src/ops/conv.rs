@@ -116,8 +116,15 @@ pub const WINOGRAD_MIN_CHANNELS: usize = 32;
 /// channels per group. Winograd does 36 instead of 144 multiplies per 4x4
 /// tile and channel pair in the matrix products but pays for scalar tile
 /// transforms; the channel bound is where the saved products outweigh the
-/// transforms by an operation count (an estimate: the threshold has not been
-/// timed). Tolerance: its results match the direct sum within 1e-5 (f32) and
+/// transforms by an operation count. Timed (2-core EPYC VM, f32, median ms,
+/// Winograd vs `RNX_WINOGRAD=0`): `rnx-bench --only conv2d` (batch 8, 64
+/// channels, 56x56) 28.3 / 30.6 / 27.6 vs 55.3 / 38.0 / 28.6 over three
+/// rounds; `cargo run --release --example tiers -- conv` (batch 8, 28x28) 32
+/// channels 5.5 vs 5.8-6.8, 64 channels 9.5-10.5 vs 7.6-8.3, 128 channels
+/// 23.4-24.3 vs 21.3-22.2. So Winograd wins on large images and loses up to
+/// ~30% on small ones against the packed matmul: the channel bound alone does
+/// not capture that, and a rule on image size is still to be measured.
+/// Tolerance: its results match the direct sum within 1e-5 (f32) and
 /// 2e-14 (f64) of the sum of absolute products and bias per output, the
 /// bounds `tests/conv.rs` asserts (worst measured there: 2.3e-6 and 5.0e-15).
 ///
@@ -136,7 +143,8 @@ pub fn uses_winograd(
     [cg, og]: [usize; 2],
     [oh, ow]: [usize; 2],
 ) -> bool {
-    matches!(dtype, DType::F32 | DType::F64)
+    winograd_enabled()
+        && matches!(dtype, DType::F32 | DType::F64)
         && kernel == [3, 3]
         && stride == [1, 1]
         && dilation == [1, 1]
@@ -144,6 +152,14 @@ pub fn uses_winograd(
         && ow >= 4
         && cg >= WINOGRAD_MIN_CHANNELS
         && og >= WINOGRAD_MIN_CHANNELS
+}
+
+/// Whether Winograd may be used at all: `RNX_WINOGRAD=0` in the environment
+/// (read once) turns it off, so every correlation takes im2col + matmul (to
+/// compare speed or rounding).
+fn winograd_enabled() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var("RNX_WINOGRAD").map_or(true, |v| v.trim() != "0"))
 }
 
 /// Padding (before, after) and output length of one spatial axis, or an error

@@ -18,7 +18,7 @@ use crate::{bf16, f16, C32, C64};
 use rayon::prelude::*;
 
 /// Problems below this many multiply-adds run on the calling thread. Measured
-/// with `cargo run --release --example matmul_tiers` (2-core EPYC VM, f32,
+/// with `cargo run --release --example tiers -- matmul` (2-core EPYC VM, f32,
 /// median us, one `n x n` product, one thread vs split over 2): n = 64 (2^18
 /// multiply-adds) 12.9 vs 20.5; n = 96 30.2 vs 35.2; n = 128 (2^21) 67.9 vs
 /// 60.4; n = 256 471 vs 293. Batches of 16 follow the total: 16 x 32^3 (2^19)
@@ -128,7 +128,7 @@ fn use_packed(m: usize, n: usize, k: usize) -> bool {
 
 /// Products below this many multiply-adds use the `gemm` crate's kernels,
 /// which beat the packed ones on small matrices (f32, one thread, median of
-/// `cargo run --release --example matmul_tiers`: n = 64: 10.2 vs 12.9 us;
+/// `cargo run --release --example tiers -- matmul`: n = 64: 10.2 vs 12.9 us;
 /// n = 80: 13.8 vs 21.0 us; n = 96: 26.4 vs 30.2 us; n = 128: 71.6 vs 67.9 us;
 /// n = 256: 557 vs 471 us).
 #[cfg(target_arch = "x86_64")]

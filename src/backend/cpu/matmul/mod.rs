@@ -1,7 +1,9 @@
 //! CPU matrix products: the batch loop, the size tiers that decide threading, and
-//! the per-dtype kernel choice (the `gemm` crate for f32/f64/c32/c64, f16 and
-//! bf16 through f32, integers through the blocked kernel of `int.rs`). The Winograd
-//! 3x3 convolution is in `winograd.rs`. No argument validation here.
+//! the per-dtype kernel choice (f32/f64: the packed AVX2/FMA kernels of
+//! `packed/` from 2^20 multiply-adds on CPUs that have them, else the `gemm`
+//! crate; c32/c64: the `gemm` crate; f16 and bf16 through f32; integers through
+//! the blocked kernel of `int.rs`). The Winograd 3x3 convolution is in
+//! `winograd.rs`. No argument validation here.
 
 mod int;
 #[cfg(target_arch = "x86_64")]
@@ -123,7 +125,10 @@ unsafe fn crate_gemm<T: Element>(
 /// [`PACKED_MIN_FLOPS`] multiply-adds.
 #[cfg(target_arch = "x86_64")]
 fn use_packed(m: usize, n: usize, k: usize) -> bool {
-    packed::available() && m > 1 && n > 1 && m * n * k >= PACKED_MIN_FLOPS
+    packed::available()
+        && m > 1
+        && n > 1
+        && m.saturating_mul(n).saturating_mul(k) >= PACKED_MIN_FLOPS
 }
 
 /// Products below this many multiply-adds use the `gemm` crate's kernels,

@@ -5,12 +5,13 @@
 //!   `TINY_FLOPS`, whole products per task below `SMALL_FLOPS` when batched,
 //!   threads inside one product above; packed kernels from `PACKED_MIN_FLOPS`):
 //!   single `n x n` products and batches of 16;
-//! - `conv`: 3x3 stride-1 `correlate2d` (f32, batch 8, 28x28, Same padding)
-//!   over channel counts, for `WINOGRAD_MIN_CHANNELS` of `src/ops/conv.rs`;
-//!   run it as is and with `RNX_WINOGRAD=0` (always im2col + matmul) and
-//!   compare.
+//! - `conv`: 3x3 stride-1 `correlate2d` (f32, batch 8 or the second argument,
+//!   Same padding) over a
+//!   grid of image sizes and channel counts, for the Winograd rule of
+//!   `src/ops/conv.rs` (`uses_winograd`); run it as is and with
+//!   `RNX_WINOGRAD=0` (always im2col + matmul) and compare.
 //!
-//! `cargo run --release --example tiers -- matmul` (or `conv`).
+//! `cargo run --release --example tiers -- matmul` (or `conv [batch]`).
 
 use rnx::ops::conv::{Conv2dOptions, Padding};
 use rnx::{DType, Tensor};
@@ -61,24 +62,34 @@ fn matmul() -> rnx::Result<()> {
     Ok(())
 }
 
-fn conv() -> rnx::Result<()> {
+fn conv(batch: usize) -> rnx::Result<()> {
     println!(
         "threads: {}, RNX_WINOGRAD={}",
         rnx::num_threads(),
         std::env::var("RNX_WINOGRAD").unwrap_or_else(|_| "(unset)".into())
     );
-    println!("{:>9} {:>12}", "channels", "ms");
-    for c in [4, 8, 16, 24, 32, 48, 64, 128, 256] {
-        let x = Tensor::rand(DType::F32, &[8, c, 28, 28], 1)?;
-        let w = Tensor::rand(DType::F32, &[c, c, 3, 3], 2)?;
-        let opts = Conv2dOptions {
-            padding: Padding::Same,
-            ..Conv2dOptions::default()
-        };
-        let t = median(|| {
-            x.correlate2d(&w, &opts).unwrap();
-        });
-        println!("{c:>9} {:>12.3}", t * 1e3);
+    println!(
+        "{:>6} {:>9} {:>7} {:>9} {:>12}",
+        "image", "channels", "batch", "tiles", "ms"
+    );
+    let opts = Conv2dOptions {
+        padding: Padding::Same,
+        ..Conv2dOptions::default()
+    };
+    for hw in [8, 14, 28, 56, 112] {
+        for c in [16, 32, 48, 64, 128, 256] {
+            // Skip the products above ~8 GFLOP (seconds per run here).
+            if 2 * batch * c * c * 9 * hw * hw > 8_000_000_000 {
+                continue;
+            }
+            let x = Tensor::rand(DType::F32, &[batch, c, hw, hw], 1)?;
+            let w = Tensor::rand(DType::F32, &[c, c, 3, 3], 2)?;
+            let t = median(|| {
+                x.correlate2d(&w, &opts).unwrap();
+            });
+            let tiles = batch * hw.div_ceil(4) * hw.div_ceil(4);
+            println!("{hw:>6} {c:>9} {batch:>7} {tiles:>9} {:>12.3}", t * 1e3);
+        }
     }
     Ok(())
 }
@@ -86,9 +97,14 @@ fn conv() -> rnx::Result<()> {
 fn main() -> rnx::Result<()> {
     match std::env::args().nth(1).as_deref() {
         Some("matmul") => matmul(),
-        Some("conv") => conv(),
+        Some("conv") => conv(
+            std::env::args()
+                .nth(2)
+                .and_then(|b| b.parse().ok())
+                .unwrap_or(8),
+        ),
         _ => {
-            eprintln!("usage: tiers matmul|conv");
+            eprintln!("usage: tiers matmul | tiers conv [batch (default 8)]");
             Ok(())
         }
     }

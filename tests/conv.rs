@@ -676,9 +676,11 @@ fn padded(cfg: &Cfg, x: &[f64]) -> (Vec<usize>, Vec<f64>) {
     (vec![cfg.n, cfg.c, hp, wp], v)
 }
 
-/// Winograd F(4,3) against the direct sum on random data, through the public
-/// API (which must take the Winograd path: its result equals the backend
-/// kernel's bit for bit) and the backend kernel. Error relative to the sum of
+/// Winograd F(4,3) against the direct sum on random data, through the backend
+/// kernel on every case and through the public API on the two large ones
+/// (512 tiles, 32 channels per group: the rule picks Winograd, and the result
+/// equals the backend kernel's bit for bit; the small ones are below the
+/// rule's tile bound). Error relative to the sum of
 /// absolute products: below 1e-5 for f32 and 2e-14 for f64 (the bounds the
 /// docs state; the measured worst case is printed).
 #[test]
@@ -686,7 +688,8 @@ fn winograd_vs_direct() {
     let mut rng = Rng(7);
     let be = rnx::backend::get(Device::Cpu, "test").unwrap();
     let mut worst = [0f64; 2];
-    // Cases 0..12: small images; 12, 13: two tile chunks (c + o = 64 and 128)
+    // Cases 0..12: small images; 12, 13: two images of 62x63 / 63x63 with Same
+    // padding (2 x 16 x 16 = 512 tiles), two tile chunks (c + o = 64 and 128)
     // with partial tiles.
     for case in 0..14 {
         let groups = 1 + case % 2;
@@ -705,7 +708,11 @@ fn winograd_vs_direct() {
             k: [3, 3],
             stride: [1, 1],
             dil: [1, 1],
-            padding: [Padding::Valid, Padding::Same, Padding::Full][case % 3],
+            padding: if big {
+                Padding::Same
+            } else {
+                [Padding::Valid, Padding::Same, Padding::Full][case % 3]
+            },
             fill: rng.real(),
             bias: case % 2 == 0,
             flip: case % 4 >= 2,
@@ -733,9 +740,9 @@ fn winograd_vs_direct() {
                     [1, 1],
                     [1, 1],
                     [cfg.c / groups, og],
+                    cfg.n,
                     [shape[2], shape[3]]
-                ) || shape[2] < 4
-                    || shape[3] < 4
+                ) == big
             );
             let (got_shape, got) = run(&cfg, dtype, true, &d, case % 3 == 1);
             assert_eq!(got_shape, shape, "{cfg:?}");
@@ -769,7 +776,7 @@ fn winograd_vs_direct() {
                 .collect();
             let out = t(dtype, &shape, &pre);
             be.conv3x3(&xt, &wt, &out, groups, cfg.bias).unwrap();
-            if shape[2] >= 4 && shape[3] >= 4 {
+            if big {
                 assert_eq!(
                     f64s(&out),
                     got,
@@ -790,7 +797,7 @@ fn winograd_vs_direct() {
     );
 }
 
-/// Below the channel bound, or with stride/dilation, the general path runs
+/// Below the channel or tile bounds, or with stride/dilation, the general path runs
 /// (checked through the documented rule), and im2col over several chunks of
 /// samples gives the direct values.
 #[test]
@@ -801,7 +808,8 @@ fn im2col_chunks_and_rule() {
         [1, 1],
         [1, 1],
         [31, 64],
-        [8, 8]
+        8,
+        [56, 56]
     ));
     assert!(!uses_winograd(
         DType::F64,
@@ -809,7 +817,8 @@ fn im2col_chunks_and_rule() {
         [1, 1],
         [1, 1],
         [64, 31],
-        [8, 8]
+        8,
+        [56, 56]
     ));
     assert!(!uses_winograd(
         DType::F64,
@@ -817,7 +826,8 @@ fn im2col_chunks_and_rule() {
         [1, 1],
         [1, 2],
         [64, 64],
-        [8, 8]
+        8,
+        [56, 56]
     ));
     assert!(!uses_winograd(
         DType::F64,
@@ -825,7 +835,8 @@ fn im2col_chunks_and_rule() {
         [1, 1],
         [1, 1],
         [64, 64],
-        [3, 8]
+        1000,
+        [3, 56]
     ));
     assert!(!uses_winograd(
         DType::F64,
@@ -833,7 +844,8 @@ fn im2col_chunks_and_rule() {
         [1, 1],
         [1, 1],
         [64, 64],
-        [8, 8]
+        8,
+        [56, 56]
     ));
     assert!(!uses_winograd(
         DType::BF16,
@@ -841,16 +853,17 @@ fn im2col_chunks_and_rule() {
         [1, 1],
         [1, 1],
         [64, 64],
-        [8, 8]
+        8,
+        [56, 56]
     ));
-    assert!(uses_winograd(
-        DType::F64,
-        [3, 3],
-        [1, 1],
-        [1, 1],
-        [32, 32],
-        [4, 4]
-    ));
+    // The tile bounds: 32 channels need 512 tiles (8 x 8 x 8 = 512 at
+    // 32x32), 64 channels 192 (3 x 8 x 8); one fewer image is below each.
+    let rule = |c: usize, n: usize, hw: usize| {
+        uses_winograd(DType::F64, [3, 3], [1, 1], [1, 1], [c, c], n, [hw, hw])
+    };
+    assert!(rule(32, 8, 32) && !rule(32, 7, 32) && !rule(31, 8, 32));
+    assert!(rule(64, 3, 32) && !rule(64, 2, 32) && rule(64, 2, 64));
+    assert!(!rule(64, 1000, 3) && rule(64, 192, 4) && !rule(64, 191, 4));
     // 16 channels x 9 taps x 64 x 64 outputs per sample: several samples per
     // 2^22-element chunk, 8 samples need two chunks.
     let mut rng = Rng(11);

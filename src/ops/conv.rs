@@ -105,25 +105,46 @@ impl Default for Conv2dOptions {
 /// chunk holds at least one sample).
 const COLS_MAX_ELEMS: usize = 1 << 22;
 
-/// Input and output channels per group from which Winograd is used.
+/// Input and output channels per group from which Winograd may be used.
 pub const WINOGRAD_MIN_CHANNELS: usize = 32;
+
+/// Output tiles (4x4, over the whole batch) from which Winograd is used when
+/// the channels per group are at least [`WINOGRAD_MIN_CHANNELS`] but under
+/// [`WINOGRAD_WIDE_CHANNELS`].
+pub const WINOGRAD_MIN_TILES: usize = 512;
+
+/// Channels per group from which Winograd already pays at
+/// [`WINOGRAD_WIDE_MIN_TILES`] output tiles.
+pub const WINOGRAD_WIDE_CHANNELS: usize = 64;
+
+/// Output tiles from which Winograd is used with at least
+/// [`WINOGRAD_WIDE_CHANNELS`] channels per group.
+pub const WINOGRAD_WIDE_MIN_TILES: usize = 192;
 
 /// Whether a correlation runs through the backend's Winograd F(4,3) kernel
 /// instead of im2col + matmul. The rule: arithmetic in f32 or f64 (`dtype`;
 /// f16/bf16 convolutions compute in f32 and follow the f32 rule), a 3x3
 /// kernel, stride 1 and dilation 1 on both axes, an output of at least 4x4
-/// (one full tile), and at least [`WINOGRAD_MIN_CHANNELS`] input and output
-/// channels per group. Winograd does 36 instead of 144 multiplies per 4x4
-/// tile and channel pair in the matrix products but pays for scalar tile
-/// transforms; the channel bound is where the saved products outweigh the
-/// transforms by an operation count. Timed (2-core EPYC VM, f32, median ms,
-/// Winograd vs `RNX_WINOGRAD=0`): `rnx-bench --only conv2d` (batch 8, 64
-/// channels, 56x56) 28.3 / 30.6 / 27.6 vs 55.3 / 38.0 / 28.6 over three
-/// rounds; `cargo run --release --example tiers -- conv` (batch 8, 28x28) 32
-/// channels 5.5 vs 5.8-6.8, 64 channels 9.5-10.5 vs 7.6-8.3, 128 channels
-/// 23.4-24.3 vs 21.3-22.2. So Winograd wins on large images and loses up to
-/// ~30% on small ones against the packed matmul: the channel bound alone does
-/// not capture that, and a rule on image size is still to be measured.
+/// (one full tile), and enough work in the 36 channel products: with
+/// `c = min(cg, og)` channels per group and `tiles = batch * ceil(oh / 4) *
+/// ceil(ow / 4)` output tiles (the column count of each product), Winograd
+/// runs when `c >= 64` and `tiles >= 192`, or `c >= 32` and `tiles >= 512`.
+///
+/// Winograd does 36 instead of 144 multiplies per 4x4 tile and channel pair
+/// but pays for tile transforms and runs 36 narrow products, so it needs
+/// wide enough products. The bounds come from a grid timed with `cargo run
+/// --release --example tiers -- conv B` for batch B in 1, 2, 4, 8, 16, 32
+/// and with `RNX_WINOGRAD=0` (2-core EPYC VM, f32, images 8x8 to 112x112,
+/// 16 to 256 channels; best of two runs each, Winograd time / im2col time):
+/// at 16 channels the two tie (0.84-1.3) at every size; below 192 tiles
+/// Winograd loses at every channel count from 32 to 128 (e.g. 14x14 batch
+/// 8, 128 tiles, 64 channels: 2.7 vs 1.8 ms; 8x8 batch 1, 256 channels: 9.8
+/// vs 1.2 ms); from 192 to 511 tiles it wins or ties from 64 channels
+/// (28x28 batch 4: 0.90-0.99; 28x28 batch 8: 0.75-0.87) but loses at 32-48
+/// (56x56 batch 2: 1.17-1.38); from 512 tiles it wins from 32 channels
+/// (0.61-0.97; 112x112 batch 2, 128 channels: 54.6 vs 75.2 ms; 14x14 batch
+/// 32, 32 channels: 2.6 vs 2.9 ms).
+///
 /// Tolerance: its results match the direct sum within 1e-5 (f32) and
 /// 2e-14 (f64) of the sum of absolute products and bias per output, the
 /// bounds `tests/conv.rs` asserts (worst measured there: 2.3e-6 and 5.0e-15).
@@ -131,9 +152,13 @@ pub const WINOGRAD_MIN_CHANNELS: usize = 32;
 /// ```
 /// use rnx::DType;
 /// use rnx::ops::conv::uses_winograd;
-/// assert!(uses_winograd(DType::F32, [3, 3], [1, 1], [1, 1], [64, 64], [8, 8]));
-/// assert!(!uses_winograd(DType::F32, [3, 3], [2, 2], [1, 1], [64, 64], [8, 8]));
-/// assert!(!uses_winograd(DType::F16, [3, 3], [1, 1], [1, 1], [64, 64], [8, 8]));
+/// // 8 images of 56x56: 8 * 14 * 14 = 1568 tiles.
+/// assert!(uses_winograd(DType::F32, [3, 3], [1, 1], [1, 1], [64, 64], 8, [56, 56]));
+/// assert!(uses_winograd(DType::F32, [3, 3], [1, 1], [1, 1], [32, 32], 8, [56, 56]));
+/// // One 8x8 image is 4 tiles: too narrow.
+/// assert!(!uses_winograd(DType::F32, [3, 3], [1, 1], [1, 1], [256, 256], 1, [8, 8]));
+/// assert!(!uses_winograd(DType::F32, [3, 3], [2, 2], [1, 1], [64, 64], 8, [56, 56]));
+/// assert!(!uses_winograd(DType::F16, [3, 3], [1, 1], [1, 1], [64, 64], 8, [56, 56]));
 /// ```
 pub fn uses_winograd(
     dtype: DType,
@@ -141,8 +166,15 @@ pub fn uses_winograd(
     stride: [usize; 2],
     dilation: [usize; 2],
     [cg, og]: [usize; 2],
+    batch: usize,
     [oh, ow]: [usize; 2],
 ) -> bool {
+    let channels = cg.min(og);
+    let tiles = batch
+        .saturating_mul(oh.div_ceil(4))
+        .saturating_mul(ow.div_ceil(4));
+    let wide_enough = (channels >= WINOGRAD_WIDE_CHANNELS && tiles >= WINOGRAD_WIDE_MIN_TILES)
+        || (channels >= WINOGRAD_MIN_CHANNELS && tiles >= WINOGRAD_MIN_TILES);
     winograd_enabled()
         && matches!(dtype, DType::F32 | DType::F64)
         && kernel == [3, 3]
@@ -150,8 +182,7 @@ pub fn uses_winograd(
         && dilation == [1, 1]
         && oh >= 4
         && ow >= 4
-        && cg >= WINOGRAD_MIN_CHANNELS
-        && og >= WINOGRAD_MIN_CHANNELS
+        && wide_enough
 }
 
 /// Whether Winograd may be used at all: `RNX_WINOGRAD=0` in the environment
@@ -339,6 +370,7 @@ fn conv2d(
         stride,
         dilation,
         [cg, o / groups],
+        n,
         [oh, ow],
     );
     // The padded input may extend past the last window (stride > 1): crop it.
@@ -559,7 +591,7 @@ impl Tensor {
     /// with `w` `[channels_out, channels_in / groups, kh, kw]`, giving
     /// `[batch, channels_out, out_h, out_w]`; the rules of
     /// [`Tensor::correlate1d`] per axis. f32/f64 3x3 kernels with stride 1 and
-    /// dilation 1 and enough channels use Winograd F(4,3) (the rule and its
+    /// dilation 1 and enough channels and output tiles use Winograd F(4,3) (the rule and its
     /// error bound are at [`uses_winograd`]); everything else runs as im2col +
     /// matmul. For [`Padding::Same`] with an odd total padding, pads one more
     /// at the end (bottom/right).

@@ -1,7 +1,9 @@
-//! Copies and binary ops whose operands are transposed against each other at
-//! sizes that take the tiled paths (tiles of 64, register transposes of 8 x 8
-//! and 4 x 4, scalar edges): values against index arithmetic for element sizes
-//! 1, 2, 4, 8 and 16 bytes, 2-D and 3-D, sizes that are not multiples of 8.
+//! Copies, casts and unary, binary and ternary ops whose operands are
+//! transposed against each other at sizes that take the tiled paths (tiles of
+//! 64 with the transposed inputs staged, register transposes of 8 x 8 and
+//! 4 x 4, scalar edges): values against index arithmetic for element sizes 1,
+//! 2, 4, 8 and 16 bytes, 2-D and 3-D, sizes that are not multiples of 8, and
+//! the float math kernels on transposed inputs against f64 math.
 
 use rnx::{DType, Element, Tensor, C64};
 
@@ -64,6 +66,44 @@ fn check_type<T: Element>() {
         let sum: Vec<f64> = want.iter().zip(&yv).map(|(a, b)| a + b).collect();
         assert_eq!(to_f64::<T>(&xt.add(&y).unwrap()), sum, "a.T + b {what}");
         assert_eq!(to_f64::<T>(&y.add(&xt).unwrap()), sum, "b + a.T {what}");
+        // One input (the square of values below 97 fits every dtype but u8,
+        // whose square wraps mod 256 as documented).
+        let sq: Vec<f64> = want
+            .iter()
+            .map(|&v| {
+                if T::DTYPE == DType::U8 {
+                    (v * v) % 256.0
+                } else {
+                    v * v
+                }
+            })
+            .collect();
+        assert_eq!(to_f64::<T>(&xt.square().unwrap()), sq, "square(a.T) {what}");
+        // A cast of the transposed view (to c64: exact for every value here).
+        let c = xt.astype(DType::C64).unwrap();
+        let re: Vec<f64> = c.to_vec::<C64>().unwrap().iter().map(|z| z.re).collect();
+        assert_eq!(re, want, "a.T as c64 {what}");
+        // Three inputs, the transposed one in each slot: where(a.T > 40, a.T, b)
+        // and where(b > 40, b, a.T).
+        if T::DTYPE != DType::C64 {
+            let pick = |c: &[f64], t: &[f64], f: &[f64]| -> Vec<f64> {
+                c.iter()
+                    .zip(t)
+                    .zip(f)
+                    .map(|((&c, &t), &f)| if c > 40.0 { t } else { f })
+                    .collect()
+            };
+            let cx = xt.greater(40).unwrap();
+            let got = Tensor::where_cond(&cx, &xt, &y).unwrap();
+            assert_eq!(
+                to_f64::<T>(&got),
+                pick(&want, &want, &yv),
+                "where(a.T) {what}"
+            );
+            let cy = y.greater(40).unwrap();
+            let got = Tensor::where_cond(&cy, &y, &xt).unwrap();
+            assert_eq!(to_f64::<T>(&got), pick(&yv, &yv, &want), "where(b) {what}");
+        }
         // Contiguous inputs into a transposed output.
         let out = Tensor::zeros(T::DTYPE, &shape).unwrap();
         let out_t = out.transpose(Some(&perm)).unwrap();
@@ -86,5 +126,38 @@ fn every_element_size() {
     check_type::<f64>();
     check_type::<i64>();
     check_type::<C64>();
-    assert_eq!(DType::C64.itemsize(), 16);
+}
+
+/// The vectorised math kernels (one and two inputs) on transposed inputs, for
+/// f32 and f64, against f64 math.
+#[test]
+fn math_on_transposed_inputs() {
+    fn check<T: Element>(tol: f64) {
+        let shape = [131usize, 75];
+        let (x, xv) = ramp::<T>(&shape, 1);
+        let xt = x.transpose(None).unwrap();
+        let want = permuted(&xv, &shape, &[1, 0]);
+        let (y, yv) = ramp::<T>(xt.shape(), 7);
+        let close = |got: Vec<f64>, want: Vec<f64>, what: &str| {
+            assert_eq!(got.len(), want.len());
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert!(
+                    (g - w).abs() <= tol * w.abs().max(1.0),
+                    "{what} {}: {g} vs {w} at {i}",
+                    T::DTYPE
+                );
+            }
+        };
+        close(
+            to_f64::<T>(&xt.sqrt().unwrap()),
+            want.iter().map(|v| v.sqrt()).collect(),
+            "sqrt(a.T)",
+        );
+        let at: Vec<f64> = want.iter().zip(&yv).map(|(a, b)| a.atan2(*b)).collect();
+        close(to_f64::<T>(&xt.atan2(&y).unwrap()), at, "atan2(a.T, b)");
+        let at: Vec<f64> = yv.iter().zip(&want).map(|(a, b)| a.atan2(*b)).collect();
+        close(to_f64::<T>(&y.atan2(&xt).unwrap()), at, "atan2(b, a.T)");
+    }
+    check::<f32>(1e-6);
+    check::<f64>(1e-15);
 }

@@ -1,8 +1,10 @@
 //! CPU core primitives: alloc, upload, download, fill, copy and cast between
 //! arbitrary strided layouts, each a planned strided traversal with a
 //! `copy_nonoverlapping` fast path for contiguous runs and tile transposes
-//! (`transpose.rs`) for a source transposed against the destination.
+//! (`transpose.rs`; staged `TileInput`s for casts) for a source transposed
+//! against the destination.
 
+use super::blocked::TileInput;
 use super::strided::{Plan, SendPtr, PAR_MIN_ELEMS};
 use super::transpose::transpose_block;
 use super::{base_ptr, CpuBackend};
@@ -72,12 +74,35 @@ unsafe fn cast_strided<S: Element, D: Element>(
     let plan = Plan::new([dl, sl]);
     let [ds, ss] = plan.inner_strides();
     let (d, s) = (SendPtr(dst), SendPtr(src as *mut S));
-    plan.par_for_each_run_blocked(PAR_MIN_ELEMS, move |[od, os], len| {
-        let (d, s) = (d, s);
+    // Run `len` elements from `sp` (stride `ss`) to `dp` (stride `ds`).
+    let run = |dp: *mut D, sp: *const S, ss: isize, len: usize| {
         for i in 0..len as isize {
-            // SAFETY: in-bounds offsets (caller contract).
-            unsafe { *d.0.offset(od + i * ds) = D::cast_from(*s.0.offset(os + i * ss)) };
+            // SAFETY: in-bounds runs (caller contract, callers below).
+            unsafe { *dp.offset(i * ds) = D::cast_from(*sp.offset(i * ss)) };
         }
+    };
+    if let Some([dbs, sbs]) = plan.blocked_strides() {
+        // A transposed source: tiles, the source staged through a tile buffer.
+        plan.par_for_each_tile(PAR_MIN_ELEMS, |[od, os], na, nb| {
+            // SAFETY: the tile lies inside both layouts (caller contract); the
+            // buffers differ.
+            let t = unsafe { TileInput::new(s.get().offset(os) as *const S, ss, sbs, na, nb) };
+            for j in 0..nb {
+                let (sp, ss) = t.run(j);
+                // SAFETY: run j of the destination tile, in bounds as above.
+                run(unsafe { d.get().offset(od + j as isize * dbs) }, sp, ss, na);
+            }
+        });
+        return;
+    }
+    plan.par_for_each_run(PAR_MIN_ELEMS, |[od, os], len| {
+        // SAFETY: offsets come from in-bounds layouts (caller contract).
+        run(
+            unsafe { d.get().offset(od) },
+            unsafe { s.get().offset(os) },
+            ss,
+            len,
+        )
     });
 }
 

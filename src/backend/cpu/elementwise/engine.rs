@@ -7,10 +7,10 @@
 //! - otherwise blocks of `BLOCK` elements: inputs are gathered into stack
 //!   buffers (a stride-0 input is filled once per run), computed with a
 //!   fixed-size loop and written to the output (contiguous or scattered);
-//! - one and two inputs where an operand is transposed against the output are
-//!   walked in square tiles (`blocked.rs`) so both sides reuse cache lines;
-//!   with two inputs, a transposed input is first transposed into a tile
-//!   buffer (`transpose.rs`) so the runs read it contiguously.
+//! - where an operand is transposed against the output, the plan is walked in
+//!   square tiles (`blocked.rs`) so both sides reuse cache lines, and each
+//!   transposed input is first transposed into a tile buffer (`TileInput`) so
+//!   the runs read it contiguously.
 //!
 //! Every inner loop is compiled twice, portable and AVX2+FMA
 //! (`#[target_feature]` wrappers), and the level is chosen once per call.
@@ -21,13 +21,11 @@
 #[allow(unused_imports)] // `Isa` only names the AVX2 arm of optimised builds
 use super::simd::{isa, Isa};
 use crate::backend::cpu::base_ptr;
-use crate::backend::cpu::blocked::TILE;
+use crate::backend::cpu::blocked::TileInput;
 use crate::backend::cpu::strided::{Plan, SendPtr, PAR_MIN_ELEMS};
-use crate::backend::cpu::transpose::transpose_block;
 use crate::dtype::Element;
 use crate::tensor::Tensor;
 use rayon::prelude::*;
-use std::mem::MaybeUninit;
 
 /// Elements per block of the buffered path (fits L1 for 3 inputs of 16 bytes).
 const BLOCK: usize = 256;
@@ -172,29 +170,44 @@ where
     #[allow(unused_variables)]
     let level = isa();
     let (po, pa) = (SendPtr(base_ptr::<O>(out)), SendPtr(base_ptr::<A>(a)));
-    let run = |[oo, oa]: [isize; 2], len: usize, ba: &mut [A; BLOCK]| {
-        // SAFETY: offsets come from the plan of in-bounds layouts.
-        let (o, a) = unsafe { (po.get().offset(oo), pa.get().offset(oa) as *const A) };
+    let run_at = |o: *mut O, a: *const A, sa: isize, len: usize, ba: &mut [A; BLOCK]| {
         #[cfg(all(
             any(target_arch = "x86", target_arch = "x86_64"),
             not(debug_assertions)
         ))]
         if level == Isa::Avx2 {
-            // SAFETY: AVX2+FMA were detected at run time; pointers as above.
+            // SAFETY: AVX2+FMA were detected at run time; pointers address
+            // in-bounds runs (callers below).
             unsafe { run1_avx2(o, so, a, sa, len, ba, &f) };
             return;
         }
-        // SAFETY: pointers as above.
+        // SAFETY: as above.
         unsafe { run1(o, so, a, sa, len, ba, &f) };
     };
-    if plan.is_blocked() {
-        plan.par_for_each_run_blocked(grain, |offs, len| {
-            run(offs, len, &mut [A::default(); BLOCK])
+    if let Some([bo, bsa]) = plan.blocked_strides() {
+        // The input is transposed against the output: square tiles, the
+        // input staged through a tile buffer (`TileInput`).
+        plan.par_for_each_tile(grain, |[oo, oa], na, nb| {
+            let mut ba = [A::default(); BLOCK];
+            // SAFETY: the tile lies inside both layouts (plan of in-bounds
+            // layouts); the input is exactly the output or disjoint from it,
+            // and this task alone writes the tile.
+            let ta = unsafe { TileInput::new(pa.get().offset(oa) as *const A, sa, bsa, na, nb) };
+            for j in 0..nb {
+                let (a, sa) = ta.run(j);
+                // SAFETY: run j of the output tile, in bounds as above.
+                let o = unsafe { po.get().offset(oo + j as isize * bo) };
+                run_at(o, a, sa, na, &mut ba);
+            }
         });
     } else {
         drive(plan.numel(), grain, |s, e| {
             let mut ba = [A::default(); BLOCK];
-            plan.for_each_run(s, e, |offs, len| run(offs, len, &mut ba));
+            plan.for_each_run(s, e, |[oo, oa], len| {
+                // SAFETY: offsets come from the plan of in-bounds layouts.
+                let (o, a) = unsafe { (po.get().offset(oo), pa.get().offset(oa) as *const A) };
+                run_at(o, a, sa, len, &mut ba)
+            });
         });
     }
 }
@@ -353,44 +366,25 @@ pub unsafe fn map2<A: Element, B: Element, O: Element, F>(
         };
         run_at(o, a, sa, b, sb, len, ba, bb)
     };
-    if let Some([bo, ba_s, bb_s]) = plan.blocked_strides() {
-        // A transposed operand: square tiles; an input that is contiguous
-        // across the tile's rows is first transposed into a tile buffer, so
-        // every run reads it contiguously.
-        let (stage_a, stage_b) = (sa != 1 && ba_s == 1, sb != 1 && bb_s == 1);
+    if let Some([bo, bsa, bsb]) = plan.blocked_strides() {
+        // A transposed operand: square tiles, each input that is transposed
+        // against the output staged through a tile buffer (`TileInput`).
         plan.par_for_each_tile(grain, |[oo, oa, ob], na, nb| {
-            let mut ta = [MaybeUninit::<A>::uninit(); TILE * TILE];
-            let mut tb = [MaybeUninit::<B>::uninit(); TILE * TILE];
             let (mut ba, mut bb) = ([A::default(); BLOCK], [B::default(); BLOCK]);
             // SAFETY: the tile lies inside every layout (plan of in-bounds
-            // layouts); staged inputs are disjoint from the output (a
-            // transposed input cannot be exactly the output), and each
-            // buffer is fully written by `transpose_block` before it is read.
-            unsafe {
-                let a0 = pa.get().offset(oa) as *const A;
-                let b0 = pb.get().offset(ob) as *const B;
-                let ta = ta.as_mut_ptr() as *mut A;
-                let tb = tb.as_mut_ptr() as *mut B;
-                if stage_a {
-                    transpose_block(na, nb, a0, sa, ta, na as isize);
-                }
-                if stage_b {
-                    transpose_block(na, nb, b0, sb, tb, na as isize);
-                }
-                for j in 0..nb as isize {
-                    let o = po.get().offset(oo + j * bo);
-                    let (a, sa) = if stage_a {
-                        (ta.offset(j * na as isize) as *const A, 1)
-                    } else {
-                        (a0.offset(j * ba_s), sa)
-                    };
-                    let (b, sb) = if stage_b {
-                        (tb.offset(j * na as isize) as *const B, 1)
-                    } else {
-                        (b0.offset(j * bb_s), sb)
-                    };
-                    run_at(o, a, sa, b, sb, na, &mut ba, &mut bb);
-                }
+            // layouts); each input is exactly the output or disjoint from it,
+            // and this task alone writes the tile.
+            let (ta, tb) = unsafe {
+                (
+                    TileInput::new(pa.get().offset(oa) as *const A, sa, bsa, na, nb),
+                    TileInput::new(pb.get().offset(ob) as *const B, sb, bsb, na, nb),
+                )
+            };
+            for j in 0..nb {
+                let ((a, sa), (b, sb)) = (ta.run(j), tb.run(j));
+                // SAFETY: run j of the output tile, in bounds as above.
+                let o = unsafe { po.get().offset(oo + j as isize * bo) };
+                run_at(o, a, sa, b, sb, na, &mut ba, &mut bb);
             }
         });
     } else {
@@ -401,7 +395,7 @@ pub unsafe fn map2<A: Element, B: Element, O: Element, F>(
     }
 }
 
-// ----- three inputs (select, clamp, lerp): always the buffered path -----
+// ----- three inputs (select, clamp, lerp): the buffered path -----
 
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
@@ -479,44 +473,81 @@ pub unsafe fn map3<A: Element, B: Element, C: Element, O: Element, F>(
     F: Fn(A, B, C) -> O + Sync,
 {
     let plan = Plan::new([out.layout(), a.layout(), b.layout(), c.layout()]);
-    let strides = plan.inner_strides();
+    let [so, sa, sb, sc] = plan.inner_strides();
     #[allow(unused_variables)]
     let level = isa();
-    let ptrs = (
+    let (po, pa, pb, pc) = (
         SendPtr(base_ptr::<O>(out)),
         SendPtr(base_ptr::<A>(a)),
         SendPtr(base_ptr::<B>(b)),
         SendPtr(base_ptr::<C>(c)),
     );
-    drive(plan.numel(), grain, |s, e| {
-        let mut bufs = (
+    type Bufs<A, B, C> = ([A; BLOCK], [B; BLOCK], [C; BLOCK]);
+    let new_bufs = || {
+        (
             [A::default(); BLOCK],
             [B::default(); BLOCK],
             [C::default(); BLOCK],
-        );
-        plan.for_each_run(s, e, |[oo, oa, ob, oc], len| {
-            // SAFETY: offsets come from the plan of in-bounds layouts.
-            let (o, a, b, c) = unsafe {
+        )
+    };
+    let run_at = |o: *mut O,
+                  (a, sa): (*const A, isize),
+                  (b, sb): (*const B, isize),
+                  (c, sc): (*const C, isize),
+                  len: usize,
+                  bufs: &mut Bufs<A, B, C>| {
+        let strides = [so, sa, sb, sc];
+        #[cfg(all(
+            any(target_arch = "x86", target_arch = "x86_64"),
+            not(debug_assertions)
+        ))]
+        if level == Isa::Avx2 {
+            // SAFETY: AVX2+FMA were detected at run time; pointers address
+            // in-bounds runs (callers below).
+            unsafe { run3_avx2(o, strides, a, b, c, len, bufs, &f) };
+            return;
+        }
+        // SAFETY: as above.
+        unsafe { run3(o, strides, a, b, c, len, bufs, &f) };
+    };
+    if let Some([bo, bsa, bsb, bsc]) = plan.blocked_strides() {
+        // A transposed operand: square tiles, each input that is transposed
+        // against the output staged through a tile buffer (`TileInput`).
+        plan.par_for_each_tile(grain, |[oo, oa, ob, oc], na, nb| {
+            let mut bufs = new_bufs();
+            // SAFETY: the tile lies inside every layout (plan of in-bounds
+            // layouts); each input is exactly the output or disjoint from it,
+            // and this task alone writes the tile.
+            let (ta, tb, tc) = unsafe {
                 (
-                    ptrs.0.get().offset(oo),
-                    ptrs.1.get().offset(oa) as *const A,
-                    ptrs.2.get().offset(ob) as *const B,
-                    ptrs.3.get().offset(oc) as *const C,
+                    TileInput::new(pa.get().offset(oa) as *const A, sa, bsa, na, nb),
+                    TileInput::new(pb.get().offset(ob) as *const B, sb, bsb, na, nb),
+                    TileInput::new(pc.get().offset(oc) as *const C, sc, bsc, na, nb),
                 )
             };
-            #[cfg(all(
-                any(target_arch = "x86", target_arch = "x86_64"),
-                not(debug_assertions)
-            ))]
-            if level == Isa::Avx2 {
-                // SAFETY: AVX2+FMA were detected at run time; pointers as above.
-                unsafe { run3_avx2(o, strides, a, b, c, len, &mut bufs, &f) };
-                return;
+            for j in 0..nb {
+                // SAFETY: run j of the output tile, in bounds as above.
+                let o = unsafe { po.get().offset(oo + j as isize * bo) };
+                run_at(o, ta.run(j), tb.run(j), tc.run(j), na, &mut bufs);
             }
-            // SAFETY: pointers as above.
-            unsafe { run3(o, strides, a, b, c, len, &mut bufs, &f) };
         });
-    });
+    } else {
+        drive(plan.numel(), grain, |s, e| {
+            let mut bufs = new_bufs();
+            plan.for_each_run(s, e, |[oo, oa, ob, oc], len| {
+                // SAFETY: offsets come from the plan of in-bounds layouts.
+                let (o, a, b, c) = unsafe {
+                    (
+                        po.get().offset(oo),
+                        pa.get().offset(oa) as *const A,
+                        pb.get().offset(ob) as *const B,
+                        pc.get().offset(oc) as *const C,
+                    )
+                };
+                run_at(o, (a, sa), (b, sb), (c, sc), len, &mut bufs);
+            });
+        });
+    }
 }
 
 /// Whether any element of `a` satisfies `pred` (a read-only scan used to find

@@ -1,11 +1,13 @@
 //! Float math functions and activations of the CPU elementwise family: maps the
 //! math variants of `UnaryOp`/`BinaryOp` to the vectorised `vmath` kernels and
-//! runs them over the planned strided traversal. Contiguous runs go straight to
+//! runs them over the planned strided traversal (in tiles, with transposed
+//! inputs staged, when an input is transposed against the output). Contiguous runs go straight to
 //! the kernel (in place or disjoint, as the frontend guarantees); other runs go
 //! through L1-sized buffers; halves are widened to f32 per block and rounded
 //! once per result. No validation here (ops/ did it).
 
 use crate::backend::cpu::base_ptr;
+use crate::backend::cpu::blocked::TileInput;
 use crate::backend::cpu::strided::{Plan, SendPtr, PAR_MIN_ELEMS};
 use crate::backend::cpu::vmath::{self, Func, Func2, Isa};
 use crate::backend::elementwise::{BinaryOp, UnaryOp};
@@ -170,13 +172,11 @@ unsafe fn unary_run<T: MathElem>(f: Func, x: &Tensor, out: &Tensor) {
     let [so, sx] = plan.inner_strides();
     let isa = Isa::best();
     let (po, px) = (SendPtr(base_ptr::<T>(out)), SendPtr(base_ptr::<T>(x)));
-    plan.par_for_each_run(GRAIN, move |[oo, ox], len| {
-        let (po, px) = (po, px);
-        // SAFETY: offsets from the plan of in-bounds layouts; `x` is exactly
-        // `out` or disjoint from it (frontend contract).
+    // One run of `len` outputs at `o` (stride so) from `a` (stride sx).
+    let run = |o: *mut T, a: *const T, sx: isize, len: usize| {
+        // SAFETY: in-bounds runs (callers below); `x` is exactly `out` or
+        // disjoint from it (frontend contract).
         unsafe {
-            let o = po.0.offset(oo);
-            let a = px.0.offset(ox) as *const T;
             if so == 1 && sx == 1 {
                 T::apply(isa, f, len, a, o);
                 return;
@@ -193,7 +193,26 @@ unsafe fn unary_run<T: MathElem>(f: Func, x: &Tensor, out: &Tensor) {
                 i += n;
             }
         }
-    });
+    };
+    if let Some([bo, bsx]) = plan.blocked_strides() {
+        // `x` transposed against `out`: tiles, `x` staged (`TileInput`).
+        plan.par_for_each_tile(GRAIN, |[oo, ox], na, nb| {
+            // SAFETY: the tile lies inside both layouts; this task alone
+            // writes it.
+            let t = unsafe { TileInput::new(px.get().offset(ox) as *const T, sx, bsx, na, nb) };
+            for j in 0..nb {
+                let (a, sa) = t.run(j);
+                // SAFETY: run j of the output tile.
+                run(unsafe { po.get().offset(oo + j as isize * bo) }, a, sa, na);
+            }
+        });
+    } else {
+        plan.par_for_each_run(GRAIN, |[oo, ox], len| {
+            // SAFETY: offsets from the plan of in-bounds layouts.
+            let (o, a) = unsafe { (po.get().offset(oo), px.get().offset(ox) as *const T) };
+            run(o, a, sx, len);
+        });
+    }
 }
 
 /// # Safety
@@ -202,18 +221,15 @@ unsafe fn binary_run<T: MathElem>(f: Func2, a: &Tensor, b: &Tensor, out: &Tensor
     let plan = Plan::new([out.layout(), a.layout(), b.layout()]);
     let [so, sa, sb] = plan.inner_strides();
     let isa = Isa::best();
-    let ptrs = (
+    let (po, pa, pb) = (
         SendPtr(base_ptr::<T>(out)),
         SendPtr(base_ptr::<T>(a)),
         SendPtr(base_ptr::<T>(b)),
     );
-    plan.par_for_each_run(GRAIN, move |[oo, oa, ob], len| {
-        let ptrs = ptrs;
+    // One run of `len` outputs at `o` from `(a, sa)` and `(b, sb)`.
+    let run = |o: *mut T, (pa, sa): (*const T, isize), (pb, sb): (*const T, isize), len: usize| {
         // SAFETY: as in `unary_run`.
         unsafe {
-            let o = ptrs.0 .0.offset(oo);
-            let pa = ptrs.1 .0.offset(oa) as *const T;
-            let pb = ptrs.2 .0.offset(ob) as *const T;
             if so == 1 && sa == 1 && sb == 1 {
                 T::apply2(isa, f, len, pa, pb, o);
                 return;
@@ -232,7 +248,36 @@ unsafe fn binary_run<T: MathElem>(f: Func2, a: &Tensor, b: &Tensor, out: &Tensor
                 i += n;
             }
         }
-    });
+    };
+    if let Some([bo, bsa, bsb]) = plan.blocked_strides() {
+        // A transposed input: tiles, transposed inputs staged (`TileInput`).
+        plan.par_for_each_tile(GRAIN, |[oo, oa, ob], na, nb| {
+            // SAFETY: as in `unary_run`.
+            let (ta, tb) = unsafe {
+                (
+                    TileInput::new(pa.get().offset(oa) as *const T, sa, bsa, na, nb),
+                    TileInput::new(pb.get().offset(ob) as *const T, sb, bsb, na, nb),
+                )
+            };
+            for j in 0..nb {
+                // SAFETY: run j of the output tile.
+                let o = unsafe { po.get().offset(oo + j as isize * bo) };
+                run(o, ta.run(j), tb.run(j), na);
+            }
+        });
+    } else {
+        plan.par_for_each_run(GRAIN, |[oo, oa, ob], len| {
+            // SAFETY: offsets from the plan of in-bounds layouts.
+            let (o, a, b) = unsafe {
+                (
+                    po.get().offset(oo),
+                    pa.get().offset(oa) as *const T,
+                    pb.get().offset(ob) as *const T,
+                )
+            };
+            run(o, (a, sa), (b, sb), len);
+        });
+    }
 }
 
 /// `out = op(x)` for a real float dtype and a math op (see [`func`]).

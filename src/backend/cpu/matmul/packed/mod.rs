@@ -148,7 +148,7 @@ pub(crate) unsafe fn gemm<T: Packed>(
                     ..b
                 };
                 let pack_panels = |r: std::ops::Range<usize>| unsafe {
-                    pack::pack_b(kc, nc, T::NR, bblock, bbuf.get(), r)
+                    pack::pack_b(kc, nc, bblock, bbuf.get(), r)
                 };
                 if nthreads > 1 && n_panels > 1 {
                     let per = n_panels.div_ceil(nthreads);

@@ -4,6 +4,7 @@
 //! operands sequentially whatever their strides.
 
 use super::super::Mat;
+use super::Packed;
 use crate::dtype::Element;
 
 /// Pack the `mc x kc` block of `a` (starting at its first element) into
@@ -40,19 +41,21 @@ pub(super) unsafe fn pack_a<T: Element>(mc: usize, kc: usize, mr: usize, a: Mat<
     }
 }
 
-/// Pack the `kc x nc` block of `b` into `ceil(nc / nr)` panels of `kc x nr`,
-/// panel `q` at `dst + q * nr * kc`, element `(k, j)` of a panel at `k * nr + j`.
+/// Pack the `kc x nc` block of `b` into `ceil(nc / nr)` panels of `kc x nr`
+/// (`nr = T::NR`, a constant, so a full unit-stride row is a fixed-size
+/// copy), panel `q` at `dst + q * nr * kc`, element `(k, j)` of a panel at
+/// `k * nr + j`.
 ///
 /// # Safety
 /// The block's elements are readable; `dst` has room for panels `q0..q1`.
-pub(super) unsafe fn pack_b<T: Element>(
+pub(super) unsafe fn pack_b<T: Packed>(
     kc: usize,
     nc: usize,
-    nr: usize,
     b: Mat<T>,
     dst: *mut T,
     panels: std::ops::Range<usize>,
 ) {
+    let nr = T::NR;
     for q in panels {
         let c0 = q * nr;
         let cols = nr.min(nc - c0);

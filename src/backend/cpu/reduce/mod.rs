@@ -155,8 +155,7 @@ impl ReduceBackend for CpuBackend {
     }
 
     fn softmax(&self, op: SoftmaxOp, x: &Tensor, axes: &[usize], out: &Tensor) -> Result<()> {
-        crate::dispatch!(@float x.dtype(), "softmax", T => softmax::run::<T>(op, x, axes, out));
-        Ok(())
+        crate::dispatch!(@float x.dtype(), "softmax", T => softmax::run::<T>(op, x, axes, out))
     }
 
     fn scan(&self, op: ScanOp, x: &Tensor, axis: usize, out: &Tensor) -> Result<()> {

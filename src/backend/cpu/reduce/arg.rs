@@ -2,7 +2,8 @@
 //! NaN counting as the extreme (the first NaN wins). When the axis is the
 //! contiguous one each output scans its own row (vectorised extreme, then the
 //! first element equal to it); otherwise a block of adjacent
-//! outputs is updated together one input row at a time (no strided gathers).
+//! outputs is updated together one input row at a time, branch-free so that
+//! adjacent outputs vectorise (no strided gathers).
 
 use super::num::Real;
 use super::reducers::{Extreme, Reducer};
@@ -123,11 +124,24 @@ pub(super) fn run<T: Real>(op: ArgOp, x: &Tensor, axis: usize, out: &Tensor) {
                 }
                 for k in 1..n {
                     let row = base + k as isize * sa;
-                    for j in 0..w {
-                        let v = at(row + j as isize * sx);
-                        if better(max, v, best[j]) {
-                            best[j] = v;
-                            idx[j] = k as i32;
+                    // Branch-free updates (selects), so that a contiguous
+                    // block of outputs vectorises.
+                    let ki = k as i32;
+                    let lanes = best[..w].iter_mut().zip(idx[..w].iter_mut());
+                    if sx == 1 {
+                        // SAFETY: w adjacent elements of one row of x.
+                        let xs = unsafe { std::slice::from_raw_parts({ xp }.0.offset(row), w) };
+                        for ((b, i), &v) in lanes.zip(xs) {
+                            let t = better(max, v, *b);
+                            *b = if t { v } else { *b };
+                            *i = if t { ki } else { *i };
+                        }
+                    } else {
+                        for (j, (b, i)) in lanes.enumerate() {
+                            let v = at(row + j as isize * sx);
+                            let t = better(max, v, *b);
+                            *b = if t { v } else { *b };
+                            *i = if t { ki } else { *i };
                         }
                     }
                 }

@@ -345,8 +345,9 @@ fn check_2d<T: Elem>(x: &Tensor, axis: usize, desc: bool, what: &str) {
 fn every_size_for<T: Elem>() {
     let name = std::any::type_name::<T>();
     // Row lengths around the size classes: empty, one, two, sort_unstable
-    // (<= 256), radix (the lone row of 70_000 too; rows of 2^19 and more
-    // split their passes over the pool, see `one_long_row`).
+    // (<= 256), then the vectorised quicksort (32-bit value-only sorts on AVX2
+    // CPUs) or radix (the lone row of 70_000 too; rows of 2^19 and more split
+    // their work over the pool, see `one_long_row`).
     for &(rows, len) in &[
         (1usize, 0usize),
         (3, 0),

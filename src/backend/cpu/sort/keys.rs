@@ -16,6 +16,10 @@ pub(crate) trait Key: Item + std::ops::BitXor<Output = Self> {
     type Packed: Packed;
     /// Pack `self` above `i`.
     fn pack(self, i: u32) -> Self::Packed;
+    /// Sort `v` ascending with the vectorised quicksort where this key width
+    /// has one and the CPU runs it (`quick.rs`; ranges of at least `par_min`
+    /// split over the pool); returns whether it ran.
+    fn quick_sort(v: &mut [Self], par_min: usize) -> bool;
 }
 
 /// A key packed with its source index.
@@ -75,7 +79,7 @@ impl Packed for P128 {
 }
 
 macro_rules! key {
-    ($($u:ty => $p:ty, $wide:ty, $ctor:expr);*) => {$(
+    ($($u:ty => $p:ty, $wide:ty, $ctor:expr, $quick:expr);*) => {$(
         impl Item for $u {
             const DIGITS: usize = std::mem::size_of::<$u>();
             #[inline(always)]
@@ -90,10 +94,23 @@ macro_rules! key {
             fn pack(self, i: u32) -> $p {
                 $ctor(((self as $wide) << 32) | i as $wide)
             }
+            fn quick_sort(v: &mut [$u], par_min: usize) -> bool {
+                $quick(v, par_min)
+            }
         }
     )*};
 }
-key!(u8 => P64<1>, u64, P64; u16 => P64<2>, u64, P64; u32 => P64<4>, u64, P64; u64 => P128, u128, P128);
+/// Only 32-bit keys have a vectorised sort: 8- and 16-bit keys take one or two
+/// radix passes, and AVX2 has no 64-bit minimum / maximum.
+fn no_quick<U>(_: &mut [U], _: usize) -> bool {
+    false
+}
+key!(
+    u8 => P64<1>, u64, P64, no_quick;
+    u16 => P64<2>, u64, P64, no_quick;
+    u32 => P64<4>, u64, P64, super::quick::try_sort;
+    u64 => P128, u128, P128, no_quick
+);
 
 /// An element with an order-preserving key of its own width.
 pub(crate) trait SortKey: Element {

@@ -346,6 +346,40 @@ fn leading_and_trailing_axes_agree() {
     assert_eq!(s, vec![10000.0, 15000.0, 20000.0]);
     let m = t.max(Some(&[0]), false).unwrap().to_vec::<f64>().unwrap();
     assert_eq!(m, vec![4.0, 5.0, 6.0]);
+    // Rows four at a time, then a tail of one to three, on contiguous and
+    // stepped (every other column) kept lanes, integer and float sums.
+    for rows in [4usize, 7, 257, 1030] {
+        let x = Tensor::init(DType::I64, &[rows, 9], |i| {
+            (i[0] as i64 * 31 + i[1] as i64 * 5) % 23 - 11
+        })
+        .unwrap();
+        let v = x.to_vec::<i64>().unwrap();
+        let stepped = x.slice(rnx::s![.., 0..9;2]).unwrap();
+        let s = x.sum(Some(&[0]), false).unwrap().to_vec::<i64>().unwrap();
+        let ss = stepped
+            .sum(Some(&[0]), false)
+            .unwrap()
+            .to_vec::<i64>()
+            .unwrap();
+        let mf = x
+            .astype(DType::F32)
+            .unwrap()
+            .mean(Some(&[0]), false)
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap();
+        for j in 0..9 {
+            let want: i64 = (0..rows).map(|i| v[i * 9 + j]).sum();
+            assert_eq!(s[j], want, "{rows} rows, column {j}");
+            if j % 2 == 0 {
+                assert_eq!(ss[j / 2], want, "{rows} rows, stepped column {j}");
+            }
+            assert!(
+                (mf[j] - want as f32 / rows as f32).abs() < 1e-5,
+                "mean {rows} {j}"
+            );
+        }
+    }
 }
 
 /// Several leading axes reduced, the contiguous one kept, with enough rows that

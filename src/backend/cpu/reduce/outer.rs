@@ -127,10 +127,45 @@ fn block<'a, T: Element, R: Reducer<T>>(
         rem /= sp.red_shape[a];
         off += idx[a] as isize * sp.red_strides[a];
     }
-    for _ in range {
-        // SAFETY: base + off + j * sx (j < w) are elements of x's in-bounds layout.
-        unsafe { r.step_lanes(&mut levels[0][..w], x.0.offset(base + off), sx) };
-        counts[0] += 1;
+    // Next reduced position (odometer over the reduced axes).
+    let advance = |idx: &mut [usize], off: &mut isize| {
+        let mut a = nd;
+        while a > 0 {
+            a -= 1;
+            idx[a] += 1;
+            *off += sp.red_strides[a];
+            if idx[a] < sp.red_shape[a] {
+                break;
+            }
+            *off -= sp.red_shape[a] as isize * sp.red_strides[a];
+            idx[a] = 0;
+        }
+    };
+    let mut left = range.len();
+    while left > 0 {
+        // Four rows at a time while they fit the level (FLUSH is a multiple
+        // of four), then one by one.
+        let take = if left >= 4 && counts[0] + 4 <= FLUSH {
+            4
+        } else {
+            1
+        };
+        if take == 4 {
+            let mut ps = [std::ptr::null(); 4];
+            for q in ps.iter_mut() {
+                // SAFETY: base + off is an element of x's in-bounds layout.
+                *q = unsafe { x.0.offset(base + off) }.cast_const();
+                advance(&mut idx, &mut off);
+            }
+            // SAFETY: ps[i] + j * sx (j < w) are elements of x's in-bounds layout.
+            unsafe { r.step_lanes4(&mut levels[0][..w], ps, sx) };
+        } else {
+            // SAFETY: base + off + j * sx (j < w) are elements of x's in-bounds layout.
+            unsafe { r.step_lanes(&mut levels[0][..w], x.0.offset(base + off), sx) };
+            advance(&mut idx, &mut off);
+        }
+        left -= take;
+        counts[0] += take;
         let mut k = 0;
         while counts[k] == FLUSH {
             if k + 1 == levels.len() {
@@ -145,18 +180,6 @@ fn block<'a, T: Element, R: Reducer<T>>(
             counts[k] = 0;
             counts[k + 1] += 1;
             k += 1;
-        }
-        // Next reduced position (odometer over the reduced axes).
-        let mut a = nd;
-        while a > 0 {
-            a -= 1;
-            idx[a] += 1;
-            off += sp.red_strides[a];
-            if idx[a] < sp.red_shape[a] {
-                break;
-            }
-            off -= sp.red_shape[a] as isize * sp.red_strides[a];
-            idx[a] = 0;
         }
     }
     // Fold every level into the top one.

@@ -64,6 +64,21 @@ pub(crate) trait Reducer<T: Element>: Sync {
             }
         }
     }
+
+    /// Accumulate four elements per lane, from `p[0]`, then `p[1]`, `p[2]`,
+    /// `p[3]` (each as in [`Reducer::step_lanes`]). Reducers may group the four
+    /// before adding them to the lane (sums do: a quarter of the accumulator
+    /// traffic); the default steps them one after another.
+    ///
+    /// # Safety
+    /// As for `step_lanes`, for each of the four pointers.
+    #[inline]
+    unsafe fn step_lanes4(&self, acc: &mut [Self::Acc], p: [*const T; 4], stride: isize) {
+        for q in p {
+            // SAFETY: caller contract.
+            unsafe { self.step_lanes(acc, q, stride) };
+        }
+    }
 }
 
 /// Sum (or mean, dividing by the count at the end) in the accumulator type.
@@ -94,6 +109,25 @@ impl<T: Summable> Reducer<T> for Sum {
     #[inline]
     fn finish(&self, acc: T::A, count: usize) -> T {
         T::from_acc(if self.mean { acc.div_count(count) } else { acc })
+    }
+
+    /// Contiguous lanes add the pairwise sum of their four elements.
+    #[inline]
+    unsafe fn step_lanes4(&self, acc: &mut [T::A], p: [*const T; 4], stride: isize) {
+        if stride != 1 {
+            for q in p {
+                // SAFETY: caller contract.
+                unsafe { self.step_lanes(acc, q, stride) };
+            }
+            return;
+        }
+        // SAFETY: caller contract (four contiguous runs of acc.len()).
+        let [x0, x1, x2, x3] = p.map(|q| unsafe { std::slice::from_raw_parts(q, acc.len()) });
+        for (j, a) in acc.iter_mut().enumerate() {
+            let lo = x0[j].to_acc().add(x1[j].to_acc());
+            let hi = x2[j].to_acc().add(x3[j].to_acc());
+            *a = a.add(lo.add(hi));
+        }
     }
 
     /// Pairwise summation: leaves of `LEAF` elements summed in `LANES`

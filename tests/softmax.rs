@@ -97,6 +97,55 @@ fn halves_compute_in_f32() {
     }
 }
 
+/// Long contiguous groups (several 512-element chunks; beyond 2^14 elements
+/// the chunked path instead of whole-group passes) against an f64 reference,
+/// and a NaN deep inside a group poisoning only that group.
+#[test]
+fn long_groups_match_reference() {
+    for (dtype, tol) in [(DType::F32, 2e-6), (DType::F64, 1e-13)] {
+        for len in [600usize, 5000, 20_000] {
+            let rows = 3;
+            let mut data: Vec<f64> = (0..rows * len)
+                .map(|i| ((i * 7919) % 1013) as f64 / 41.0 - 12.0)
+                .collect();
+            data[len + 550] = f64::NAN; // row 1
+            let x = Tensor::from_vec(data.clone(), &[rows, len])
+                .unwrap()
+                .astype(dtype)
+                .unwrap();
+            let got = x.softmax(Some(&[-1])).unwrap();
+            let got = got.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
+            for r in 0..rows {
+                // Reference on the values as stored in `dtype`.
+                let row: Vec<f64> = data[r * len..(r + 1) * len]
+                    .iter()
+                    .map(|&v| {
+                        if dtype == DType::F32 {
+                            v as f32 as f64
+                        } else {
+                            v
+                        }
+                    })
+                    .collect();
+                let g = &got[r * len..(r + 1) * len];
+                if r == 1 {
+                    assert!(g.iter().all(|v| v.is_nan()), "{dtype} len {len}: NaN row");
+                    continue;
+                }
+                let m = row.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+                let z: f64 = row.iter().map(|v| (v - m).exp()).sum();
+                for (k, (g, v)) in g.iter().zip(&row).enumerate() {
+                    let w = (v - m).exp() / z;
+                    assert!(
+                        (g - w).abs() <= tol * w,
+                        "{dtype} len {len} row {r} at {k}: {g} vs {w}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// Inputs from 4096 elements whose groups are strided (transposed and
 /// permuted views) are staged into a contiguous copy first: the results match
 /// those of the same op on a contiguous copy of the view (bit for bit where

@@ -6,6 +6,7 @@
 
 use super::reducers::Reducer;
 use super::Split;
+use crate::backend::cpu::elementwise::simd::with_best;
 use crate::backend::cpu::strided::{SendPtr, PAR_MIN_ELEMS};
 use crate::dtype::Element;
 
@@ -98,6 +99,13 @@ fn leaf<T: Element, R: Reducer<T>>(
         );
         return r.combine(a, b);
     }
-    // SAFETY: the run lies inside x's in-bounds layout (Split's contract).
+    // SAFETY (both): the run lies inside x's in-bounds layout (Split's contract).
+    if stride == 1 {
+        // Contiguous runs vectorise: compile the reducer's loop at the widest ISA.
+        return with_best(
+            #[inline(always)]
+            || unsafe { r.run(x.0.offset(base), len, stride) },
+        );
+    }
     unsafe { r.run(x.0.offset(base), len, stride) }
 }

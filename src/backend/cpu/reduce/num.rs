@@ -196,6 +196,7 @@ macro_rules! softmax_float {
             fn exp_in_place(x: &mut [$t]) {
                 crate::backend::cpu::vmath::$inplace(crate::backend::cpu::vmath::Func::Exp, x)
             }
+            #[inline(always)]
             fn sum_f64(x: &[$t]) -> f64 {
                 let mut acc = [0f64; 8];
                 let mut it = x.chunks_exact(8);
@@ -207,6 +208,7 @@ macro_rules! softmax_float {
                 let tail: f64 = it.remainder().iter().map(|&v| v as f64).sum();
                 acc.iter().sum::<f64>() + tail
             }
+            #[inline(always)]
             fn max_nan(x: &[$t], m: $t) -> $t {
                 let mut acc = [m; 8];
                 let mut nan = m.is_nan();

@@ -246,7 +246,9 @@ impl<T: Real, const MAX: bool> Reducer<T> for Extreme<MAX> {
 
     /// Contiguous runs: `LANES` independent extremes (compare and select,
     /// vectorisable) and a NaN flag per lane; a NaN found returns the run's
-    /// first NaN.
+    /// first NaN. Inlined so that callers compiled for a wider ISA
+    /// (`with_best` in `inner.rs`) vectorise it at that width.
+    #[inline(always)]
     unsafe fn run(&self, p: *const T, len: usize, stride: isize) -> T {
         let mut acc = Reducer::<T>::init(self);
         if stride != 1 {
@@ -367,7 +369,10 @@ impl<T: Element> Reducer<T> for Var {
 
     /// Two passes over the run (its mean, then the squared deviations), which
     /// is faster and more accurate than the per-element update; contiguous
-    /// runs sum in `LANES` independent f64 lanes (vectorisable).
+    /// runs sum in `LANES` independent f64 lanes (vectorisable). Inlined
+    /// into `with_best` (AVX2: var over the rows of a 4096^2 f32 tensor
+    /// 12.5-13.7 -> 9.6-9.8 ms).
+    #[inline(always)]
     unsafe fn run(&self, p: *const T, len: usize, stride: isize) -> (f64, f64, f64) {
         if len == 0 {
             return (0.0, 0.0, 0.0);

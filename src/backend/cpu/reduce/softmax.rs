@@ -1,12 +1,16 @@
 //! CPU softmax, log_softmax and logsumexp over a set of axes, fused: per group
 //! one pass for the maximum, one for the sum of `exp(x - max)` (vectorised exp
 //! of `vmath`, sum accumulated in f64 lanes), and one writing the result — no
-//! intermediate tensor. Halves compute in f32. Groups run in parallel. An
+//! intermediate tensor. Halves compute in f32. f32/f64 softmax of contiguous
+//! groups up to `DIRECT_MAX` elements instead runs five passes over the whole
+//! group at the widest ISA (`with_best`), with no chunk buffer. Groups run in
+//! parallel. An
 //! input whose groups are strided (softmax over a transposed tensor's last
 //! axis) is first copied, with the group axes innermost, into a temporary
 //! through the tiled transposing copy, so the three passes read contiguously.
 
 use super::num::{FloatElem, SoftmaxFloat};
+use crate::backend::cpu::elementwise::simd::with_best;
 use crate::backend::cpu::strided::{Plan, SendPtr, PAR_MIN_ELEMS};
 use crate::backend::cpu::{base_ptr, CpuBackend};
 use crate::backend::reduce::SoftmaxOp;
@@ -19,6 +23,11 @@ use num_traits::{Float, NumCast, Zero};
 
 /// Elements per buffered chunk of a group (fits L1 with room to spare).
 const CHUNK: usize = 512;
+
+/// The largest group (elements) softmax runs pass by pass over the whole
+/// group rather than by chunks: input and output (128 KiB for f32) stay in a
+/// 512 KiB L2.
+const DIRECT_MAX: usize = 1 << 14;
 
 /// Inputs from this many elements with strided groups are staged (copied with
 /// the group axes innermost) first. Timed (2-core EPYC VM, `softmax` over the
@@ -91,7 +100,27 @@ pub(super) fn run<T: FloatElem>(
             }
         });
     };
+    // Softmax of f32/f64 groups that are one contiguous run in both x and
+    // out and fit in L2: each of five passes runs over the whole group (which
+    // stays in cache) at the widest ISA; no staging buffer.
+    let mut runs = 0;
+    gplan.for_each_run(0, gsize, |_, _| runs += 1);
+    let direct =
+        op == SoftmaxOp::Softmax && exact && runs == 1 && gx == 1 && go == 1 && gsize <= DIRECT_MAX;
     let group = |xb: isize, ob: isize| {
+        if direct {
+            // SAFETY: the group is `gsize` contiguous elements at `xb` in x and
+            // `ob` in out (in-bounds layouts; out does not overlap x and this
+            // task owns its groups); T and T::F are the same type (`exact`).
+            let (xs, os) = unsafe {
+                (
+                    std::slice::from_raw_parts({ xp }.0.offset(xb) as *const T::F, gsize),
+                    std::slice::from_raw_parts_mut({ op_ }.0.offset(ob) as *mut T::F, gsize),
+                )
+            };
+            softmax_direct(xs, os);
+            return;
+        }
         let mut m = T::F::neg_infinity();
         chunks(xb, ob, &mut |b, _| m = T::F::max_nan(b, m));
         if op == SoftmaxOp::LogSumExp && m.is_infinite() {
@@ -162,6 +191,29 @@ pub(super) fn run<T: FloatElem>(
         })
     });
     Ok(())
+}
+
+/// Softmax of the contiguous group `xs` into `os`, each pass over the whole
+/// group at the widest ISA (the exp through `vmath`).
+fn softmax_direct<F: SoftmaxFloat + Float>(xs: &[F], os: &mut [F]) {
+    let m = with_best(
+        #[inline(always)]
+        || F::max_nan(xs, F::neg_infinity()),
+    );
+    with_best(
+        #[inline(always)]
+        || os.iter_mut().zip(xs).for_each(|(o, &x)| *o = x - m),
+    );
+    F::exp_in_place(os);
+    let s = with_best(
+        #[inline(always)]
+        || F::sum_f64(os),
+    );
+    let inv = <F as NumCast>::from(s).unwrap_or_else(F::nan).recip();
+    with_best(
+        #[inline(always)]
+        || os.iter_mut().for_each(|v| *v = *v * inv),
+    );
 }
 
 /// Read the `b.len()` elements at `o` (element stride `gx`) of `x` into `b`.

@@ -5,11 +5,14 @@ whether it is met.
 
     python3 bench/compare.py [--only NAME...] [--quick] [--seconds S]
                              [--markdown] [--save FILE] [--load FILE] [--bin PATH]
+                             [--rounds N]
 
 Ratios are time ratios (below 1: rnx is faster). For the sort cases the NumPy
 time is the faster of its two runs (default, and with
 NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL"), as the goal asks. Run it on a
-quiet machine: nothing else compiling or running.
+quiet machine: nothing else compiling or running. On a noisy host,
+`--rounds N` runs both sides N times, alternating, and reports for each case
+the median over the rounds of each round's median (min_s: the smallest).
 """
 
 import argparse
@@ -17,6 +20,7 @@ import datetime
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 
@@ -93,15 +97,42 @@ def collect(a):
     if a.bin is None:
         run(["cargo", "build", "--release", "--bin", "rnx-bench"])
     exe = a.bin or BIN
-    # Exit status 1: a case returned an error; it is in the JSON and in the table.
-    rnx = json.loads(run([exe, "--json", *extra], ok_codes=(0, 1)))
+    rnx_rounds, py_rounds = [], []
+    for _ in range(a.rounds):
+        # Exit status 1: a case returned an error; it is in the JSON and in the table.
+        rnx_rounds.append(json.loads(run([exe, "--json", *extra], ok_codes=(0, 1))))
+        py_rounds.append(json.loads(run([sys.executable,
+                                         os.path.join(ROOT, "bench", "bench_numpy.py"),
+                                         "--json", *extra])))
+    rnx = merge_rounds(rnx_rounds)
+    py = dict(py_rounds[0])
+    for side in ("numpy", "numpy_sort_noavx512", "torch"):
+        if py.get(side) is not None:
+            py[side] = merge_rounds([r[side] for r in py_rounds])
     bw = json.loads(run([exe, "--bandwidth", "--json"] + (["--quick"] if a.quick else [])))
-    py = json.loads(run([sys.executable, os.path.join(ROOT, "bench", "bench_numpy.py"),
-                         "--json", *extra]))
     return {"rnx": rnx, "bandwidth": bw, "python": py, "quick": a.quick,
             "command": "python3 bench/compare.py " + " ".join(sys.argv[1:]),
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, {_cpu_model()}"}
+
+
+def merge_rounds(rounds):
+    """One result per case from several rounds' results: median_s is the median
+    of the rounds' medians, min_s the smallest min, reps the total. A case
+    without a time in some round (missing, error) keeps its first result."""
+    out = {}
+    for case, r in rounds[0].items():
+        timed = [x[case] for x in rounds if _t(x.get(case)) is not None]
+        if len(rounds) == 1 or len(timed) != len(rounds):
+            out[case] = r
+            continue
+        m = dict(r)
+        m["median_s"] = statistics.median(x["median_s"] for x in timed)
+        m["min_s"] = min(x.get("min_s", x["median_s"]) for x in timed)
+        m["reps"] = sum(x.get("reps", 0) for x in timed)
+        m["rounds"] = len(timed)
+        out[case] = m
+    return out
 
 
 def _cpu_model():
@@ -226,11 +257,15 @@ def main(argv):
     ap.add_argument("--quick", action="store_true", help="tiny sizes: a smoke test")
     ap.add_argument("--seconds", type=float, default=None, help="budget per case")
     ap.add_argument("--markdown", action="store_true", help="a markdown table (README)")
+    ap.add_argument("--rounds", type=int, default=1, metavar="N",
+                    help="run both sides N times, alternating; median over rounds")
     ap.add_argument("--save", metavar="FILE", help="also write the raw results as JSON")
     ap.add_argument("--load", metavar="FILE", help="print saved results, run nothing")
     ap.add_argument("--bin", metavar="PATH",
                     help="use this rnx-bench binary as is (default: build target/release/rnx-bench)")
     a = ap.parse_args(argv)
+    if a.rounds < 1:
+        ap.error("--rounds must be at least 1")
     if a.load:
         with open(a.load) as f:
             data = json.load(f)

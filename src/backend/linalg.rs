@@ -31,7 +31,7 @@ pub trait LinalgBackend: Send + Sync + 'static {
     /// error otherwise; the frontend calls it for nothing else). Results match
     /// the direct sum up to rounding: the CPU uses Winograd F(4,3), whose error
     /// relative to the sum of absolute products stays below 1e-5 (f32) and
-    /// 2e-14 (f64) in `tests/conv.rs`.
+    /// 2e-14 (f64) in `tests/suite/conv.rs`.
     fn conv3x3(
         &self,
         x: &Tensor,

@@ -147,7 +147,7 @@ pub const WINOGRAD_WIDE_MIN_TILES: usize = 192;
 ///
 /// Tolerance: its results match the direct sum within 1e-5 (f32) and
 /// 2e-14 (f64) of the sum of absolute products and bias per output, the
-/// bounds `tests/conv.rs` asserts (worst measured there: 2.3e-6 and 5.0e-15).
+/// bounds `tests/suite/conv.rs` asserts (worst measured there: 2.3e-6 and 5.0e-15).
 ///
 /// ```
 /// use rnx::DType;

@@ -11,8 +11,8 @@
 //! call ([`Isa::best`]).
 //!
 //! Accuracy is stated per function on [`Func`] as the largest error in units in
-//! the last place (ULP) measured by `tests/math_accuracy.rs` and
-//! `tests/activation_accuracy.rs` (at least 10^6 inputs per function and dtype,
+//! the last place (ULP) measured by `tests/suite/math_accuracy.rs` and
+//! `tests/suite/activation_accuracy.rs` (at least 10^6 inputs per function and dtype,
 //! over the whole range and the edge values, both ISA paths). f32 is measured
 //! against an f64 reference (exact far below an f32 ULP); f64 against the
 //! platform's f64 libm (glibc, itself within 1 ULP), so an f64 bound may be off

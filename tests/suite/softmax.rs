@@ -2,11 +2,9 @@
 //! inputs, NaN and infinity rules, halves, and property tests over axis sets on
 //! strided views against an f64 brute-force reference.
 
-mod views;
-
+use crate::views::*;
 use proptest::prelude::*;
 use rnx::{DType, Tensor};
-use views::*;
 
 #[test]
 fn seed_softmax() {

@@ -2,11 +2,9 @@
 //! integer wrapping, f16 accumulation, summation accuracy, and property tests
 //! against a brute-force reference on strided/transposed/flipped views.
 
-mod views;
-
+use crate::views::*;
 use proptest::prelude::*;
 use rnx::{DType, Tensor};
-use views::*;
 
 fn f32t(shape: &[usize], v: &[f64]) -> Tensor {
     Tensor::create(DType::F32, shape, v).unwrap()

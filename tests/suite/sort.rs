@@ -3,12 +3,10 @@
 //! integer dtype, and property tests on strided views against a brute-force
 //! stable sort.
 
-mod views;
-
+use crate::views::*;
 use proptest::prelude::*;
 use rnx::{DType, Tensor};
 use std::cmp::Ordering;
-use views::*;
 
 fn i32t(shape: &[usize], v: &[i64]) -> Tensor {
     Tensor::create(DType::I32, shape, v).unwrap()

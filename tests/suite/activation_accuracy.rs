@@ -3,8 +3,7 @@
 //! formula would lose the result), f32 and f64, on every ISA path, over at least
 //! 10^6 inputs plus edge values.
 
-mod common;
-use common::*;
+use crate::common::*;
 use rnx::backend::cpu::vmath::Func;
 
 fn sigmoid(x: f64) -> f64 {

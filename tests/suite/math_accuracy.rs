@@ -5,8 +5,7 @@
 //! exact to far below an f32 ULP). The bounds here are the ones stated in the
 //! rustdoc of `vmath::Func`.
 
-mod common;
-use common::*;
+use crate::common::*;
 use rnx::backend::cpu::vmath::{self, Func, Func2, Isa};
 
 /// erf by its Maclaurin series (|x| < 1.5) or erfc's continued fraction

@@ -1,0 +1,28 @@
+//! rnx's integration tests, compiled as one test binary (one link of the
+//! library instead of one per file: far less disk and link time). Each module
+//! is one area of the API, tested through the public interface only; `common`
+//! and `views` hold the helpers several areas share.
+
+mod common;
+mod views;
+
+mod activation;
+mod activation_accuracy;
+mod aliasing;
+mod bench_smoke;
+mod compare_logic;
+mod conv;
+mod creation;
+mod elementwise;
+mod index;
+mod math;
+mod math_accuracy;
+mod matmul;
+mod overlap;
+mod props_views;
+mod reduce;
+mod shape;
+mod softmax;
+mod sort;
+mod tensor;
+mod transposed;

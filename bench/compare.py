@@ -194,6 +194,7 @@ def judge(case, r, t_rnx, ratio_np, ratio_torch, data, have_torch):
     if t_rnx is None:
         return "error"
     verdicts = []
+    absent = []
     for peer, bound in goals:
         if peer == "copy_bw":
             eff = add_out_bytes(data["quick"]) / t_rnx / 1e9
@@ -201,12 +202,16 @@ def judge(case, r, t_rnx, ratio_np, ratio_torch, data, have_torch):
             verdicts.append(eff >= bound * best)
         elif peer == "numpy":
             verdicts.append(None if ratio_np is None else ratio_np <= bound)
+            if ratio_np is None:
+                absent.append("NumPy")
         else:
             verdicts.append(None if ratio_torch is None else ratio_torch <= bound)
+            if ratio_torch is None:
+                absent.append("torch" if not have_torch else "torch time")
     if any(v is False for v in verdicts):
         return "NO"
-    if any(v is None for v in verdicts):
-        return "n/a (no torch)" if not have_torch else "n/a"
+    if absent:
+        return "n/a (no " + ", no ".join(absent) + ")"
     return "yes"
 
 

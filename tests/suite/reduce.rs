@@ -442,6 +442,76 @@ fn argmax_nan_and_ties() {
     assert_eq!(k.to_vec::<i32>().unwrap(), vec![0, 1, 1]);
 }
 
+/// argmax/argmin along contiguous rows of every length class the row scan
+/// treats differently (shorter than one vector block, whole blocks, blocks plus
+/// a tail, long rows), f32 and f64, with many ties, signed zeros, infinities
+/// and NaNs at every position class, against a brute-force scan.
+#[test]
+fn argmax_rows_match_reference() {
+    fn reference(v: &[f64], max: bool) -> i32 {
+        let mut bi = 0;
+        for (i, &x) in v.iter().enumerate() {
+            let b = v[bi];
+            if !b.is_nan() && (x.is_nan() || if max { x > b } else { x < b }) {
+                bi = i;
+            }
+        }
+        bi as i32
+    }
+    let mut state = 0x2545F4914F6CDD1Du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let specials = [0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, 5.0, -5.0];
+    let lens = [
+        1usize, 2, 15, 16, 17, 31, 32, 33, 47, 63, 64, 65, 95, 96, 129, 1000, 4103,
+    ];
+    for dtype in [DType::F32, DType::F64] {
+        for &n in &lens {
+            let rows = 12;
+            let mut data = Vec::with_capacity(rows * n);
+            for r in 0..rows {
+                let mut row: Vec<f64> = (0..n).map(|_| (next() % 9) as f64 - 4.0).collect();
+                match r % 6 {
+                    // one NaN, or two, at a random place
+                    0 | 1 => {
+                        for _ in 0..=r % 2 {
+                            row[next() as usize % n] = f64::NAN;
+                        }
+                    }
+                    // signed zeros and infinities sprinkled in
+                    2 | 3 => {
+                        for _ in 0..n.div_ceil(8) {
+                            row[next() as usize % n] = specials[next() as usize % specials.len()];
+                        }
+                    }
+                    // the extreme only in the tail, or only at index 0
+                    4 => row[n - 1] = 100.0,
+                    _ => row[0] = -100.0,
+                }
+                data.extend(row);
+            }
+            let x = Tensor::from_vec(data.clone(), &[rows, n])
+                .unwrap()
+                .cast(dtype)
+                .unwrap();
+            for max in [true, false] {
+                let got = if max {
+                    x.argmax(Some(1), false)
+                } else {
+                    x.argmin(Some(1), false)
+                };
+                let got = got.unwrap().to_vec::<i32>().unwrap();
+                let want: Vec<i32> = data.chunks(n).map(|row| reference(row, max)).collect();
+                assert_eq!(got, want, "{dtype:?} n={n} max={max}");
+            }
+        }
+    }
+}
+
 #[test]
 fn cumsum_cumprod_values() {
     let x = i32t(&[2, 3], &[1, 2, 3, 4, 5, 6]);

@@ -21,11 +21,16 @@ fn better<T: Real>(max: bool, a: T, b: T) -> bool {
     !b.is_nan() && (a.is_nan() || if max { a > b } else { a < b })
 }
 
-/// The index of the first extreme element of a contiguous row: the extreme
+/// The index of the first extreme element of a contiguous row: one AVX2 pass
+/// for f32/f64 where the CPU has it (`arg_avx2.rs`); else the extreme
 /// by the vectorised max/min reducer (NaN if the row holds one), then the first
 /// element equal to it (or the first NaN). Two passes over a row that stays
 /// in cache beat one branchy pass.
 fn first_extreme<T: Real>(max: bool, row: &[T]) -> usize {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    if let Some(i) = super::arg_avx2::first_extreme(max, row) {
+        return i;
+    }
     // SAFETY: `row` is a readable contiguous run.
     let best = unsafe {
         if max {

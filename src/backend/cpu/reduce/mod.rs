@@ -5,6 +5,8 @@
 //! have their own files; this file holds the planning and the dtype dispatch.
 
 mod arg;
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+mod arg_avx2;
 mod inner;
 pub(crate) mod num;
 mod outer;

@@ -350,9 +350,12 @@ fn values_all_dtypes() {
     random_products::<u64>(14, 20);
 }
 
-/// Shapes that cross the packed f32/f64 kernels' block edges (MC = 144/72
-/// rows, KC = 256 depth, NC = 4080 columns, 6 x 16 / 6 x 8 register tiles), on
-/// random (transposed, stepped, flipped) layouts, single product and batched.
+/// Shapes that cross the packed f32/f64 kernels' block edges (AVX2: MC =
+/// 144/72 rows, KC = 256 depth, NC = 4080 columns, 6 x 16 / 6 x 8 register
+/// tiles; AVX-512: MC = 336/168, KC = 256, NC = 4096, 14 x 32 / 14 x 16 tiles),
+/// on random (transposed, stepped, flipped) layouts, single product and
+/// batched. The kernels this CPU runs are the ones tested (`RNX_SIMD=avx2`
+/// caps them at AVX2).
 #[test]
 fn packed_block_edges() {
     let mut rng = Rng(77);
@@ -364,6 +367,10 @@ fn packed_block_edges() {
         (12, 1, 8),
         (200, 2, 33),
         (145, 256, 17),
+        (337, 257, 33),
+        (15, 40, 4097),
+        (169, 20, 65),
+        (14, 9, 32),
     ] {
         let a = operand::<f32>(&mut rng, &[m, k], 0);
         let b = operand::<f32>(&mut rng, &[k, n], 0);

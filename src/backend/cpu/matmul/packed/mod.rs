@@ -1,57 +1,98 @@
-//! Packed (BLIS-style) GEMM for f32 and f64 on x86-64 with AVX2 + FMA: the
-//! blocking loops (NC columns of B, KC depth, MC rows of A), the packing
-//! buffers, the split of one product over threads and the edge tiles. The
-//! register micro-kernels are in `avx2.rs`, packing in `pack.rs`. Other CPUs
+//! Packed (BLIS-style) GEMM for f32 and f64 on x86-64 with AVX2 + FMA (and
+//! AVX-512F where the CPU has it): the kernel choice, the blocking loops (NC
+//! columns of B, KC depth, MC rows of A), the packing buffers, the split of
+//! one product over threads and the edge tiles. The register micro-kernels
+//! are in `micro.rs`, packing in `pack.rs`. Other CPUs
 //! and types use the `gemm` crate (see the parent module).
 
-mod avx2;
+mod micro;
 mod pack;
 
 use super::{Mat, Threads};
 use crate::backend::cpu::strided::SendPtr;
 use crate::dtype::Element;
-use avx2::MR;
 use rayon::prelude::*;
 use std::cell::RefCell;
+use std::sync::OnceLock;
 use std::thread::LocalKey;
 
-/// A type with a packed micro-kernel and its block sizes.
-pub(crate) trait Packed: Element + std::ops::Add<Output = Self> {
+/// A micro-kernel (see `micro.rs`): `(kc, a, b, c, rs, accumulate)`.
+type MicroFn<T> = unsafe fn(usize, *const T, *const T, *mut T, isize, bool);
+
+/// A register tile and the block sizes that feed it, chosen once per process
+/// by the CPU's instruction set.
+#[derive(Clone, Copy)]
+pub(crate) struct Kernel<T> {
+    /// Rows of the register tile.
+    mr: usize,
     /// Columns of the register tile.
-    const NR: usize;
-    /// Rows of A per packed block (a multiple of `MR`; the block stays in L2).
-    const MC: usize;
-    /// Depth per packed block (a B panel `KC x NR` stays in L1).
-    const KC: usize;
+    nr: usize,
+    /// Rows of A per packed block (a multiple of `mr`; the block stays in L2).
+    mc: usize,
+    /// Depth per packed block (a B panel `kc x nr` stays in L1).
+    kc: usize,
     /// Columns of B per packed block (stays in L3).
-    const NC: usize;
-    /// The micro-kernel (see `avx2.rs`).
-    ///
-    /// # Safety
-    /// As the micro-kernels of `avx2.rs`.
-    unsafe fn micro(kc: usize, a: *const Self, b: *const Self, c: *mut Self, rs: isize, acc: bool);
+    nc: usize,
+    micro: MicroFn<T>,
+}
+
+/// The largest register tile (`mr * nr`) of any kernel: edge tiles go
+/// through a stack buffer of this size.
+const MAX_TILE: usize = micro::MR_AVX512 * 32;
+
+/// A type with packed micro-kernels.
+pub(crate) trait Packed: Element + std::ops::Add<Output = Self> {
+    /// The kernel for this CPU ([`available()`] must be true).
+    fn kernel() -> Kernel<Self>;
 }
 
 impl Packed for f32 {
-    const NR: usize = 16;
-    const MC: usize = 144;
-    const KC: usize = 256;
-    const NC: usize = 4080;
-    unsafe fn micro(kc: usize, a: *const f32, b: *const f32, c: *mut f32, rs: isize, acc: bool) {
-        // SAFETY: `available()` was checked by the caller of `gemm`; extents
-        // are the caller's contract.
-        unsafe { avx2::kernel_f32(kc, a, b, c, rs, acc) }
+    fn kernel() -> Kernel<f32> {
+        if avx512() {
+            // 28 zmm accumulators; B panel 256 x 32 (32 KiB) in L1, A block
+            // 336 x 256 (336 KiB) in L2 (AVX-512 CPUs have 1-2 MiB of L2).
+            Kernel {
+                mr: micro::MR_AVX512,
+                nr: 32,
+                mc: 336,
+                kc: 256,
+                nc: 4096,
+                micro: micro::avx512_f32,
+            }
+        } else {
+            Kernel {
+                mr: micro::MR_AVX2,
+                nr: 16,
+                mc: 144,
+                kc: 256,
+                nc: 4080,
+                micro: micro::avx2_f32,
+            }
+        }
     }
 }
 
 impl Packed for f64 {
-    const NR: usize = 8;
-    const MC: usize = 72;
-    const KC: usize = 256;
-    const NC: usize = 4080;
-    unsafe fn micro(kc: usize, a: *const f64, b: *const f64, c: *mut f64, rs: isize, acc: bool) {
-        // SAFETY: as for f32.
-        unsafe { avx2::kernel_f64(kc, a, b, c, rs, acc) }
+    fn kernel() -> Kernel<f64> {
+        if avx512() {
+            Kernel {
+                mr: micro::MR_AVX512,
+                nr: 16,
+                mc: 168,
+                kc: 256,
+                nc: 4096,
+                micro: micro::avx512_f64,
+            }
+        } else {
+            Kernel {
+                mr: micro::MR_AVX2,
+                nr: 8,
+                mc: 72,
+                kc: 256,
+                nc: 4080,
+                micro: micro::avx2_f64,
+            }
+        }
     }
 }
 
@@ -60,6 +101,18 @@ impl Packed for f64 {
 pub(crate) fn available() -> bool {
     use crate::backend::cpu::elementwise::simd::{isa, Isa};
     isa() == Isa::Avx2
+}
+
+/// Whether the packed kernels run at AVX-512F: the CPU has it, the packed
+/// kernels are available, and `RNX_SIMD` is not `avx2` (which caps them at
+/// AVX2, to compare the two).
+fn avx512() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| {
+        available()
+            && std::arch::is_x86_feature_detected!("avx512f")
+            && !std::env::var("RNX_SIMD").is_ok_and(|v| v.eq_ignore_ascii_case("avx2"))
+    })
 }
 
 thread_local! {
@@ -113,6 +166,8 @@ pub(crate) unsafe fn gemm<T: Packed>(
     accumulate: bool,
     threads: Threads,
 ) {
+    let kern = T::kernel();
+    let (mr, nr) = (kern.mr, kern.nr);
     let nthreads = match threads {
         Threads::One => 1,
         Threads::Pool => crate::device::num_threads().max(1),
@@ -122,21 +177,21 @@ pub(crate) unsafe fn gemm<T: Packed>(
         let blocks = len.div_ceil(max);
         len.div_ceil(blocks).div_ceil(unit) * unit
     };
-    let kc_max = even(k, T::KC, 1);
-    let nc_max = even(n, T::NC, T::NR);
+    let kc_max = even(k, kern.kc, 1);
+    let nc_max = even(n, kern.nc, nr);
     // Rows: a number of blocks that is a multiple of the thread count, so
     // the units split evenly.
     let mc_max = {
-        let blocks = m.div_ceil(T::MC).div_ceil(nthreads) * nthreads;
-        m.div_ceil(blocks).div_ceil(MR) * MR
+        let blocks = m.div_ceil(kern.mc).div_ceil(nthreads) * nthreads;
+        m.div_ceil(blocks).div_ceil(mr) * mr
     };
     let m_blocks = m.div_ceil(mc_max);
-    let b_len = kc_max * nc_max.div_ceil(T::NR) * T::NR;
+    let b_len = kc_max * nc_max.div_ceil(nr) * nr;
     with_scratch::<T, _>(&SCRATCH_B, b_len, |bbuf| {
         let bbuf = SendPtr(bbuf);
         for jc in (0..n).step_by(nc_max) {
             let nc = nc_max.min(n - jc);
-            let n_panels = nc.div_ceil(T::NR);
+            let n_panels = nc.div_ceil(nr);
             for pc in (0..k).step_by(kc_max) {
                 let kc = kc_max.min(k - pc);
                 // SAFETY (all blocks below): offsets stay inside the operands
@@ -148,7 +203,7 @@ pub(crate) unsafe fn gemm<T: Packed>(
                     ..b
                 };
                 let pack_panels = |r: std::ops::Range<usize>| unsafe {
-                    pack::pack_b(kc, nc, bblock, bbuf.get(), r)
+                    pack::pack_b(kc, nc, nr, bblock, bbuf.get(), r)
                 };
                 if nthreads > 1 && n_panels > 1 {
                     let per = n_panels.div_ceil(nthreads);
@@ -170,7 +225,7 @@ pub(crate) unsafe fn gemm<T: Packed>(
                     let ic = bi * mc_max;
                     let mc = mc_max.min(m - ic);
                     let q = (part * n_panels / parts)..((part + 1) * n_panels / parts);
-                    let a_len = mc.div_ceil(MR) * MR * kc;
+                    let a_len = mc.div_ceil(mr) * mr * kc;
                     with_scratch::<T, _>(&SCRATCH_A, a_len, |abuf| unsafe {
                         let ablock = Mat {
                             ptr: SendPtr(
@@ -178,14 +233,14 @@ pub(crate) unsafe fn gemm<T: Packed>(
                             ),
                             ..a
                         };
-                        pack::pack_a(mc, kc, MR, ablock, abuf);
+                        pack::pack_a(mc, kc, mr, ablock, abuf);
                         let cblock = Mat {
                             ptr: SendPtr(
                                 c.ptr.get().offset(ic as isize * c.rs + jc as isize * c.cs),
                             ),
                             ..c
                         };
-                        macro_kernel::<T>(mc, nc, kc, abuf, bbuf.get(), cblock, q, acc);
+                        macro_kernel(&kern, mc, nc, kc, abuf, bbuf.get(), cblock, q, acc);
                     })
                 };
                 let units = m_blocks * parts;
@@ -206,6 +261,7 @@ pub(crate) unsafe fn gemm<T: Packed>(
 /// Packed buffers as produced by `pack.rs` for these sizes; `c` as in `gemm`.
 #[allow(clippy::too_many_arguments)]
 unsafe fn macro_kernel<T: Packed>(
+    kern: &Kernel<T>,
     mc: usize,
     nc: usize,
     kc: usize,
@@ -215,26 +271,28 @@ unsafe fn macro_kernel<T: Packed>(
     panels: std::ops::Range<usize>,
     acc: bool,
 ) {
-    let mut tmp = [T::zero(); MR * 16];
+    let (mr, nr) = (kern.mr, kern.nr);
+    let mut tmp = [T::zero(); MAX_TILE];
     for q in panels {
-        let c0 = q * T::NR;
-        let cols = T::NR.min(nc - c0);
-        for (p, r0) in (0..mc).step_by(MR).enumerate() {
-            let rows = MR.min(mc - r0);
+        let c0 = q * nr;
+        let cols = nr.min(nc - c0);
+        for (p, r0) in (0..mc).step_by(mr).enumerate() {
+            let rows = mr.min(mc - r0);
             // SAFETY: panel offsets inside the packed buffers; the tile's
-            // elements inside `c` (only the first rows x cols are touched).
+            // elements inside `c` (only the first rows x cols are touched);
+            // `tmp` holds `mr * nr <= MAX_TILE` elements.
             unsafe {
-                let ap = abuf.add(p * MR * kc);
-                let bp = bbuf.add(q * T::NR * kc);
+                let ap = abuf.add(p * mr * kc);
+                let bp = bbuf.add(q * nr * kc);
                 let cp = c.ptr.get().offset(r0 as isize * c.rs + c0 as isize * c.cs);
-                if rows == MR && cols == T::NR && c.cs == 1 {
-                    T::micro(kc, ap, bp, cp, c.rs, acc);
+                if rows == mr && cols == nr && c.cs == 1 {
+                    (kern.micro)(kc, ap, bp, cp, c.rs, acc);
                 } else {
-                    T::micro(kc, ap, bp, tmp.as_mut_ptr(), T::NR as isize, false);
+                    (kern.micro)(kc, ap, bp, tmp.as_mut_ptr(), nr as isize, false);
                     for i in 0..rows {
                         for j in 0..cols {
                             let d = cp.offset(i as isize * c.rs + j as isize * c.cs);
-                            let t = tmp[i * T::NR + j];
+                            let t = tmp[i * nr + j];
                             *d = if acc { *d + t } else { t };
                         }
                     }

@@ -4,7 +4,6 @@
 //! operands sequentially whatever their strides.
 
 use super::super::Mat;
-use super::Packed;
 use crate::dtype::Element;
 
 /// Pack the `mc x kc` block of `a` (starting at its first element) into
@@ -41,21 +40,44 @@ pub(super) unsafe fn pack_a<T: Element>(mc: usize, kc: usize, mr: usize, a: Mat<
     }
 }
 
-/// Pack the `kc x nc` block of `b` into `ceil(nc / nr)` panels of `kc x nr`
-/// (`nr = T::NR`, a constant, so a full unit-stride row is a fixed-size
-/// copy), panel `q` at `dst + q * nr * kc`, element `(k, j)` of a panel at
+/// Pack the `kc x nc` block of `b` into `ceil(nc / nr)` panels of `kc x nr`,
+/// panel `q` at `dst + q * nr * kc`, element `(k, j)` of a panel at
 /// `k * nr + j`.
 ///
 /// # Safety
 /// The block's elements are readable; `dst` has room for panels `q0..q1`.
-pub(super) unsafe fn pack_b<T: Packed>(
+pub(super) unsafe fn pack_b<T: Element>(
+    kc: usize,
+    nc: usize,
+    nr: usize,
+    b: Mat<T>,
+    dst: *mut T,
+    panels: std::ops::Range<usize>,
+) {
+    // A constant width makes a full unit-stride row a fixed-size copy.
+    // SAFETY: caller contract, passed on.
+    unsafe {
+        match nr {
+            8 => pack_b_n::<T, 8>(kc, nc, b, dst, panels),
+            16 => pack_b_n::<T, 16>(kc, nc, b, dst, panels),
+            32 => pack_b_n::<T, 32>(kc, nc, b, dst, panels),
+            _ => unreachable!("no packed kernel is {nr} columns wide"),
+        }
+    }
+}
+
+/// [`pack_b`] for a constant panel width `NR`.
+///
+/// # Safety
+/// As [`pack_b`].
+unsafe fn pack_b_n<T: Element, const NR: usize>(
     kc: usize,
     nc: usize,
     b: Mat<T>,
     dst: *mut T,
     panels: std::ops::Range<usize>,
 ) {
-    let nr = T::NR;
+    let nr = NR;
     for q in panels {
         let c0 = q * nr;
         let cols = nr.min(nc - c0);

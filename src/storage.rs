@@ -185,7 +185,7 @@ impl Storage {
         let bytes = len * dtype.itemsize();
         let ptr =
             NonNull::new(ptr).ok_or_else(|| Error::invalid("from_foreign", "null pointer"))?;
-        if (ptr.as_ptr() as usize) % dtype.itemsize().min(16) != 0 {
+        if !(ptr.as_ptr() as usize).is_multiple_of(dtype.itemsize().min(16)) {
             return Err(Error::invalid(
                 "from_foreign",
                 format!("pointer {:p} is not aligned for {dtype}", ptr.as_ptr()),

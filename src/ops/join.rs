@@ -446,7 +446,7 @@ impl Tensor {
     pub fn split(&self, n: usize, axis: isize) -> Result<Vec<Tensor>> {
         let a = normalize_axis("split", axis, self.ndim())?;
         let d = self.shape()[a];
-        if n == 0 || d % n != 0 {
+        if n == 0 || !d.is_multiple_of(n) {
             return Err(Error::invalid(
                 "split",
                 format!("axis {axis} of size {d} cannot be split into {n} equal parts"),

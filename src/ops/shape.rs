@@ -78,7 +78,7 @@ fn infer_shape(op: &str, shape: &[isize], numel: usize, from: &[usize]) -> Resul
     };
     match infer {
         Some(i) => {
-            if known == 0 || numel % known != 0 {
+            if known == 0 || !numel.is_multiple_of(known) {
                 return Err(bad());
             }
             out[i] = numel / known;

@@ -56,7 +56,7 @@ fn step(t: &Tensor, m: &Model, kind: u8, a: u32, b: u32, c: u32) -> (Tensor, Mod
         0 => {
             let new: Vec<usize> = if nd == 0 {
                 vec![1]
-            } else if a % 3 == 0 {
+            } else if a.is_multiple_of(3) {
                 vec![sh.iter().product()]
             } else if a % 3 == 1 && nd >= 2 {
                 let i = b as usize % (nd - 1);
@@ -67,7 +67,7 @@ fn step(t: &Tensor, m: &Model, kind: u8, a: u32, b: u32, c: u32) -> (Tensor, Mod
             } else {
                 let i = b as usize % nd;
                 let d = sh[i];
-                let divs: Vec<usize> = (1..=d.max(1)).filter(|f| d % f == 0).collect();
+                let divs: Vec<usize> = (1..=d.max(1)).filter(|f| d.is_multiple_of(*f)).collect();
                 let f = divs[c as usize % divs.len()];
                 let mut s = sh[..i].to_vec();
                 s.extend([f, d / f]);
@@ -139,14 +139,14 @@ fn step(t: &Tensor, m: &Model, kind: u8, a: u32, b: u32, c: u32) -> (Tensor, Mod
             let spec_start = if st < 0 && d == 0 {
                 None
             } else {
-                Some(enc(start, c % 3 == 0))
+                Some(enc(start, c.is_multiple_of(3)))
             };
-            let spec_stop = if st < 0 && (d == 0 || c % 5 == 0 && stop == 0) {
+            let spec_stop = if st < 0 && (d == 0 || c.is_multiple_of(5) && stop == 0) {
                 // "to the end" downward equals stopping before 0 only when stop==0
                 // is replaced by None and 0 is included: keep the model consistent.
                 None
             } else {
-                Some(enc(stop, c % 2 == 0))
+                Some(enc(stop, c.is_multiple_of(2)))
             };
             let list = if spec_stop.is_none() && st < 0 && d > 0 {
                 let mut l = Vec::new();
@@ -201,7 +201,7 @@ fn step(t: &Tensor, m: &Model, kind: u8, a: u32, b: u32, c: u32) -> (Tensor, Mod
         // squeeze all size-1 axes or one
         5 => {
             let ones: Vec<usize> = (0..nd).filter(|&i| sh[i] == 1).collect();
-            let drop: Vec<usize> = if a % 2 == 0 || ones.is_empty() {
+            let drop: Vec<usize> = if a.is_multiple_of(2) || ones.is_empty() {
                 ones.clone()
             } else {
                 vec![ones[b as usize % ones.len()]]
@@ -210,7 +210,7 @@ fn step(t: &Tensor, m: &Model, kind: u8, a: u32, b: u32, c: u32) -> (Tensor, Mod
                 .filter(|i| !drop.contains(i))
                 .map(|i| sh[i])
                 .collect();
-            let r = if a % 2 == 0 {
+            let r = if a.is_multiple_of(2) {
                 t.squeeze(None).unwrap()
             } else {
                 let ax: Vec<isize> = drop.iter().map(|&i| i as isize).collect();

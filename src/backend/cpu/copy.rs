@@ -144,7 +144,7 @@ impl CoreBackend for CpuBackend {
     }
 
     fn upload(&self, dtype: DType, bytes: &[u8]) -> Result<Storage> {
-        if bytes.len() % dtype.itemsize() != 0 {
+        if !bytes.len().is_multiple_of(dtype.itemsize()) {
             return Err(Error::invalid(
                 "upload",
                 format!(

@@ -125,10 +125,7 @@ arg_row!(
 /// The AVX2 scan of `row` when the CPU has AVX2 and `T` is f32 or f64 (None
 /// otherwise: the caller runs its portable scan).
 #[inline]
-pub(super) fn first_extreme<T: bytemuck::Pod + crate::dtype::Element>(
-    max: bool,
-    row: &[T],
-) -> Option<usize> {
+pub(super) fn first_extreme<T: crate::dtype::Element>(max: bool, row: &[T]) -> Option<usize> {
     use crate::backend::cpu::elementwise::simd::{isa, Isa};
     use crate::dtype::DType;
     if row.is_empty() || isa() != Isa::Avx2 {

@@ -31,6 +31,12 @@ const TINY_FLOPS: usize = 1 << 20;
 /// measurement, batches of 16, spread vs split inside: n = 64 114 vs 192 us;
 /// n = 96 343 vs 400; n = 128 880 vs 744; n = 160 1639 vs 1274.
 const SMALL_FLOPS: usize = 1 << 20;
+/// Batches of at least two products per thread spread whole products over
+/// the threads up to this many multiply-adds each (n = 256): one product split
+/// over two threads is far from twice as fast there (`rnx-bench`
+/// matmul_f32_256 0.32 ms on two threads against 0.42 on one), while a
+/// batch keeps both threads busy with no synchronisation per product.
+const SPREAD_FLOPS: usize = 1 << 24;
 
 /// One strided matrix: base pointer (already at the matrix's first element),
 /// row stride and column stride in elements.
@@ -338,7 +344,7 @@ unsafe fn batched<T: MatKernel>(a: &Tensor, b: &Tensor, out: &Tensor, accumulate
     let threads = crate::device::num_threads();
     if threads <= 1 || total < TINY_FLOPS {
         (0..nbatch).for_each(|t| one(t, Threads::One));
-    } else if nbatch > 1 && per < SMALL_FLOPS {
+    } else if nbatch > 1 && (per < SMALL_FLOPS || (nbatch >= 2 * threads && per <= SPREAD_FLOPS)) {
         crate::device::pool().install(|| {
             (0..nbatch)
                 .into_par_iter()

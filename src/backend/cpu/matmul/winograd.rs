@@ -8,6 +8,7 @@
 
 use super::{Mat, MatKernel, Threads};
 use crate::backend::cpu::base_ptr;
+use crate::backend::cpu::elementwise::simd::with_best;
 use crate::backend::cpu::strided::SendPtr;
 use crate::tensor::Tensor;
 use num_traits::Float;
@@ -72,6 +73,85 @@ fn at4<T: Float>(m: [T; 6]) -> [T; 4] {
     ]
 }
 
+/// Tiles transformed together: the lanes of one AVX2 f32 vector. The
+/// transforms below are written over `[T; L]` lane arrays (lane = tile), so
+/// under `with_best` each line of `bt6`/`at4` becomes one vector operation
+/// across `L` tiles; the last tiles of a chunk run with `L = 1`.
+const LANES: usize = 8;
+
+/// `bt6` applied lane by lane: `d[q][l]` is element `q` of tile `l`.
+#[inline(always)]
+fn bt6_lanes<T: Float, const L: usize>(d: &[[T; L]; 6]) -> [[T; L]; 6] {
+    let mut o = [[T::zero(); L]; 6];
+    for l in 0..L {
+        let v = bt6([d[0][l], d[1][l], d[2][l], d[3][l], d[4][l], d[5][l]]);
+        for (r, &e) in v.iter().enumerate() {
+            o[r][l] = e;
+        }
+    }
+    o
+}
+
+/// `at4` applied lane by lane.
+#[inline(always)]
+fn at4_lanes<T: Float, const L: usize>(m: &[[T; L]; 6]) -> [[T; L]; 4] {
+    let mut o = [[T::zero(); L]; 4];
+    for l in 0..L {
+        let v = at4([m[0][l], m[1][l], m[2][l], m[3][l], m[4][l], m[5][l]]);
+        for (r, &e) in v.iter().enumerate() {
+            o[r][l] = e;
+        }
+    }
+    o
+}
+
+/// `B^T d B` of `L` input tiles. `d[r][s][l]` is row `r`, column `s` of
+/// tile `l`; element `(r, s)` of the result goes to `dst[(r * 6 + s) * plane + l]`.
+///
+/// # Safety
+/// `dst` addresses those `36 * L` elements, each written by this call only.
+#[inline(always)]
+unsafe fn input_transform<T: Float, const L: usize>(
+    d: &[[[T; L]; 6]; 6],
+    dst: *mut T,
+    plane: usize,
+) {
+    // Columns first (B^T d[.][s] for each column s), then rows.
+    let mut t = [[[T::zero(); L]; 6]; 6];
+    for s in 0..6 {
+        let col = bt6_lanes(&[d[0][s], d[1][s], d[2][s], d[3][s], d[4][s], d[5][s]]);
+        for (r, c) in col.iter().enumerate() {
+            t[r][s] = *c;
+        }
+    }
+    for (r, tr) in t.iter().enumerate() {
+        let row = bt6_lanes(tr);
+        for (s, v) in row.iter().enumerate() {
+            // SAFETY: caller contract.
+            unsafe { std::ptr::copy_nonoverlapping(v.as_ptr(), dst.add((r * 6 + s) * plane), L) };
+        }
+    }
+}
+
+/// `A^T m A` of `L` tiles: `m[e][l]` is element `e` (of 36) of tile `l`;
+/// returns `y[i][j][l]`.
+#[inline(always)]
+fn output_transform<T: Float, const L: usize>(m: &[[T; L]; 36]) -> [[[T; L]; 4]; 4] {
+    // Columns first (A^T m[.][s] for each column s), then rows.
+    let mut t = [[[T::zero(); L]; 6]; 4];
+    for s in 0..6 {
+        let col = at4_lanes(&[m[s], m[6 + s], m[12 + s], m[18 + s], m[24 + s], m[30 + s]]);
+        for (i, c) in col.iter().enumerate() {
+            t[i][s] = *c;
+        }
+    }
+    let mut y = [[[T::zero(); L]; 4]; 4];
+    for (i, ti) in t.iter().enumerate() {
+        y[i] = at4_lanes(ti);
+    }
+    y
+}
+
 /// Run `f(0..len)` on the pool when `par`, else on this thread.
 fn each(par: bool, len: usize, min: usize, f: &(dyn Fn(usize) + Sync)) {
     if par {
@@ -79,6 +159,19 @@ fn each(par: bool, len: usize, min: usize, f: &(dyn Fn(usize) + Sync)) {
     } else {
         (0..len).for_each(f);
     }
+}
+
+/// One tile of a chunk: offsets of its first input and output element
+/// (channel 0), and the rows and columns of its 6x6 input window and 4x4
+/// output block that lie inside the tensors.
+#[derive(Clone, Copy)]
+struct TileAt {
+    x: isize,
+    y: isize,
+    rows: usize,
+    cols: usize,
+    orows: usize,
+    ocols: usize,
 }
 
 /// `out (+)= correlate3x3(x, w)` with groups (shapes per
@@ -146,35 +239,83 @@ pub(super) unsafe fn conv3x3<T: WinoFloat>(
     let mut t0 = 0;
     while t0 < tiles {
         let len = chunk.min(tiles - t0);
-        let tile = |tl: usize| {
-            let t = t0 + tl;
-            (t / (th * tw), (t / tw) % th, t % tw)
-        };
-
-        // V[36][c][len] = B^T d B.
-        each(par, c * len, 64, &|ct| {
-            let (px, vp) = (px, vp);
-            let (ci, tl) = (ct / len, ct % len);
-            let (ni, ty, tx) = tile(tl);
-            let base = xl.offset() as isize + ni as isize * xs[0] + ci as isize * xs[1];
-            let mut d = [[zero; 6]; 6];
-            // The last tiles reach past the input: zeros there (their outputs
-            // are not written).
-            for (r, row) in d.iter_mut().enumerate().take(hx - ty * 4) {
-                for (s, e) in row.iter_mut().enumerate().take(wx - tx * 4) {
-                    let off = base + (ty * 4 + r) as isize * xs[2] + (tx * 4 + s) as isize * xs[3];
-                    // SAFETY: (ni, ci, ty*4 + r, tx*4 + s) is an element of x.
-                    *e = unsafe { *px.0.offset(off) };
+        // Where each tile of the chunk starts in x and in out (channel 0),
+        // and how much of its input window and output block lies inside.
+        let at: Vec<TileAt> = (t0..t0 + len)
+            .map(|t| {
+                let (ni, ty, tx) = (t / (th * tw), (t / tw) % th, t % tw);
+                let (y0, x0) = (ty * 4, tx * 4);
+                TileAt {
+                    x: xl.offset() as isize
+                        + ni as isize * xs[0]
+                        + y0 as isize * xs[2]
+                        + x0 as isize * xs[3],
+                    y: ol.offset() as isize
+                        + ni as isize * os[0]
+                        + y0 as isize * os[2]
+                        + x0 as isize * os[3],
+                    rows: (hx - y0).min(6),
+                    cols: (wx - x0).min(6),
+                    orows: (oh - y0).min(4),
+                    ocols: (ow - x0).min(4),
                 }
-            }
-            // Columns first (cols[s] = B^T d[.][s]), then rows.
-            let cols: [[T; 6]; 6] = std::array::from_fn(|s| bt6(std::array::from_fn(|q| d[q][s])));
-            let rows: [[T; 6]; 6] =
-                std::array::from_fn(|r| bt6(std::array::from_fn(|s| cols[s][r])));
-            for (r, row) in rows.iter().enumerate() {
-                for (s, &val) in row.iter().enumerate() {
-                    // SAFETY: each (r, s, ci, tl) is written by this call only; inside v.
-                    unsafe { *vp.0.add(((r * 6 + s) * c + ci) * len + tl) = val };
+            })
+            .collect();
+
+        // V[36][c][len] = B^T d B, `LANES` tiles of one channel at a time.
+        let groups_t = len.div_ceil(LANES);
+        each(par, c * groups_t, 8, &|cq| {
+            let (px, vp) = (px, vp);
+            let (ci, q) = (cq / groups_t, cq % groups_t);
+            // Gather tile `tl`'s 6x6 window into lane `l` of `d`. The last
+            // tiles reach past the input: zeros there (their outputs are not
+            // written).
+            let gather = |d: &mut [[[T; LANES]; 6]; 6], l: usize, tl: usize| {
+                let ta = at[tl];
+                let base = ta.x + ci as isize * xs[1];
+                // SAFETY (both loops): (r, s) inside the tile's window is an
+                // element of x (rows/cols clip the window to the input).
+                if ta.rows == 6 && ta.cols == 6 {
+                    for (r, dr) in d.iter_mut().enumerate() {
+                        for (s, e) in dr.iter_mut().enumerate() {
+                            e[l] = unsafe {
+                                *px.0.offset(base + r as isize * xs[2] + s as isize * xs[3])
+                            };
+                        }
+                    }
+                    return;
+                }
+                for (r, dr) in d.iter_mut().enumerate() {
+                    for (s, e) in dr.iter_mut().enumerate() {
+                        e[l] = if r < ta.rows && s < ta.cols {
+                            unsafe { *px.0.offset(base + r as isize * xs[2] + s as isize * xs[3]) }
+                        } else {
+                            zero
+                        };
+                    }
+                }
+            };
+            let t0 = q * LANES;
+            // SAFETY: tiles t0.. of channel ci are written by this task only;
+            // (r * 6 + s) * c * len + ci * len + tl is inside v.
+            let dst = unsafe { vp.0.add(ci * len + t0) };
+            let plane = c * len;
+            if t0 + LANES <= len {
+                let mut d = [[[zero; LANES]; 6]; 6];
+                for l in 0..LANES {
+                    gather(&mut d, l, t0 + l);
+                }
+                with_best(
+                    #[inline(always)]
+                    || unsafe { input_transform::<T, LANES>(&d, dst, plane) },
+                );
+            } else {
+                for tl in t0..len {
+                    let mut d = [[[zero; LANES]; 6]; 6];
+                    gather(&mut d, 0, tl);
+                    let d1: [[[T; 1]; 6]; 6] = d.map(|r| r.map(|e| [e[0]]));
+                    // SAFETY: as above, one tile.
+                    unsafe { input_transform::<T, 1>(&d1, dst.add(tl - t0), plane) };
                 }
             }
         });
@@ -206,27 +347,42 @@ pub(super) unsafe fn conv3x3<T: WinoFloat>(
             });
         }
 
-        // Y = A^T M A, clipped to the output.
-        each(par, o * len, 64, &|ot| {
+        // Y = A^T M A, clipped to the output, `LANES` tiles of one output
+        // channel at a time.
+        each(par, o * groups_t, 8, &|oq| {
             let (mp, po) = (mp, po);
-            let (oi, tl) = (ot / len, ot % len);
-            let (ni, ty, tx) = tile(tl);
-            // SAFETY: inside m, read only here.
-            let at = |e: usize| unsafe { *mp.0.add((e * o + oi) * len + tl) };
-            // Columns first (cols[s] = A^T m[.][s]), then rows.
-            let cols: [[T; 4]; 6] =
-                std::array::from_fn(|s| at4(std::array::from_fn(|q| at(q * 6 + s))));
-            let base = ol.offset() as isize + ni as isize * os[0] + oi as isize * os[1];
-            let rows: [[T; 4]; 4] =
-                std::array::from_fn(|i| at4(std::array::from_fn(|s| cols[s][i])));
-            for (i, row) in rows.iter().enumerate().take(oh - ty * 4) {
-                for (j, &val) in row.iter().enumerate().take(ow - tx * 4) {
-                    let off = base + (ty * 4 + i) as isize * os[2] + (tx * 4 + j) as isize * os[3];
-                    // SAFETY: (ni, oi, ty*4 + i, tx*4 + j) is an element of the
-                    // unique output, written by this (oi, tile) only.
-                    unsafe {
-                        let p = po.0.offset(off);
-                        *p = if accumulate { *p + val } else { val };
+            let (oi, q) = (oq / groups_t, oq % groups_t);
+            let t0 = q * LANES;
+            let lanes = LANES.min(len - t0);
+            let mut mv = [[zero; LANES]; 36];
+            for (e, me) in mv.iter_mut().enumerate() {
+                // SAFETY: inside m, read only here.
+                let src = unsafe { mp.0.add((e * o + oi) * len + t0) };
+                if lanes == LANES {
+                    // SAFETY: as above (a fixed-size copy).
+                    *me = unsafe { *(src as *const [T; LANES]) };
+                } else {
+                    // SAFETY: as above.
+                    me[..lanes].copy_from_slice(unsafe { std::slice::from_raw_parts(src, lanes) });
+                }
+            }
+            let y = with_best(
+                #[inline(always)]
+                || output_transform::<T, LANES>(&mv),
+            );
+            for l in 0..lanes {
+                let ta = at[t0 + l];
+                let base = ta.y + oi as isize * os[1];
+                for (i, yi) in y.iter().enumerate().take(ta.orows) {
+                    for (j, yij) in yi.iter().enumerate().take(ta.ocols) {
+                        let off = base + i as isize * os[2] + j as isize * os[3];
+                        let val = yij[l];
+                        // SAFETY: (ni, oi, ty*4 + i, tx*4 + j) is an element of the
+                        // unique output, written by this (oi, tile) only.
+                        unsafe {
+                            let p = po.0.offset(off);
+                            *p = if accumulate { *p + val } else { val };
+                        }
                     }
                 }
             }

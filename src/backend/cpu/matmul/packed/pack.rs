@@ -13,11 +13,24 @@ use crate::dtype::Element;
 /// # Safety
 /// The block's elements are readable; `dst` has room for the padded panels.
 pub(super) unsafe fn pack_a<T: Element>(mc: usize, kc: usize, mr: usize, a: Mat<T>, dst: *mut T) {
+    // Row-major 4-byte blocks into 6-row panels (the AVX2 f32 kernel): eight
+    // depths at a time through an 8 x 8 register transpose. Packing only
+    // copies bits, so any 4-byte type qualifies.
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    let fast6 = mr == 6 && a.cs == 1 && std::mem::size_of::<T>() == 4 && kc >= 8;
     for (p, r0) in (0..mc).step_by(mr).enumerate() {
         let rows = mr.min(mc - r0);
         // SAFETY: caller contract; offsets stay in the block and the panel.
         unsafe {
             let panel = dst.add(p * mr * kc);
+            #[cfg(all(target_arch = "x86_64", not(miri)))]
+            if fast6 && rows == 6 {
+                // SAFETY: the packed kernels (the only caller) run on CPUs
+                // with AVX2; six rows of kc elements at unit stride.
+                let src = a.ptr.get().offset(r0 as isize * a.rs);
+                avx2::panel6(kc, src as *const f32, a.rs, panel as *mut f32);
+                continue;
+            }
             for i in 0..mr {
                 if i >= rows {
                     for k in 0..kc {
@@ -34,6 +47,49 @@ pub(super) unsafe fn pack_a<T: Element>(mc: usize, kc: usize, mr: usize, a: Mat<
                     for k in 0..kc {
                         *panel.add(k * mr + i) = *src.offset(k as isize * a.cs);
                     }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+mod avx2 {
+    use crate::backend::cpu::transpose::avx2::transpose8x8;
+    use std::arch::x86_64::*;
+
+    /// One full panel of six rows of 4-byte elements (row stride `rs`, unit
+    /// column stride) packed depth-major: element `(i, k)` at `panel[k * 6 + i]`.
+    ///
+    /// # Safety
+    /// AVX2 is available; six rows of `kc` readable elements at `src`; `panel`
+    /// has room for `6 * kc` elements.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn panel6(kc: usize, src: *const f32, rs: isize, panel: *mut f32) {
+        let k8 = kc / 8 * 8;
+        let z = _mm256_setzero_ps();
+        // SAFETY: caller contract; every load reads inside a row's first
+        // `kc` elements and every store writes inside the panel.
+        unsafe {
+            for k0 in (0..k8).step_by(8) {
+                let row = |i: isize| _mm256_loadu_ps(src.offset(i * rs).add(k0));
+                let c = transpose8x8([row(0), row(1), row(2), row(3), row(4), row(5), z, z]);
+                // Column j holds depth k0 + j: its first six lanes go to
+                // d[6j..6j + 6]. Each 8-lane store's two spare lanes are
+                // overwritten by the next one; the last stores 4 + 2 lanes.
+                let d = panel.add(k0 * 6);
+                for (j, v) in c.iter().enumerate().take(7) {
+                    _mm256_storeu_ps(d.add(j * 6), *v);
+                }
+                _mm_storeu_ps(d.add(42), _mm256_castps256_ps128(c[7]));
+                _mm_store_sd(
+                    d.add(46) as *mut f64,
+                    _mm_castps_pd(_mm256_extractf128_ps::<1>(c[7])),
+                );
+            }
+            for k in k8..kc {
+                for i in 0..6 {
+                    *panel.add(k * 6 + i) = *src.offset(i as isize * rs).add(k);
                 }
             }
         }
@@ -78,6 +134,44 @@ unsafe fn pack_b_n<T: Element, const NR: usize>(
     panels: std::ops::Range<usize>,
 ) {
     let nr = NR;
+    if b.cs == 1 {
+        // Row by row across the panels: B is read sequentially (one row of
+        // the block at a time, prefetcher-friendly), each panel gets one
+        // full `nr`-wide line per row.
+        let full = panels.end.min(nc / nr);
+        for k in 0..kc {
+            // SAFETY: caller contract; offsets stay in the block and the panels.
+            unsafe {
+                let row = b.ptr.get().offset(k as isize * b.rs);
+                for q in panels.start..full {
+                    std::ptr::copy_nonoverlapping(
+                        row.add(q * nr),
+                        dst.add(q * nr * kc + k * nr),
+                        nr,
+                    );
+                }
+            }
+        }
+        // SAFETY: caller contract, passed on (the partial last panel).
+        unsafe { pack_b_strided::<T, NR>(kc, nc, b, dst, full.max(panels.start)..panels.end) };
+    } else {
+        // SAFETY: caller contract, passed on.
+        unsafe { pack_b_strided::<T, NR>(kc, nc, b, dst, panels) };
+    }
+}
+
+/// [`pack_b_n`] panel by panel, any column stride, zero-padding a partial panel.
+///
+/// # Safety
+/// As [`pack_b`].
+unsafe fn pack_b_strided<T: Element, const NR: usize>(
+    kc: usize,
+    nc: usize,
+    b: Mat<T>,
+    dst: *mut T,
+    panels: std::ops::Range<usize>,
+) {
+    let nr = NR;
     for q in panels {
         let c0 = q * nr;
         let cols = nr.min(nc - c0);
@@ -88,16 +182,12 @@ unsafe fn pack_b_n<T: Element, const NR: usize>(
             for k in 0..kc {
                 let row = src.offset(k as isize * b.rs);
                 let out = panel.add(k * nr);
-                if b.cs == 1 && cols == nr {
-                    std::ptr::copy_nonoverlapping(row, out, nr);
-                } else {
-                    for j in 0..nr {
-                        *out.add(j) = if j < cols {
-                            *row.offset(j as isize * b.cs)
-                        } else {
-                            T::zero()
-                        };
-                    }
+                for j in 0..nr {
+                    *out.add(j) = if j < cols {
+                        *row.offset(j as isize * b.cs)
+                    } else {
+                        T::zero()
+                    };
                 }
             }
         }

@@ -79,25 +79,16 @@ fn at4<T: Float>(m: [T; 6]) -> [T; 4] {
 /// across `L` tiles; the last tiles of a chunk run with `L = 1`.
 const LANES: usize = 8;
 
-/// `bt6` applied lane by lane: `d[q][l]` is element `q` of tile `l`.
+/// A 6-point transform `f` (`bt6` or `at4`) applied lane by lane: `d[q][l]`
+/// is element `q` of tile `l`.
 #[inline(always)]
-fn bt6_lanes<T: Float, const L: usize>(d: &[[T; L]; 6]) -> [[T; L]; 6] {
-    let mut o = [[T::zero(); L]; 6];
+fn per_lane<T: Float, const L: usize, const N: usize>(
+    d: &[[T; L]; 6],
+    f: impl Fn([T; 6]) -> [T; N],
+) -> [[T; L]; N] {
+    let mut o = [[T::zero(); L]; N];
     for l in 0..L {
-        let v = bt6([d[0][l], d[1][l], d[2][l], d[3][l], d[4][l], d[5][l]]);
-        for (r, &e) in v.iter().enumerate() {
-            o[r][l] = e;
-        }
-    }
-    o
-}
-
-/// `at4` applied lane by lane.
-#[inline(always)]
-fn at4_lanes<T: Float, const L: usize>(m: &[[T; L]; 6]) -> [[T; L]; 4] {
-    let mut o = [[T::zero(); L]; 4];
-    for l in 0..L {
-        let v = at4([m[0][l], m[1][l], m[2][l], m[3][l], m[4][l], m[5][l]]);
+        let v = f([d[0][l], d[1][l], d[2][l], d[3][l], d[4][l], d[5][l]]);
         for (r, &e) in v.iter().enumerate() {
             o[r][l] = e;
         }
@@ -119,13 +110,13 @@ unsafe fn input_transform<T: Float, const L: usize>(
     // Columns first (B^T d[.][s] for each column s), then rows.
     let mut t = [[[T::zero(); L]; 6]; 6];
     for s in 0..6 {
-        let col = bt6_lanes(&[d[0][s], d[1][s], d[2][s], d[3][s], d[4][s], d[5][s]]);
+        let col = per_lane(&[d[0][s], d[1][s], d[2][s], d[3][s], d[4][s], d[5][s]], bt6);
         for (r, c) in col.iter().enumerate() {
             t[r][s] = *c;
         }
     }
     for (r, tr) in t.iter().enumerate() {
-        let row = bt6_lanes(tr);
+        let row = per_lane(tr, bt6);
         for (s, v) in row.iter().enumerate() {
             // SAFETY: caller contract.
             unsafe { std::ptr::copy_nonoverlapping(v.as_ptr(), dst.add((r * 6 + s) * plane), L) };
@@ -140,14 +131,17 @@ fn output_transform<T: Float, const L: usize>(m: &[[T; L]; 36]) -> [[[T; L]; 4];
     // Columns first (A^T m[.][s] for each column s), then rows.
     let mut t = [[[T::zero(); L]; 6]; 4];
     for s in 0..6 {
-        let col = at4_lanes(&[m[s], m[6 + s], m[12 + s], m[18 + s], m[24 + s], m[30 + s]]);
+        let col = per_lane(
+            &[m[s], m[6 + s], m[12 + s], m[18 + s], m[24 + s], m[30 + s]],
+            at4,
+        );
         for (i, c) in col.iter().enumerate() {
             t[i][s] = *c;
         }
     }
     let mut y = [[[T::zero(); L]; 4]; 4];
     for (i, ti) in t.iter().enumerate() {
-        y[i] = at4_lanes(ti);
+        y[i] = per_lane(ti, at4);
     }
     y
 }

@@ -91,8 +91,7 @@ pub(crate) struct Sum {
 /// 16 variance lanes measured 2.5x slower: LLVM no longer vectorises them).
 const LANES: usize = 8;
 /// Lanes of the pairwise-sum leaf: independent partial sums, four AVX2
-/// vectors of f32 (a dependency chain a quarter as long as with one vector;
-/// `sum_all_f32_10M` 1.78 ms with 8 lanes and 128-element leaves).
+/// vectors of f32 (a dependency chain a quarter as long as with one vector).
 const SUM_LANES: usize = 32;
 /// Elements per pairwise leaf (16 per lane, as NumPy's 8 x 128 blocks);
 /// longer runs split in two halves recursively.

@@ -17,7 +17,7 @@ pub(super) unsafe fn pack_a<T: Element>(mc: usize, kc: usize, mr: usize, a: Mat<
     // depths at a time through an 8 x 8 register transpose. Packing only
     // copies bits, so any 4-byte type qualifies.
     #[cfg(all(target_arch = "x86_64", not(miri)))]
-    let fast6 = mr == 6 && a.cs == 1 && std::mem::size_of::<T>() == 4 && kc >= 8;
+    let fast6 = mr == 6 && a.cs == 1 && std::mem::size_of::<T>() == 4;
     for (p, r0) in (0..mc).step_by(mr).enumerate() {
         let rows = mr.min(mc - r0);
         // SAFETY: caller contract; offsets stay in the block and the panel.

@@ -97,6 +97,10 @@ const SUM_LANES: usize = 32;
 /// Elements per pairwise leaf (16 per lane, as NumPy's 8 x 128 blocks);
 /// longer runs split in two halves recursively.
 const LEAF: usize = 512;
+/// Leaves per contiguous block (`sum_block`).
+const BLOCK_LEAVES: usize = 16;
+/// Levels of a block's binary counter (16 leaves carry into level 4).
+const BLOCK_LEVELS: usize = BLOCK_LEAVES.ilog2() as usize + 1;
 
 impl<T: Summable> Reducer<T> for Sum {
     type Acc = T::A;
@@ -138,11 +142,18 @@ impl<T: Summable> Reducer<T> for Sum {
     }
 
     /// Pairwise summation: leaves of `LEAF` elements summed in `SUM_LANES`
-    /// independent lanes, halves combined recursively. The recursion cannot
-    /// be inlined, so each contiguous leaf enters the widest ISA itself.
+    /// independent lanes, halves combined recursively. Contiguous runs of up
+    /// to `BLOCK_LEAVES` leaves are one block that enters the widest ISA once
+    /// and pairs its leaves with a binary counter (`sum_block`); the
+    /// recursion above the blocks cannot be inlined.
     unsafe fn run(&self, p: *const T, len: usize, stride: isize) -> T::A {
-        if len > LEAF {
-            let half = (len / 2).next_multiple_of(SUM_LANES);
+        let chunk = if stride == 1 {
+            LEAF * BLOCK_LEAVES
+        } else {
+            LEAF
+        };
+        if len > chunk {
+            let half = (len / 2).next_multiple_of(LEAF);
             // SAFETY: both halves lie inside the caller's run.
             let (a, b) = unsafe {
                 (
@@ -157,7 +168,7 @@ impl<T: Summable> Reducer<T> for Sum {
             let xs = unsafe { std::slice::from_raw_parts(p, len) };
             return with_best(
                 #[inline(always)]
-                || sum_leaf(xs),
+                || sum_block(xs),
             );
         }
         let mut lanes = [T::A::ZERO; SUM_LANES];
@@ -170,9 +181,39 @@ impl<T: Summable> Reducer<T> for Sum {
     }
 }
 
-/// One contiguous pairwise leaf: `SUM_LANES` independent partial sums.
+/// Up to `BLOCK_LEAVES` contiguous leaves, summed lane by lane and paired as
+/// the pairwise tree does: leaf `i`'s lanes absorb the partial sums of the
+/// complete subtrees that end at it (a binary counter), so each lane is a
+/// pairwise sum and the lanes are folded once per block. Against a leaf
+/// per ISA entry, each folded: a single-thread sum of 10^7 f32 (stand-alone
+/// loop, a temporary rustc program) 1.75 -> 1.55-1.77 ms, the speed of one
+/// flat 32-lane loop.
 #[inline(always)]
-fn sum_leaf<T: Summable>(xs: &[T]) -> T::A {
+fn sum_block<T: Summable>(xs: &[T]) -> T::A {
+    let mut stack = [[T::A::ZERO; SUM_LANES]; BLOCK_LEVELS];
+    let mut leaves = 0usize;
+    for leaf in xs.chunks(LEAF) {
+        let mut cur = leaf_lanes(leaf);
+        let mut j = 0;
+        while leaves >> j & 1 == 1 {
+            add_lanes(&mut cur, &stack[j]);
+            j += 1;
+        }
+        stack[j] = cur;
+        leaves += 1;
+    }
+    let mut total = [T::A::ZERO; SUM_LANES];
+    for (j, level) in stack.iter().enumerate() {
+        if leaves >> j & 1 == 1 {
+            add_lanes(&mut total, level);
+        }
+    }
+    fold_lanes(total)
+}
+
+/// One contiguous leaf's `SUM_LANES` independent partial sums.
+#[inline(always)]
+fn leaf_lanes<T: Summable>(xs: &[T]) -> [T::A; SUM_LANES] {
     let mut lanes = [T::A::ZERO; SUM_LANES];
     let mut it = xs.chunks_exact(SUM_LANES);
     for c in &mut it {
@@ -183,7 +224,15 @@ fn sum_leaf<T: Summable>(xs: &[T]) -> T::A {
     for (l, &x) in lanes.iter_mut().zip(it.remainder()) {
         *l = l.add(x.to_acc());
     }
-    fold_lanes(lanes)
+    lanes
+}
+
+/// `acc[k] += x[k]` lane by lane.
+#[inline(always)]
+fn add_lanes<A: AccNum>(acc: &mut [A; SUM_LANES], x: &[A; SUM_LANES]) {
+    for (a, &b) in acc.iter_mut().zip(x) {
+        *a = a.add(b);
+    }
 }
 
 /// The lanes of a leaf added as a tree (halves first).

@@ -190,6 +190,10 @@ pub(crate) trait SoftmaxFloat: Sized + Copy {
     fn max_nan(x: &[Self], m: Self) -> Self;
 }
 
+/// Lanes of the softmax sum and maximum loops: independent accumulators
+/// (four AVX2 vectors of f64 for the sum).
+const SOFTMAX_LANES: usize = 16;
+
 macro_rules! softmax_float {
     ($t:ty, $inplace:ident) => {
         impl SoftmaxFloat for $t {
@@ -198,36 +202,38 @@ macro_rules! softmax_float {
             }
             #[inline(always)]
             fn sum_f64(x: &[$t]) -> f64 {
-                let mut acc = [0f64; 8];
-                let mut it = x.chunks_exact(8);
+                let mut acc = [0f64; SOFTMAX_LANES];
+                let mut it = x.chunks_exact(SOFTMAX_LANES);
                 for c in &mut it {
-                    for k in 0..8 {
+                    for k in 0..SOFTMAX_LANES {
                         acc[k] += c[k] as f64;
                     }
                 }
                 let tail: f64 = it.remainder().iter().map(|&v| v as f64).sum();
                 acc.iter().sum::<f64>() + tail
             }
+            /// Compare and select with a NaN flag per lane: `f32::max` and
+            /// one shared flag compiled to scalar code (vmaxss, vblendvps
+            /// per element).
             #[inline(always)]
             fn max_nan(x: &[$t], m: $t) -> $t {
-                let mut acc = [m; 8];
-                let mut nan = m.is_nan();
-                let mut it = x.chunks_exact(8);
+                let mut acc = [m; SOFTMAX_LANES];
+                let mut nan = [false; SOFTMAX_LANES];
+                let mut it = x.chunks_exact(SOFTMAX_LANES);
                 for c in &mut it {
-                    for k in 0..8 {
-                        acc[k] = acc[k].max(c[k]);
-                        nan |= c[k].is_nan();
+                    for k in 0..SOFTMAX_LANES {
+                        acc[k] = if c[k] > acc[k] { c[k] } else { acc[k] };
+                        nan[k] |= c[k].is_nan();
                     }
                 }
-                for &v in it.remainder() {
-                    acc[0] = acc[0].max(v);
-                    nan |= v.is_nan();
+                if m.is_nan() || nan.contains(&true) || it.remainder().iter().any(|v| v.is_nan()) {
+                    return <$t>::NAN;
                 }
-                if nan {
-                    <$t>::NAN
-                } else {
-                    acc.iter().fold(<$t>::NEG_INFINITY, |a, &b| a.max(b))
-                }
+                let m = it
+                    .remainder()
+                    .iter()
+                    .fold(m, |a, &b| if b > a { b } else { a });
+                acc.iter().fold(m, |a, &b| if b > a { b } else { a })
             }
         }
     };

@@ -3,7 +3,7 @@
 //! with contiguous, transposed, sliced, flipped and broadcast operands.
 
 use proptest::prelude::*;
-use rnx::{bf16, f16, DType, Element, Layout, Tensor, C32, C64};
+use rnx::{bf16, f16, DType, Element, Index, Layout, Tensor, C32, C64};
 
 // ---------- seed examples ----------
 
@@ -381,6 +381,47 @@ fn packed_block_edges() {
         let b = operand::<f64>(&mut rng, &[2, k, n], 1);
         check::<f64>(&a, &b, &a.matmul(&b).unwrap());
     }
+}
+
+/// Row-major operands through the packed kernels: contiguous ones and row
+/// views of wider matrices (row stride above the width), with partial row
+/// and column panels, odd depths and depths over one block, single product
+/// and batched, into fresh outputs and given ones.
+#[test]
+fn row_major_operands() {
+    let mut rng = Rng(31);
+    let mut dense = |shape: &[usize], pad: usize| {
+        let (rows, cols) = (
+            shape[..shape.len() - 1].iter().product::<usize>(),
+            shape[shape.len() - 1],
+        );
+        let data: Vec<f32> = (0..rows * (cols + pad))
+            .map(|_| value::<f32>(&mut rng))
+            .collect();
+        let mut wide = shape.to_vec();
+        *wide.last_mut().unwrap() += pad;
+        let t = Tensor::from_vec(data, &wide).unwrap();
+        let mut spec = vec![Index::all(); shape.len()];
+        *spec.last_mut().unwrap() = Index::range(0, cols as isize);
+        t.slice(spec).unwrap()
+    };
+    for (m, k, n, pad) in [
+        (128, 128, 128, 0),
+        (131, 77, 45, 0),
+        (131, 77, 45, 3),
+        (7, 300, 600, 5),
+        (250, 257, 33, 0),
+        (64, 1000, 30, 1),
+    ] {
+        let a = dense(&[m, k], pad);
+        let b = dense(&[k, n], pad);
+        check::<f32>(&a, &b, &a.matmul(&b).unwrap());
+        let out = dense(&[m, n], 0);
+        check::<f32>(&a, &b, &a.matmul_out(&b, &out).unwrap());
+    }
+    let a = dense(&[4, 100, 130], 2);
+    let b = dense(&[4, 130, 90], 0);
+    check::<f32>(&a, &b, &a.matmul(&b).unwrap());
 }
 
 /// Sizes that take every threading tier: tiny (single thread), many small

@@ -184,10 +184,10 @@ impl<T: Summable> Reducer<T> for Sum {
 /// Up to `BLOCK_LEAVES` contiguous leaves, summed lane by lane and paired as
 /// the pairwise tree does: leaf `i`'s lanes absorb the partial sums of the
 /// complete subtrees that end at it (a binary counter), so each lane is a
-/// pairwise sum and the lanes are folded once per block. Against a leaf
-/// per ISA entry, each folded: a single-thread sum of 10^7 f32 (stand-alone
-/// loop, a temporary rustc program) 1.75 -> 1.55-1.77 ms, the speed of one
-/// flat 32-lane loop.
+/// pairwise sum and the lanes are folded once per block. Against one ISA
+/// entry and one fold per leaf, `rnx-bench --only sum_all` alternated on a
+/// busy host: two threads 1.50-1.72 -> 1.28-1.40 ms, one thread 2.98-3.10
+/// -> 2.13-2.59 ms.
 #[inline(always)]
 fn sum_block<T: Summable>(xs: &[T]) -> T::A {
     let mut stack = [[T::A::ZERO; SUM_LANES]; BLOCK_LEVELS];

@@ -3,7 +3,8 @@
 //! with contiguous, transposed, sliced, flipped and broadcast operands.
 
 use proptest::prelude::*;
-use rnx::{bf16, f16, DType, Element, Index, Layout, Tensor, C32, C64};
+use rnx::ops::index::Index;
+use rnx::{bf16, f16, DType, Element, Layout, Tensor, C32, C64};
 
 // ---------- seed examples ----------
 

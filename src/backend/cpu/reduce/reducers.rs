@@ -94,9 +94,12 @@ const VAR_LANES: usize = 16;
 /// Lanes of the pairwise-sum leaf: independent partial sums, four AVX2
 /// vectors of f32 (a dependency chain a quarter as long as with one vector).
 const SUM_LANES: usize = 32;
-/// Elements per pairwise leaf (16 per lane, as NumPy's 8 x 128 blocks);
-/// longer runs split in two halves recursively.
-const LEAF: usize = 512;
+/// Elements per pairwise leaf (64 per lane: each leaf restarts the lane
+/// loop, whose set-up is not free next to 512 elements; `rnx-bench --only
+/// sum_all` alternated, 512 -> 2048: two threads 0.73-0.84 -> 0.60-0.66 ms,
+/// one thread 1.62-1.92 -> 1.35-1.49 ms); longer runs split in two halves
+/// recursively.
+const LEAF: usize = 2048;
 /// Leaves per contiguous block (`sum_block`).
 const BLOCK_LEAVES: usize = 16;
 /// Levels of a block's binary counter (16 leaves carry into level 4).

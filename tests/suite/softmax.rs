@@ -95,6 +95,32 @@ fn halves_compute_in_f32() {
     }
 }
 
+/// A NaN anywhere in a contiguous group, including the tail the maximum's
+/// 16-lane loop leaves over, makes the whole group NaN; a group without
+/// one is unaffected.
+#[test]
+fn nan_in_group_tail() {
+    for dtype in [DType::F32, DType::F64] {
+        let len = 16 * 5 + 3;
+        for at in [0, 40, len - 3, len - 1] {
+            let mut data: Vec<f64> = (0..2 * len).map(|i| (i % 7) as f64).collect();
+            data[at] = f64::NAN;
+            let x = Tensor::from_vec(data, &[2, len])
+                .unwrap()
+                .astype(dtype)
+                .unwrap();
+            let s = x.softmax(None).unwrap().astype(DType::F64).unwrap();
+            let s = s.to_vec::<f64>().unwrap();
+            assert!(s[..len].iter().all(|v| v.is_nan()), "{dtype} NaN at {at}");
+            let total: f64 = s[len..].iter().sum();
+            assert!(
+                (total - 1.0).abs() < 1e-6,
+                "{dtype} NaN at {at}: clean row sums to {total}"
+            );
+        }
+    }
+}
+
 /// Long contiguous groups (several 512-element chunks; beyond 2^14 elements
 /// the chunked path instead of whole-group passes) against an f64 reference,
 /// and a NaN deep inside a group poisoning only that group.

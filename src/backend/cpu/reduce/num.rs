@@ -212,9 +212,9 @@ macro_rules! softmax_float {
                 let tail: f64 = it.remainder().iter().map(|&v| v as f64).sum();
                 acc.iter().sum::<f64>() + tail
             }
-            /// Compare and select with a NaN flag per lane: `f32::max` and
-            /// one shared flag compiled to scalar code (vmaxss, vblendvps
-            /// per element).
+            /// Compare and select with a NaN flag per lane, which
+            /// vectorises (`max` with one flag shared by the lanes compiled
+            /// to scalar vmaxss/vblendvps per element).
             #[inline(always)]
             fn max_nan(x: &[$t], m: $t) -> $t {
                 let mut acc = [m; SOFTMAX_LANES];

@@ -4,7 +4,7 @@
 //! runs vectorise in the reducer). Outputs run in parallel; a single huge group
 //! splits its tree over the pool instead.
 
-use super::reducers::Reducer;
+use super::reducers::{Reducer, LEAF};
 use super::Split;
 use crate::backend::cpu::elementwise::simd::with_best;
 use crate::backend::cpu::strided::{SendPtr, PAR_MIN_ELEMS};
@@ -91,8 +91,8 @@ fn leaf<T: Element, R: Reducer<T>>(
     stride: isize,
 ) -> R::Acc {
     if len >= 4 * PAR_MIN_ELEMS {
-        // A multiple of the pairwise block, so the split matches `run`'s own.
-        let half = (len / 2).next_multiple_of(1024);
+        // A multiple of the pairwise leaf, so no leaf straddles the split.
+        let half = (len / 2).next_multiple_of(LEAF);
         let (a, b) = rayon::join(
             || leaf(r, x, base, half, stride),
             || leaf(r, x, base + half as isize * stride, len - half, stride),

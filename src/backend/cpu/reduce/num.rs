@@ -190,8 +190,8 @@ pub(crate) trait SoftmaxFloat: Sized + Copy {
     fn max_nan(x: &[Self], m: Self) -> Self;
 }
 
-/// Lanes of the softmax sum and maximum loops: independent accumulators
-/// (four AVX2 vectors of f64 for the sum).
+/// Lanes of the softmax maximum loop: independent compare-and-select
+/// accumulators (the sum is `reducers::f64_sum`).
 const SOFTMAX_LANES: usize = 16;
 
 macro_rules! softmax_float {
@@ -202,15 +202,7 @@ macro_rules! softmax_float {
             }
             #[inline(always)]
             fn sum_f64(x: &[$t]) -> f64 {
-                let mut acc = [0f64; SOFTMAX_LANES];
-                let mut it = x.chunks_exact(SOFTMAX_LANES);
-                for c in &mut it {
-                    for k in 0..SOFTMAX_LANES {
-                        acc[k] += c[k] as f64;
-                    }
-                }
-                let tail: f64 = it.remainder().iter().map(|&v| v as f64).sum();
-                acc.iter().sum::<f64>() + tail
+                super::reducers::f64_sum(x, |v| v)
             }
             /// Compare and select with a NaN flag per lane, which
             /// vectorises (`max` with one flag shared by the lanes compiled

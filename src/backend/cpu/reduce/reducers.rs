@@ -99,7 +99,7 @@ const SUM_LANES: usize = 32;
 /// sum_all` alternated, 512 -> 2048: two threads 0.73-0.84 -> 0.60-0.66 ms,
 /// one thread 1.62-1.92 -> 1.35-1.49 ms); longer runs split in two halves
 /// recursively.
-const LEAF: usize = 2048;
+pub(super) const LEAF: usize = 2048;
 /// Leaves per contiguous block (`sum_block`).
 const BLOCK_LEAVES: usize = 16;
 /// Levels of a block's binary counter (16 leaves carry into level 4).
@@ -485,7 +485,7 @@ impl<T: Element> Reducer<T> for Var {
 /// rows of 4096 f32 took 6.5 ms that way against 3.4 ms for three one-sum
 /// passes (a temporary rustc program, not committed).
 #[inline(always)]
-fn f64_sum<T: Element>(xs: &[T], f: impl Fn(f64) -> f64) -> f64 {
+pub(super) fn f64_sum<T: Element>(xs: &[T], f: impl Fn(f64) -> f64) -> f64 {
     let mut acc = [0f64; VAR_LANES];
     let mut it = xs.chunks_exact(VAR_LANES);
     for c in &mut it {

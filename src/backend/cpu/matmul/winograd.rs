@@ -230,12 +230,14 @@ pub(super) unsafe fn conv3x3<T: WinoFloat>(
     let mut v = vec![zero; 36 * c * chunk];
     let mut m = vec![zero; 36 * o * chunk];
     let (vp, mp) = (SendPtr(v.as_mut_ptr()), SendPtr(m.as_mut_ptr()));
-    let mut t0 = 0;
-    while t0 < tiles {
-        let len = chunk.min(tiles - t0);
+    // The chunk's first tile; tile numbers inside the closures below (t0, tl)
+    // count from it.
+    let mut first = 0;
+    while first < tiles {
+        let len = chunk.min(tiles - first);
         // Where each tile of the chunk starts in x and in out (channel 0),
         // and how much of its input window and output block lies inside.
-        let at: Vec<TileAt> = (t0..t0 + len)
+        let at: Vec<TileAt> = (first..first + len)
             .map(|t| {
                 let (ni, ty, tx) = (t / (th * tw), (t / tw) % th, t % tw);
                 let (y0, x0) = (ty * 4, tx * 4);
@@ -381,6 +383,6 @@ pub(super) unsafe fn conv3x3<T: WinoFloat>(
                 }
             }
         });
-        t0 += len;
+        first += len;
     }
 }

@@ -223,30 +223,18 @@ mod avx2 {
         step::<0b1010_1010>(v, _mm256_shuffle_epi32::<0b1011_0001>(v))
     }
 
-    /// Transpose eight vectors as an 8x8 matrix.
+    /// Transpose eight vectors as an 8x8 matrix: the float transpose of
+    /// `transpose.rs` on the same bits (the casts are free).
     #[inline(always)]
     unsafe fn transpose(r: &mut [__m256i; 8]) {
-        let t0 = _mm256_unpacklo_epi32(r[0], r[1]);
-        let t1 = _mm256_unpackhi_epi32(r[0], r[1]);
-        let t2 = _mm256_unpacklo_epi32(r[2], r[3]);
-        let t3 = _mm256_unpackhi_epi32(r[2], r[3]);
-        let t4 = _mm256_unpacklo_epi32(r[4], r[5]);
-        let t5 = _mm256_unpackhi_epi32(r[4], r[5]);
-        let t6 = _mm256_unpacklo_epi32(r[6], r[7]);
-        let t7 = _mm256_unpackhi_epi32(r[6], r[7]);
-        let u = [
-            _mm256_unpacklo_epi64(t0, t2),
-            _mm256_unpackhi_epi64(t0, t2),
-            _mm256_unpacklo_epi64(t1, t3),
-            _mm256_unpackhi_epi64(t1, t3),
-            _mm256_unpacklo_epi64(t4, t6),
-            _mm256_unpackhi_epi64(t4, t6),
-            _mm256_unpacklo_epi64(t5, t7),
-            _mm256_unpackhi_epi64(t5, t7),
-        ];
-        for i in 0..4 {
-            r[i] = _mm256_permute2x128_si256::<0x20>(u[i], u[i + 4]);
-            r[i + 4] = _mm256_permute2x128_si256::<0x31>(u[i], u[i + 4]);
+        let mut f = [_mm256_setzero_ps(); 8];
+        for (f, &v) in f.iter_mut().zip(r.iter()) {
+            *f = _mm256_castsi256_ps(v);
+        }
+        // SAFETY: callers run with AVX2 (this is inlined into them).
+        let t = unsafe { crate::backend::cpu::transpose::avx2::transpose8x8(f) };
+        for (v, &t) in r.iter_mut().zip(t.iter()) {
+            *v = _mm256_castps_si256(t);
         }
     }
 

@@ -2,7 +2,8 @@
 //! Gray, 2015): each 4x4 output tile is `A^T [(G g G^T) . (B^T d B)] A` over a
 //! 6x6 input tile, so the channel sums become 36 independent matrix products
 //! (`U[36][o][c] @ V[36][c][tiles]`) through the same `MatKernel` as matmul.
-//! Tiles run in chunks that bound the transformed buffers. Only the kernel
+//! Tiles run in chunks that bound the transformed buffers; moving groups of
+//! tiles between memory and lane arrays is `tiles.rs`'s. Only the kernel
 //! lives here; padding, cropping and the decision to use it are the frontend's
 //! (`src/ops/conv.rs`).
 
@@ -13,6 +14,9 @@ use crate::backend::cpu::strided::SendPtr;
 use crate::tensor::Tensor;
 use num_traits::Float;
 use rayon::prelude::*;
+use tiles::TileIo;
+
+mod tiles;
 
 /// Elements of the transformed input and products (`V` and `M`) held at once:
 /// the tiles of a problem are processed in chunks that fit.
@@ -22,7 +26,7 @@ const CHUNK_ELEMS: usize = 1 << 20;
 const PAR_WORK: usize = 1 << 16;
 
 /// The dtypes the kernel supports (arithmetic in the dtype itself).
-pub(crate) trait WinoFloat: MatKernel + Float + Send + Sync {}
+pub(crate) trait WinoFloat: MatKernel + Float + TileIo + Send + Sync {}
 impl WinoFloat for f32 {}
 impl WinoFloat for f64 {}
 
@@ -263,27 +267,18 @@ pub(super) unsafe fn conv3x3<T: WinoFloat>(
         each(par, c * groups_t, 8, &|cq| {
             let (px, vp) = (px, vp);
             let (ci, q) = (cq / groups_t, cq % groups_t);
-            // Gather tile `tl`'s 6x6 window into lane `l` of `d`. The last
+            // Copy tile `tl`'s 6x6 window into `w` (row-major). The last
             // tiles reach past the input: zeros there (their outputs are not
             // written).
-            let gather = |d: &mut [[[T; LANES]; 6]; 6], l: usize, tl: usize| {
+            let window = |w: &mut [T; 36], tl: usize| {
                 let ta = at[tl];
                 let base = ta.x + ci as isize * xs[1];
-                // SAFETY (both loops): (r, s) inside the tile's window is an
-                // element of x (rows/cols clip the window to the input).
-                if ta.rows == 6 && ta.cols == 6 {
-                    for (r, dr) in d.iter_mut().enumerate() {
-                        for (s, e) in dr.iter_mut().enumerate() {
-                            e[l] = unsafe {
-                                *px.0.offset(base + r as isize * xs[2] + s as isize * xs[3])
-                            };
-                        }
-                    }
-                    return;
-                }
-                for (r, dr) in d.iter_mut().enumerate() {
-                    for (s, e) in dr.iter_mut().enumerate() {
-                        e[l] = if r < ta.rows && s < ta.cols {
+                for (r, wr) in w.chunks_exact_mut(6).enumerate() {
+                    for (s, e) in wr.iter_mut().enumerate() {
+                        *e = if r < ta.rows && s < ta.cols {
+                            // SAFETY: (r, s) inside the tile's window is an
+                            // element of x (rows/cols clip the window to the
+                            // input).
                             unsafe { *px.0.offset(base + r as isize * xs[2] + s as isize * xs[3]) }
                         } else {
                             zero
@@ -297,19 +292,37 @@ pub(super) unsafe fn conv3x3<T: WinoFloat>(
             let dst = unsafe { vp.0.add(ci * len + t0) };
             let plane = c * len;
             if t0 + LANES <= len {
-                let mut d = [[[zero; LANES]; 6]; 6];
-                for l in 0..LANES {
-                    gather(&mut d, l, t0 + l);
+                // Each tile's window read in place when it lies inside the
+                // input with unit column stride, else copied into `stage`.
+                let mut stage = [[zero; 36]; LANES];
+                let mut src = [std::ptr::null::<T>(); LANES];
+                let mut rs = [6; LANES];
+                for (l, w) in stage.iter_mut().enumerate() {
+                    let ta = at[t0 + l];
+                    if ta.rows == 6 && ta.cols == 6 && xs[3] == 1 {
+                        // SAFETY: the tile's first element, in x.
+                        src[l] = unsafe { px.0.offset(ta.x + ci as isize * xs[1]) };
+                        rs[l] = xs[2];
+                    } else {
+                        window(w, t0 + l);
+                        src[l] = w.as_ptr();
+                    }
                 }
+                let mut d = [[[zero; LANES]; 6]; 6];
+                // SAFETY: rows 0-5, columns 0-5 of each tile are elements of
+                // x (a full window with unit column stride) or of its `stage`
+                // (row stride 6), which outlives the call.
+                unsafe { T::load_windows(&src, &rs, &mut d) };
                 with_best(
                     #[inline(always)]
                     || unsafe { input_transform::<T, LANES>(&d, dst, plane) },
                 );
             } else {
                 for tl in t0..len {
-                    let mut d = [[[zero; LANES]; 6]; 6];
-                    gather(&mut d, 0, tl);
-                    let d1: [[[T; 1]; 6]; 6] = d.map(|r| r.map(|e| [e[0]]));
+                    let mut w = [zero; 36];
+                    window(&mut w, tl);
+                    let d1: [[[T; 1]; 6]; 6] =
+                        std::array::from_fn(|r| std::array::from_fn(|s| [w[r * 6 + s]]));
                     // SAFETY: as above, one tile.
                     unsafe { input_transform::<T, 1>(&d1, dst.add(tl - t0), plane) };
                 }
@@ -366,20 +379,57 @@ pub(super) unsafe fn conv3x3<T: WinoFloat>(
                 #[inline(always)]
                 || output_transform::<T, LANES>(&mv),
             );
-            for l in 0..lanes {
-                let ta = at[t0 + l];
+            // Write tile `tl`'s block `get(i, j)`, clipped to the output.
+            let put = |tl: usize, get: &dyn Fn(usize, usize) -> T| {
+                let ta = at[tl];
                 let base = ta.y + oi as isize * os[1];
-                for (i, yi) in y.iter().enumerate().take(ta.orows) {
-                    for (j, yij) in yi.iter().enumerate().take(ta.ocols) {
+                for i in 0..ta.orows {
+                    for j in 0..ta.ocols {
                         let off = base + i as isize * os[2] + j as isize * os[3];
-                        let val = yij[l];
                         // SAFETY: (ni, oi, ty*4 + i, tx*4 + j) is an element of the
                         // unique output, written by this (oi, tile) only.
                         unsafe {
                             let p = po.0.offset(off);
-                            *p = if accumulate { *p + val } else { val };
+                            *p = if accumulate {
+                                *p + get(i, j)
+                            } else {
+                                get(i, j)
+                            };
                         }
                     }
+                }
+            };
+            if lanes < LANES {
+                for (l, tl) in (t0..len).enumerate() {
+                    put(tl, &|i, j| y[i][j][l]);
+                }
+                return;
+            }
+            // Whole blocks with unit column stride are stored in place; the
+            // others go through `stage` and are then written clipped. `stage`
+            // holds -0, so accumulating there leaves each value as it is
+            // (-0 + v == v for every v, signed zeros included).
+            let mut stage = [[-zero; 16]; LANES];
+            let mut dst = [std::ptr::null_mut::<T>(); LANES];
+            let mut rs = [4; LANES];
+            let whole = |ta: &TileAt| ta.orows == 4 && ta.ocols == 4 && os[3] == 1;
+            for (l, w) in stage.iter_mut().enumerate() {
+                let ta = at[t0 + l];
+                if whole(&ta) {
+                    // SAFETY: the block's first element, in the output.
+                    dst[l] = unsafe { po.0.offset(ta.y + oi as isize * os[1]) };
+                    rs[l] = os[2];
+                } else {
+                    dst[l] = w.as_mut_ptr();
+                }
+            }
+            // SAFETY: rows 0-3, columns 0-3 of each block are elements of the
+            // output written by this (oi, tile) only (a whole block with unit
+            // column stride) or of its own `stage` (row stride 4).
+            unsafe { T::store_blocks(&y, &dst, &rs, accumulate) };
+            for (l, w) in stage.iter().enumerate() {
+                if !whole(&at[t0 + l]) {
+                    put(t0 + l, &|i, j| w[i * 4 + j]);
                 }
             }
         });

@@ -3,7 +3,7 @@
 //! `packed/` from 2^20 multiply-adds on CPUs that have them, else the `gemm`
 //! crate; c32/c64: the `gemm` crate; f16 and bf16 through f32; integers through
 //! the blocked kernel of `int.rs`). The Winograd 3x3 convolution is in
-//! `winograd.rs`. No argument validation here.
+//! `winograd/`. No argument validation here.
 
 mod int;
 #[cfg(target_arch = "x86_64")]

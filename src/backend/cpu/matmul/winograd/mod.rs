@@ -14,16 +14,20 @@ use crate::backend::cpu::strided::SendPtr;
 use crate::tensor::Tensor;
 use num_traits::Float;
 use rayon::prelude::*;
+use std::sync::Mutex;
 use tiles::TileIo;
 
 mod tiles;
 
-/// Elements of the transformed input and products (`V` and `M`) held at once:
-/// the tiles of a problem are processed in chunks that fit.
+/// Elements of the transformed input and products (`V` and `M`) of one chunk
+/// of tiles (each thread holds one chunk's at a time).
 const CHUNK_ELEMS: usize = 1 << 20;
 /// Multiply-adds of the channel products above which the work is spread over
 /// the thread pool.
 const PAR_WORK: usize = 1 << 16;
+/// The fewest tiles per chunk when chunks are made smaller to share them out
+/// between threads (narrower channel products lose speed).
+const MIN_CHUNK: usize = 64;
 
 /// The dtypes the kernel supports (arithmetic in the dtype itself).
 pub(crate) trait WinoFloat: MatKernel + Float + TileIo + Send + Sync {}
@@ -230,14 +234,26 @@ pub(super) unsafe fn conv3x3<T: WinoFloat>(
     });
 
     // Tiles are numbered (sample, tile row, tile column) and run in chunks.
-    let chunk = (CHUNK_ELEMS / (36 * (c + o))).clamp(1, tiles);
-    let mut v = vec![zero; 36 * c * chunk];
-    let mut m = vec![zero; 36 * o * chunk];
-    let (vp, mp) = (SendPtr(v.as_mut_ptr()), SendPtr(m.as_mut_ptr()));
-    // The chunk's first tile; tile numbers inside the closures below (t0, tl)
-    // count from it.
-    let mut first = 0;
-    while first < tiles {
+    // A chunk runs on one thread from its input transform to its output (no
+    // barrier between the phases, its buffers stay with that core); with
+    // threads, chunks are small enough for four per thread, so that work
+    // stealing evens out the load, but no smaller than `MIN_CHUNK` tiles.
+    let mut chunk = (CHUNK_ELEMS / (36 * (c + o))).clamp(1, tiles);
+    if par {
+        let share = tiles.div_ceil(4 * crate::device::num_threads());
+        chunk = chunk.min(share.max(MIN_CHUNK));
+    }
+    let (vlen, mlen) = (36 * c * chunk, 36 * o * chunk);
+    // Buffers of finished chunks, taken by the next (one pair per thread).
+    let spare: Mutex<Vec<(Vec<T>, Vec<T>)>> = Mutex::new(Vec::new());
+    let spare = &spare;
+    each(par, tiles.div_ceil(chunk), 1, &|k| {
+        let (up, px, po) = (up, px, po);
+        let first = k * chunk;
+        let taken = spare.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let (mut v, mut m) = taken.unwrap_or_else(|| (vec![zero; vlen], vec![zero; mlen]));
+        let (vp, mp) = (SendPtr(v.as_mut_ptr()), SendPtr(m.as_mut_ptr()));
+        // Tile numbers inside the closures below (t0, tl) count from `first`.
         let len = chunk.min(tiles - first);
         // Where each tile of the chunk starts in x and in out (channel 0),
         // and how much of its input window and output block lies inside.
@@ -264,7 +280,7 @@ pub(super) unsafe fn conv3x3<T: WinoFloat>(
 
         // V[36][c][len] = B^T d B, `LANES` tiles of one channel at a time.
         let groups_t = len.div_ceil(LANES);
-        each(par, c * groups_t, 8, &|cq| {
+        each(false, c * groups_t, 8, &|cq| {
             let (px, vp) = (px, vp);
             let (ci, q) = (cq / groups_t, cq % groups_t);
             // Copy tile `tl`'s 6x6 window into `w` (row-major). The last
@@ -331,7 +347,7 @@ pub(super) unsafe fn conv3x3<T: WinoFloat>(
 
         // M[36][o][len] = U @ V, one product per (element, group).
         if cg > 0 {
-            each(par, 36 * groups, 1, &|eg| {
+            each(false, 36 * groups, 1, &|eg| {
                 let (up, vp, mp) = (up, vp, mp);
                 let (e, g) = (eg / groups, eg % groups);
                 let mat = |p: SendPtr<T>, at: usize, rs: usize| Mat {
@@ -358,7 +374,7 @@ pub(super) unsafe fn conv3x3<T: WinoFloat>(
 
         // Y = A^T M A, clipped to the output, `LANES` tiles of one output
         // channel at a time.
-        each(par, o * groups_t, 8, &|oq| {
+        each(false, o * groups_t, 8, &|oq| {
             let (mp, po) = (mp, po);
             let (oi, q) = (oq / groups_t, oq % groups_t);
             let t0 = q * LANES;
@@ -433,6 +449,6 @@ pub(super) unsafe fn conv3x3<T: WinoFloat>(
                 }
             }
         });
-        first += len;
-    }
+        spare.lock().unwrap_or_else(|e| e.into_inner()).push((v, m));
+    });
 }

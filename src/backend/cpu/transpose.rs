@@ -84,6 +84,23 @@ pub(crate) mod avx2 {
         }
     }
 
+    /// Transpose of four rows of four f64 lanes: lane `i` of output `j` is
+    /// lane `j` of input `i`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(crate) fn transpose4x4(r: [__m256d; 4]) -> [__m256d; 4] {
+        let t0 = _mm256_unpacklo_pd(r[0], r[1]);
+        let t1 = _mm256_unpackhi_pd(r[0], r[1]);
+        let t2 = _mm256_unpacklo_pd(r[2], r[3]);
+        let t3 = _mm256_unpackhi_pd(r[2], r[3]);
+        [
+            _mm256_permute2f128_pd::<0x20>(t0, t2),
+            _mm256_permute2f128_pd::<0x20>(t1, t3),
+            _mm256_permute2f128_pd::<0x31>(t0, t2),
+            _mm256_permute2f128_pd::<0x31>(t1, t3),
+        ]
+    }
+
     /// Transpose of eight rows of eight 4-byte lanes: lane `i` of output `j`
     /// is lane `j` of input `i`.
     #[target_feature(enable = "avx2")]
@@ -182,16 +199,7 @@ pub(crate) mod avx2 {
                     let s = src.offset(i0 as isize * sld + j0 as isize);
                     let r: [__m256d; 4] =
                         std::array::from_fn(|i| _mm256_loadu_pd(s.offset(i as isize * sld)));
-                    let t0 = _mm256_unpacklo_pd(r[0], r[1]);
-                    let t1 = _mm256_unpackhi_pd(r[0], r[1]);
-                    let t2 = _mm256_unpacklo_pd(r[2], r[3]);
-                    let t3 = _mm256_unpackhi_pd(r[2], r[3]);
-                    let out = [
-                        _mm256_permute2f128_pd::<0x20>(t0, t2),
-                        _mm256_permute2f128_pd::<0x20>(t1, t3),
-                        _mm256_permute2f128_pd::<0x31>(t0, t2),
-                        _mm256_permute2f128_pd::<0x31>(t1, t3),
-                    ];
+                    let out = transpose4x4(r);
                     let d = dst.offset(j0 as isize * dld + i0 as isize);
                     for (j, v) in out.iter().enumerate() {
                         _mm256_storeu_pd(d.offset(j as isize * dld), *v);

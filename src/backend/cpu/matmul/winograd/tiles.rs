@@ -88,6 +88,7 @@ mod portable {
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 mod avx2 {
     use super::{Blocks, Windows, LANES};
+    use crate::backend::cpu::transpose::avx2::transpose4x4;
     use std::arch::x86_64::*;
 
     /// Tile `lo`'s four elements in the low half, tile `hi`'s in the high.
@@ -115,24 +116,6 @@ mod avx2 {
                 _mm256_shuffle_ps::<0xEE>(t0, t2),
                 _mm256_shuffle_ps::<0x44>(t1, t3),
                 _mm256_shuffle_ps::<0xEE>(t1, t3),
-            ]
-        }
-    }
-
-    /// A 4x4 transpose of f64 rows.
-    #[inline(always)]
-    fn transpose4(a: [__m256d; 4]) -> [__m256d; 4] {
-        // SAFETY: register-only shuffles (AVX, enabled by the callers).
-        unsafe {
-            let t0 = _mm256_unpacklo_pd(a[0], a[1]);
-            let t1 = _mm256_unpackhi_pd(a[0], a[1]);
-            let t2 = _mm256_unpacklo_pd(a[2], a[3]);
-            let t3 = _mm256_unpackhi_pd(a[2], a[3]);
-            [
-                _mm256_permute2f128_pd::<0x20>(t0, t2),
-                _mm256_permute2f128_pd::<0x20>(t1, t3),
-                _mm256_permute2f128_pd::<0x31>(t0, t2),
-                _mm256_permute2f128_pd::<0x31>(t1, t3),
             ]
         }
     }
@@ -182,8 +165,8 @@ mod avx2 {
                 for h in 0..LANES / 4 {
                     let p: [*const f64; 4] =
                         std::array::from_fn(|l| src[4 * h + l].offset(r as isize * rs[4 * h + l]));
-                    let lo = transpose4(std::array::from_fn(|l| _mm256_loadu_pd(p[l])));
-                    let hi = transpose4(std::array::from_fn(|l| _mm256_loadu_pd(p[l].add(2))));
+                    let lo = transpose4x4(std::array::from_fn(|l| _mm256_loadu_pd(p[l])));
+                    let hi = transpose4x4(std::array::from_fn(|l| _mm256_loadu_pd(p[l].add(2))));
                     for (s, v) in lo.iter().chain(&hi[2..]).enumerate() {
                         _mm256_storeu_pd(dr[s].as_mut_ptr().add(4 * h), *v);
                     }
@@ -243,7 +226,7 @@ mod avx2 {
         unsafe {
             for (i, yi) in y.iter().enumerate() {
                 for h in 0..LANES / 4 {
-                    let rows = transpose4(std::array::from_fn(|j| {
+                    let rows = transpose4x4(std::array::from_fn(|j| {
                         _mm256_loadu_pd(yi[j].as_ptr().add(4 * h))
                     }));
                     for (l, v) in rows.iter().enumerate() {

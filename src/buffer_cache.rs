@@ -2,13 +2,16 @@
 //! that is already mapped instead of page-faulting fresh pages on every call
 //! (the cost that makes NumPy's allocating `a + b` almost twice its `out=` form).
 //! Raw host allocations (fresh ones, huge-page aligned when large) live here
-//! too; nothing about dtypes or tensors.
+//! too, and [`Buf`], a scratch buffer of plain-data items drawn from the cache;
+//! nothing about dtypes or tensors.
 //!
 //! Buffers of at least [`MIN_BYTES`] go to the cache when dropped, up to a total
 //! of `RNX_BUFFER_CACHE_MB` MiB (default 512; 0 disables it), oldest evicted
 //! first. A cached buffer is handed out again only to requests that accept
 //! unspecified (stale but initialised) contents and fit within 25% of its size.
 
+use crate::error::{Error, Result};
+use crate::storage::ALIGN;
 use std::alloc::{self, Layout};
 use std::ptr::NonNull;
 use std::sync::{Mutex, OnceLock};
@@ -133,6 +136,69 @@ pub unsafe fn give_back(ptr: NonNull<u8>, layout: Layout) {
     for e in evicted {
         // SAFETY: entries own allocations made with their layout.
         unsafe { alloc::dealloc(e.ptr.as_ptr(), e.layout) };
+    }
+}
+
+/// A fixed-length host buffer of plain-data items with unspecified (but initialised) initial
+/// contents; large ones come from and go back to this cache, whose memory is already
+/// mapped (scratch space: sort buffers, packed matrix operands).
+pub(crate) struct Buf<E: bytemuck::Pod + Send + Sync> {
+    ptr: NonNull<E>,
+    len: usize,
+    layout: Layout,
+}
+
+// SAFETY: a Buf owns its allocation exclusively, like a Vec of Send + Sync items.
+unsafe impl<E: bytemuck::Pod + Send + Sync> Send for Buf<E> {}
+// SAFETY: as above; shared access only reads.
+unsafe impl<E: bytemuck::Pod + Send + Sync> Sync for Buf<E> {}
+
+impl<E: bytemuck::Pod + Send + Sync> Buf<E> {
+    /// A buffer of `len` items, or `Error::Alloc` naming `op`.
+    pub(crate) fn new(len: usize, op: &str) -> Result<Buf<E>> {
+        let alloc_err = || Error::Alloc {
+            op: op.to_string(),
+            bytes: len.saturating_mul(std::mem::size_of::<E>()),
+        };
+        const { assert!(std::mem::align_of::<E>() <= ALIGN) };
+        let bytes = len
+            .checked_mul(std::mem::size_of::<E>())
+            .ok_or_else(alloc_err)?
+            .max(ALIGN);
+        let align = align_for(bytes);
+        let (ptr, layout) = take(bytes, align)
+            .or_else(|| alloc_zeroed(bytes))
+            .ok_or_else(alloc_err)?;
+        Ok(Buf {
+            ptr: ptr.cast(),
+            len,
+            layout,
+        })
+    }
+}
+
+impl<E: bytemuck::Pod + Send + Sync> std::ops::Deref for Buf<E> {
+    type Target = [E];
+    fn deref(&self) -> &[E] {
+        // SAFETY: the allocation holds at least len items, aligned (ALIGN is a
+        // multiple of every item's alignment), every byte initialised, and any
+        // bit pattern is a valid item (Pod).
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl<E: bytemuck::Pod + Send + Sync> std::ops::DerefMut for Buf<E> {
+    fn deref_mut(&mut self) -> &mut [E] {
+        // SAFETY: as in deref; &mut self makes the access exclusive.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl<E: bytemuck::Pod + Send + Sync> Drop for Buf<E> {
+    fn drop(&mut self) {
+        // SAFETY: allocated with `layout` (alloc_zeroed or the cache's own),
+        // every byte initialised, not used after this.
+        unsafe { give_back(self.ptr.cast(), self.layout) };
     }
 }
 

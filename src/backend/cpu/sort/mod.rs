@@ -20,10 +20,11 @@ mod quick;
 mod radix;
 
 use self::keys::{Key, Packed, SortKey};
-use self::radix::{Buf, Hist};
+use self::radix::Hist;
 use super::strided::{Plan, SendPtr, PAR_MIN_ELEMS};
 use super::{base_ptr, CpuBackend};
 use crate::backend::sort::SortBackend;
+use crate::buffer_cache::Buf;
 use crate::error::Result;
 use crate::tensor::Tensor;
 use rayon::prelude::*;

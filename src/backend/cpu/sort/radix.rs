@@ -4,16 +4,14 @@
 //! is the same for every item skipped, ping-pong between two reused buffers),
 //! and a variant for one long buffer whose histogram and scatter passes run in
 //! chunks on the thread pool. Every item orders by its digits alone (keys) or
-//! is unique (packed keys), so all three give the same, stable, order. Also the
-//! scratch buffer type, drawn from the buffer cache so that long rows do not
-//! page-fault fresh memory on every call. Knows nothing about tensors or dtypes.
+//! is unique (packed keys), so all three give the same, stable, order. The
+//! scratch buffers (`crate::buffer_cache::Buf`) come from the buffer cache, so
+//! that long rows do not page-fault fresh memory on every call. Knows nothing
+//! about tensors or dtypes.
 
 use super::super::strided::SendPtr;
-use crate::error::{Error, Result};
-use crate::storage::ALIGN;
+use crate::buffer_cache::Buf;
 use rayon::prelude::*;
-use std::alloc::Layout;
-use std::ptr::NonNull;
 
 /// An item the radix sort moves: `digit(d)` is its d-th least significant
 /// digit byte of the key; `Ord` must agree with the digits (then the full
@@ -32,68 +30,6 @@ pub(crate) const SMALL: usize = 256;
 
 /// Digit histograms, one per digit byte (at most 8).
 pub(crate) type Hist = [[u32; 256]; 8];
-
-/// A fixed-length buffer of items with unspecified (but initialised) initial
-/// contents; large ones come from and go back to `crate::buffer_cache`, whose
-/// memory is already mapped.
-pub(crate) struct Buf<E: Item> {
-    ptr: NonNull<E>,
-    len: usize,
-    layout: Layout,
-}
-
-// SAFETY: a Buf owns its allocation exclusively, like a Vec of Send + Sync items.
-unsafe impl<E: Item> Send for Buf<E> {}
-// SAFETY: as above; shared access only reads.
-unsafe impl<E: Item> Sync for Buf<E> {}
-
-impl<E: Item> Buf<E> {
-    /// A buffer of `len` items, or `Error::Alloc` naming `op`.
-    pub(crate) fn new(len: usize, op: &str) -> Result<Buf<E>> {
-        let alloc_err = || Error::Alloc {
-            op: op.to_string(),
-            bytes: len.saturating_mul(std::mem::size_of::<E>()),
-        };
-        let bytes = len
-            .checked_mul(std::mem::size_of::<E>())
-            .ok_or_else(alloc_err)?
-            .max(ALIGN);
-        let align = crate::buffer_cache::align_for(bytes);
-        let (ptr, layout) = crate::buffer_cache::take(bytes, align)
-            .or_else(|| crate::buffer_cache::alloc_zeroed(bytes))
-            .ok_or_else(alloc_err)?;
-        Ok(Buf {
-            ptr: ptr.cast(),
-            len,
-            layout,
-        })
-    }
-}
-
-impl<E: Item> std::ops::Deref for Buf<E> {
-    type Target = [E];
-    fn deref(&self) -> &[E] {
-        // SAFETY: the allocation holds at least len items, aligned (ALIGN is a
-        // multiple of every item's alignment), every byte initialised, and any
-        // bit pattern is a valid item (Pod).
-        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
-    }
-}
-
-impl<E: Item> std::ops::DerefMut for Buf<E> {
-    fn deref_mut(&mut self) -> &mut [E] {
-        // SAFETY: as in deref; &mut self makes the access exclusive.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
-    }
-}
-
-impl<E: Item> Drop for Buf<E> {
-    fn drop(&mut self) {
-        // SAFETY: allocated with `layout` (alloc_zeroed or the cache's own),
-        // every byte initialised, not used after this.
-        unsafe { crate::buffer_cache::give_back(self.ptr.cast(), self.layout) };
-    }
-}
 
 /// Sort `v` ascending; `tmp` (of `v`'s length) and `hist` are scratch.
 pub(crate) fn sort<E: Item>(v: &mut Buf<E>, tmp: &mut Buf<E>, hist: &mut Hist) {

@@ -2,11 +2,13 @@
 //! AVX-512F where the CPU has it): the kernel choice, the blocking loops (NC
 //! columns of B, KC depth, MC rows of A), the packing buffers, the split of
 //! one product over threads and the edge tiles. The register micro-kernels
-//! are in `micro.rs`, packing in `pack.rs`. Other CPUs
+//! are in `micro.rs`, packing in `pack.rs`, the threaded path that packs
+//! both operands whole first in `prepacked.rs`. Other CPUs
 //! and types use the `gemm` crate (see the parent module).
 
 mod micro;
 mod pack;
+mod prepacked;
 
 use super::{Mat, Threads};
 use crate::backend::cpu::strided::SendPtr;
@@ -167,24 +169,40 @@ pub(crate) unsafe fn gemm<T: Packed>(
     threads: Threads,
 ) {
     let kern = T::kernel();
-    let (mr, nr) = (kern.mr, kern.nr);
     let nthreads = match threads {
         Threads::One => 1,
         Threads::Pool => crate::device::num_threads().max(1),
     };
-    // Balanced block sizes: the same number of blocks, evened out.
-    let even = |len: usize, max: usize, unit: usize| {
-        let blocks = len.div_ceil(max);
-        len.div_ceil(blocks).div_ceil(unit) * unit
-    };
+    // SAFETY (both): caller contract, passed on.
+    if nthreads > 1 && unsafe { prepacked::gemm(&kern, m, n, k, a, b, c, accumulate, nthreads) } {
+        return;
+    }
+    unsafe { blocked(&kern, m, n, k, a, b, c, accumulate, nthreads) }
+}
+
+/// The blocked loop: per column block and depth block, B packed once (split
+/// over the threads), then units of an A block times a range of B panels.
+/// One thread, and threaded products too large for `prepacked.rs` (the
+/// threads synchronise twice per depth block).
+///
+/// # Safety
+/// As [`gemm`] (inside the pool when `nthreads > 1`).
+#[allow(clippy::too_many_arguments)]
+unsafe fn blocked<T: Packed>(
+    kern: &Kernel<T>,
+    m: usize,
+    n: usize,
+    k: usize,
+    a: Mat<T>,
+    b: Mat<T>,
+    c: Mat<T>,
+    accumulate: bool,
+    nthreads: usize,
+) {
+    let (mr, nr) = (kern.mr, kern.nr);
     let kc_max = even(k, kern.kc, 1);
     let nc_max = even(n, kern.nc, nr);
-    // Rows: a number of blocks that is a multiple of the thread count, so
-    // the units split evenly.
-    let mc_max = {
-        let blocks = m.div_ceil(kern.mc).div_ceil(nthreads) * nthreads;
-        m.div_ceil(blocks).div_ceil(mr) * mr
-    };
+    let mc_max = rows_per_block(m, kern.mc, mr, nthreads);
     let m_blocks = m.div_ceil(mc_max);
     let b_len = kc_max * nc_max.div_ceil(nr) * nr;
     with_scratch::<T, _>(&SCRATCH_B, b_len, |bbuf| {
@@ -240,7 +258,7 @@ pub(crate) unsafe fn gemm<T: Packed>(
                             ),
                             ..c
                         };
-                        macro_kernel(&kern, mc, nc, kc, abuf, bbuf.get(), cblock, q, acc);
+                        macro_kernel(kern, mc, nc, kc, abuf, bbuf.get(), cblock, q, acc);
                     })
                 };
                 let units = m_blocks * parts;
@@ -252,6 +270,20 @@ pub(crate) unsafe fn gemm<T: Packed>(
             }
         }
     })
+}
+
+/// Balanced block size for `len` in blocks of at most `max`: the same number
+/// of blocks, evened out, rounded up to a multiple of `unit`.
+fn even(len: usize, max: usize, unit: usize) -> usize {
+    let blocks = len.div_ceil(max);
+    len.div_ceil(blocks).div_ceil(unit) * unit
+}
+
+/// Rows per A block (a multiple of `mr`, about `mc` at most): a number of
+/// blocks that is a multiple of the thread count, so the blocks split evenly.
+fn rows_per_block(m: usize, mc: usize, mr: usize, nthreads: usize) -> usize {
+    let blocks = m.div_ceil(mc).div_ceil(nthreads) * nthreads;
+    m.div_ceil(blocks).div_ceil(mr) * mr
 }
 
 /// Multiply one packed A block (`mc x kc`) by the packed B panels `panels` of
@@ -299,5 +331,108 @@ unsafe fn macro_kernel<T: Packed>(
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `rows x cols` values in [-1, 1) from a fixed LCG.
+    fn values<T: Packed>(len: usize, seed: u64) -> Vec<T> {
+        let mut s = seed;
+        (0..len)
+            .map(|_| {
+                s = s
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                T::from_f64((s >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0)
+            })
+            .collect()
+    }
+
+    /// The threaded paths (`prepacked.rs` at 2 and 3 threads' partitions, and
+    /// the blocked loop's threaded split) against the one-thread blocked loop,
+    /// bit for bit (each element is summed in the same order), and that
+    /// against a plain f64 triple loop. Shapes cross the row, depth and panel
+    /// block edges; A is row-major, B column-major (unit row stride), C has a
+    /// row stride wider than its width; with and without accumulating.
+    fn paths_agree<T: Packed>(tol: f64) {
+        if !available() {
+            // The packed kernels exist only on CPUs with AVX2 and FMA; the
+            // other CPUs use the gemm crate (tested through matmul itself).
+            return;
+        }
+        let kern = T::kernel();
+        for (m, n, k) in [
+            (150, 37, 300),
+            (13, 70, 513),
+            (145, 17, 256),
+            (290, 130, 40),
+        ] {
+            let a = values::<T>(m * k, 1);
+            let b = values::<T>(k * n, 2);
+            let c0 = values::<T>(m * (n + 3), 3);
+            let mat = |v: &[T], rs: usize, cs: usize| Mat {
+                ptr: SendPtr(v.as_ptr() as *mut T),
+                rs: rs as isize,
+                cs: cs as isize,
+            };
+            for accumulate in [false, true] {
+                let run = |path: &dyn Fn(Mat<T>)| {
+                    let c = c0.clone();
+                    path(mat(&c, n + 3, 1));
+                    c
+                };
+                let (am, bm) = (mat(&a, k, 1), mat(&b, 1, k));
+                // SAFETY (all): operands sized for their layouts above; c is
+                // a fresh copy per run.
+                let want = run(&|c| unsafe { blocked(&kern, m, n, k, am, bm, c, accumulate, 1) });
+                for i in 0..m {
+                    for j in 0..n {
+                        let mut r = if accumulate {
+                            c0[i * (n + 3) + j].to_f64()
+                        } else {
+                            0.0
+                        };
+                        for p in 0..k {
+                            r += a[i * k + p].to_f64() * b[j * k + p].to_f64();
+                        }
+                        let got = want[i * (n + 3) + j].to_f64();
+                        assert!(
+                            (got - r).abs() <= tol,
+                            "({m}, {n}, {k}) [{i}, {j}]: {got} vs {r}"
+                        );
+                    }
+                    for j in n..n + 3 {
+                        assert_eq!(want[i * (n + 3) + j].to_f64(), c0[i * (n + 3) + j].to_f64());
+                    }
+                }
+                crate::device::pool().install(|| {
+                    for t in [2, 3] {
+                        let got = run(&|c| {
+                            let done = unsafe {
+                                prepacked::gemm(&kern, m, n, k, am, bm, c, accumulate, t)
+                            };
+                            assert!(done, "prepacked declined ({m}, {n}, {k})");
+                        });
+                        assert!(got == want, "prepacked, {t} threads, ({m}, {n}, {k})");
+                        let got =
+                            run(&|c| unsafe { blocked(&kern, m, n, k, am, bm, c, accumulate, t) });
+                        assert!(got == want, "blocked, {t} threads, ({m}, {n}, {k})");
+                    }
+                });
+            }
+        }
+    }
+
+    #[test]
+    fn paths_agree_f32() {
+        paths_agree::<f32>(1e-3);
+    }
+
+    #[test]
+    fn paths_agree_f64() {
+        paths_agree::<f64>(1e-10);
     }
 }

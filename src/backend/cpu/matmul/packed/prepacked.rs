@@ -1,0 +1,149 @@
+//! The threaded packed product with both operands packed whole first: one
+//! parallel region packs every A block and every B panel of every depth block
+//! (the layouts of `pack.rs`), then a second one computes tiles of C, each
+//! over the whole depth. Two synchronisations per product instead of two per
+//! depth block (`mod.rs`'s loop), and tiles small enough (at least
+//! [`UNITS_PER_THREAD`] per thread) that the threads finish together even
+//! when one of them is held up for a while.
+
+use super::{even, macro_kernel, pack, rows_per_block, Kernel, Packed};
+use crate::backend::cpu::matmul::Mat;
+use crate::backend::cpu::strided::SendPtr;
+use crate::buffer_cache::Buf;
+use rayon::prelude::*;
+
+/// Largest packed A plus packed B (bytes) this path allocates; larger
+/// products take the per-depth-block loop of `mod.rs`. The buffer comes from
+/// (and goes back to) the buffer cache, so repeated products reuse it.
+pub(super) const MAX_BYTES: usize = 96 << 20;
+
+/// Tiles of C per thread (at least; fewer when C has fewer tiles).
+const UNITS_PER_THREAD: usize = 16;
+
+/// B panels packed per job of the packing region.
+const PANELS_PER_JOB: usize = 16;
+
+/// `c (+)= a @ b` as `mod.rs`'s `gemm` on `nthreads` (> 1) threads, with
+/// both operands packed whole first. Returns false, having done nothing,
+/// when the packed operands would exceed [`MAX_BYTES`] or cannot be
+/// allocated.
+///
+/// # Safety
+/// As `mod.rs`'s `gemm` (the caller runs inside the pool).
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn gemm<T: Packed>(
+    kern: &Kernel<T>,
+    m: usize,
+    n: usize,
+    k: usize,
+    a: Mat<T>,
+    b: Mat<T>,
+    c: Mat<T>,
+    accumulate: bool,
+    nthreads: usize,
+) -> bool {
+    let (mr, nr) = (kern.mr, kern.nr);
+    let kc_max = even(k, kern.kc, 1);
+    let k_blocks = k.div_ceil(kc_max);
+    let mc_max = rows_per_block(m, kern.mc, mr, nthreads);
+    let m_blocks = m.div_ceil(mc_max);
+    // Rows of a packed A block (panels of mr), columns of packed B.
+    let mcp = mc_max.div_ceil(mr) * mr;
+    let n_panels = n.div_ceil(nr);
+    let np = n_panels * nr;
+    let a_len = m_blocks * mcp * k;
+    let len = a_len + k * np;
+    let size = std::mem::size_of::<T>();
+    if len.saturating_mul(size) > MAX_BYTES {
+        return false;
+    }
+    // u64 words (aligned for f32 and f64), T items in use.
+    let Ok(mut buf) = Buf::<u64>::new((len * size).div_ceil(8), "matmul") else {
+        return false;
+    };
+    let base = SendPtr(buf.as_mut_ptr() as *mut T);
+    // Packed A block `bi` at depth block `pi`: `mcp * k` items per row block,
+    // each depth block after the previous ones (`mc` rounded up to `mr` rows
+    // times the depth before it). Packed B depth block `pi`: after all of A,
+    // `np` columns times the depth before it.
+    let block_rows = |bi: usize| mc_max.min(m - bi * mc_max);
+    let a_at = |bi: usize, pi: usize| bi * mcp * k + block_rows(bi).div_ceil(mr) * mr * pi * kc_max;
+    let b_at = |pi: usize| a_len + pi * kc_max * np;
+    let depth = |pi: usize| kc_max.min(k - pi * kc_max);
+
+    let a_jobs = m_blocks * k_blocks;
+    let b_parts = n_panels.div_ceil(PANELS_PER_JOB);
+    let pack_job = |j: usize| {
+        // SAFETY (both arms): the source blocks lie inside the operands
+        // (caller contract) and each job writes its own part of `buf`, whose
+        // offsets stay below `len` (sized above).
+        if j < a_jobs {
+            let (bi, pi) = (j / k_blocks, j % k_blocks);
+            unsafe {
+                let src = Mat {
+                    ptr: SendPtr(
+                        a.ptr
+                            .get()
+                            .offset((bi * mc_max) as isize * a.rs + (pi * kc_max) as isize * a.cs),
+                    ),
+                    ..a
+                };
+                pack::pack_a(
+                    block_rows(bi),
+                    depth(pi),
+                    mr,
+                    src,
+                    base.get().add(a_at(bi, pi)),
+                );
+            }
+        } else {
+            let j = j - a_jobs;
+            let (pi, part) = (j / b_parts, j % b_parts);
+            let q0 = part * PANELS_PER_JOB;
+            let q1 = (q0 + PANELS_PER_JOB).min(n_panels);
+            unsafe {
+                let src = Mat {
+                    ptr: SendPtr(b.ptr.get().offset((pi * kc_max) as isize * b.rs)),
+                    ..b
+                };
+                pack::pack_b(depth(pi), n, nr, src, base.get().add(b_at(pi)), q0..q1);
+            }
+        }
+    };
+    (0..a_jobs + k_blocks * b_parts)
+        .into_par_iter()
+        .for_each(pack_job);
+
+    // Tiles of C: a row block times a range of B panels, over the whole depth.
+    let parts = (UNITS_PER_THREAD * nthreads)
+        .div_ceil(m_blocks)
+        .clamp(1, n_panels);
+    let tile = |u: usize| {
+        let (bi, part) = (u / parts, u % parts);
+        let q = (part * n_panels / parts)..((part + 1) * n_panels / parts);
+        // SAFETY: packed blocks written above (the region has joined); the
+        // tile's rows and panels of `c` belong to this unit alone.
+        unsafe {
+            let cblock = Mat {
+                ptr: SendPtr(c.ptr.get().offset((bi * mc_max) as isize * c.rs)),
+                ..c
+            };
+            for pi in 0..k_blocks {
+                macro_kernel(
+                    kern,
+                    block_rows(bi),
+                    n,
+                    depth(pi),
+                    base.get().add(a_at(bi, pi)),
+                    base.get().add(b_at(pi)),
+                    cblock,
+                    q.clone(),
+                    accumulate || pi > 0,
+                );
+            }
+        }
+    };
+    (0..m_blocks * parts).into_par_iter().for_each(tile);
+    drop(buf);
+    true
+}

@@ -338,7 +338,7 @@ unsafe fn macro_kernel<T: Packed>(
 mod tests {
     use super::*;
 
-    /// `rows x cols` values in [-1, 1) from a fixed LCG.
+    /// `len` values in [-1, 1) from a fixed LCG.
     fn values<T: Packed>(len: usize, seed: u64) -> Vec<T> {
         let mut s = seed;
         (0..len)

@@ -17,10 +17,12 @@ use rayon::prelude::*;
 /// (and goes back to) the buffer cache, so repeated products reuse it.
 pub(super) const MAX_BYTES: usize = 96 << 20;
 
-/// Tiles of C per thread (at least; fewer when C has fewer tiles).
+/// Tiles of C per thread (at least; fewer when C has fewer panels). Chosen,
+/// not tuned: enough that a thread held up by the host leaves little idle
+/// time at the end, few enough that each tile is a long run of micro-kernels.
 const UNITS_PER_THREAD: usize = 16;
 
-/// B panels packed per job of the packing region.
+/// B panels packed per job of the packing region (chosen, not tuned).
 const PANELS_PER_JOB: usize = 16;
 
 /// `c (+)= a @ b` as `mod.rs`'s `gemm` on `nthreads` (> 1) threads, with

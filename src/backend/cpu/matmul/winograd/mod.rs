@@ -282,7 +282,7 @@ pub(super) unsafe fn conv3x3<T: WinoFloat>(
 
         // V[36][c][len] = B^T d B, `LANES` tiles of one channel at a time.
         let groups_t = len.div_ceil(LANES);
-        each(false, c * groups_t, 8, &|cq| {
+        (0..c * groups_t).for_each(|cq| {
             let (px, vp) = (px, vp);
             let (ci, q) = (cq / groups_t, cq % groups_t);
             // Copy tile `tl`'s 6x6 window into `w` (row-major). The last
@@ -349,7 +349,7 @@ pub(super) unsafe fn conv3x3<T: WinoFloat>(
 
         // M[36][o][len] = U @ V, one product per (element, group).
         if cg > 0 {
-            each(false, 36 * groups, 1, &|eg| {
+            (0..36 * groups).for_each(|eg| {
                 let (up, vp, mp) = (up, vp, mp);
                 let (e, g) = (eg / groups, eg % groups);
                 let mat = |p: SendPtr<T>, at: usize, rs: usize| Mat {
@@ -376,7 +376,7 @@ pub(super) unsafe fn conv3x3<T: WinoFloat>(
 
         // Y = A^T M A, clipped to the output, `LANES` tiles of one output
         // channel at a time.
-        each(false, o * groups_t, 8, &|oq| {
+        (0..o * groups_t).for_each(|oq| {
             let (mp, po) = (mp, po);
             let (oi, q) = (oq / groups_t, oq % groups_t);
             let t0 = q * LANES;

@@ -10,6 +10,7 @@ pub mod matmul;
 pub mod reduce;
 pub mod sort;
 pub mod strided;
+pub(crate) mod team;
 pub mod transpose;
 pub mod vmath;
 

@@ -5,7 +5,6 @@
 //! threshold. Knows nothing about dtypes: callers get element offsets.
 
 use crate::layout::Layout;
-use rayon::prelude::*;
 
 /// Elements per parallel task below which work stays on the calling thread.
 /// Measured on the 2-core machine: below ~32K f32 adds a second thread costs more
@@ -157,7 +156,9 @@ impl<const N: usize> Plan<N> {
     }
 
     /// Visit all elements as runs, splitting the work over the thread pool when
-    /// there are more than `min_per_task` elements per task.
+    /// there are more than `min_per_task` elements per task. Called from outside
+    /// the pool, the calling thread takes part in the work
+    /// ([`team::for_each_chunk`](super::team::for_each_chunk)).
     pub fn par_for_each_run(&self, min_per_task: usize, f: impl Fn([isize; N], usize) + Sync) {
         let n = self.numel();
         let threads = crate::device::num_threads();
@@ -167,12 +168,10 @@ impl<const N: usize> Plan<N> {
         }
         let tasks = (n / min_per_task).min(threads * 4).max(2);
         let chunk = n.div_ceil(tasks);
-        crate::device::pool().install(|| {
-            (0..tasks).into_par_iter().for_each(|t| {
-                let s = t * chunk;
-                let e = ((t + 1) * chunk).min(n);
-                self.for_each_run(s, e, &f);
-            })
+        super::team::for_each_chunk(tasks, &|t| {
+            let s = t * chunk;
+            let e = ((t + 1) * chunk).min(n);
+            self.for_each_run(s, e, &f);
         });
     }
 }

@@ -87,74 +87,71 @@ pub(super) fn run<T: Real>(op: ArgOp, x: &Tensor, axis: usize, out: &Tensor) {
     // SAFETY (all reads and writes below): offsets come from x's and out's
     // in-bounds layouts; out is unique and each task owns its run.
     let at = move |o: isize| unsafe { *{ xp }.0.offset(o) };
-    crate::device::pool().install(|| {
-        plan.par_for_each_run(min, |[xo, oo], len| {
-            #[allow(clippy::redundant_locals)]
-            // capture the whole SendPtr (Send), not its raw field
-            let op = op;
-            if sa == 1 {
-                for j in 0..len as isize {
-                    // SAFETY: a contiguous row of x's in-bounds layout.
-                    let row =
-                        unsafe { std::slice::from_raw_parts({ xp }.0.offset(xo + j * sx), n) };
-                    let bi = first_extreme(max, row);
-                    unsafe { *op.0.offset(oo + j * so) = bi as i32 };
-                }
-                return;
+    plan.par_for_each_run(min, |[xo, oo], len| {
+        #[allow(clippy::redundant_locals)]
+        // capture the whole SendPtr (Send), not its raw field
+        let op = op;
+        if sa == 1 {
+            for j in 0..len as isize {
+                // SAFETY: a contiguous row of x's in-bounds layout.
+                let row = unsafe { std::slice::from_raw_parts({ xp }.0.offset(xo + j * sx), n) };
+                let bi = first_extreme(max, row);
+                unsafe { *op.0.offset(oo + j * so) = bi as i32 };
             }
-            if len == 1 || sa.unsigned_abs() <= sx.unsigned_abs() {
-                for j in 0..len as isize {
-                    let base = xo + j * sx;
-                    let (mut best, mut bi) = (at(base), 0usize);
-                    for k in 1..n {
-                        let v = at(base + k as isize * sa);
-                        if better(max, v, best) {
-                            best = v;
-                            bi = k;
-                        }
-                    }
-                    unsafe { *op.0.offset(oo + j * so) = bi as i32 };
-                }
-                return;
-            }
-            let mut best = [T::zero(); BLOCK];
-            let mut idx = vec![0i32; BLOCK];
-            let mut c0 = 0;
-            while c0 < len {
-                let w = BLOCK.min(len - c0);
-                let base = xo + c0 as isize * sx;
-                for j in 0..w {
-                    best[j] = at(base + j as isize * sx);
-                    idx[j] = 0;
-                }
+            return;
+        }
+        if len == 1 || sa.unsigned_abs() <= sx.unsigned_abs() {
+            for j in 0..len as isize {
+                let base = xo + j * sx;
+                let (mut best, mut bi) = (at(base), 0usize);
                 for k in 1..n {
-                    let row = base + k as isize * sa;
-                    // Branch-free updates (selects), so that a contiguous
-                    // block of outputs vectorises.
-                    let ki = k as i32;
-                    let lanes = best[..w].iter_mut().zip(idx[..w].iter_mut());
-                    if sx == 1 {
-                        // SAFETY: w adjacent elements of one row of x.
-                        let xs = unsafe { std::slice::from_raw_parts({ xp }.0.offset(row), w) };
-                        for ((b, i), &v) in lanes.zip(xs) {
-                            let t = better(max, v, *b);
-                            *b = if t { v } else { *b };
-                            *i = if t { ki } else { *i };
-                        }
-                    } else {
-                        for (j, (b, i)) in lanes.enumerate() {
-                            let v = at(row + j as isize * sx);
-                            let t = better(max, v, *b);
-                            *b = if t { v } else { *b };
-                            *i = if t { ki } else { *i };
-                        }
+                    let v = at(base + k as isize * sa);
+                    if better(max, v, best) {
+                        best = v;
+                        bi = k;
                     }
                 }
-                for (j, &i) in idx[..w].iter().enumerate() {
-                    unsafe { *op.0.offset(oo + (c0 + j) as isize * so) = i };
-                }
-                c0 += w;
+                unsafe { *op.0.offset(oo + j * so) = bi as i32 };
             }
-        })
+            return;
+        }
+        let mut best = [T::zero(); BLOCK];
+        let mut idx = vec![0i32; BLOCK];
+        let mut c0 = 0;
+        while c0 < len {
+            let w = BLOCK.min(len - c0);
+            let base = xo + c0 as isize * sx;
+            for j in 0..w {
+                best[j] = at(base + j as isize * sx);
+                idx[j] = 0;
+            }
+            for k in 1..n {
+                let row = base + k as isize * sa;
+                // Branch-free updates (selects), so that a contiguous
+                // block of outputs vectorises.
+                let ki = k as i32;
+                let lanes = best[..w].iter_mut().zip(idx[..w].iter_mut());
+                if sx == 1 {
+                    // SAFETY: w adjacent elements of one row of x.
+                    let xs = unsafe { std::slice::from_raw_parts({ xp }.0.offset(row), w) };
+                    for ((b, i), &v) in lanes.zip(xs) {
+                        let t = better(max, v, *b);
+                        *b = if t { v } else { *b };
+                        *i = if t { ki } else { *i };
+                    }
+                } else {
+                    for (j, (b, i)) in lanes.enumerate() {
+                        let v = at(row + j as isize * sx);
+                        let t = better(max, v, *b);
+                        *b = if t { v } else { *b };
+                        *i = if t { ki } else { *i };
+                    }
+                }
+            }
+            for (j, &i) in idx[..w].iter().enumerate() {
+                unsafe { *op.0.offset(oo + (c0 + j) as isize * so) = i };
+            }
+            c0 += w;
+        }
     });
 }

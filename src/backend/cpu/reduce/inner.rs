@@ -2,12 +2,15 @@
 //! of a row-major matrix): each output element reduces its own group, walking
 //! the reduced axes as a pairwise tree whose leaves are 1-D runs (contiguous
 //! runs vectorise in the reducer). Outputs run in parallel; a single huge group
-//! splits its tree over the pool instead.
+//! splits its tree over the pool instead, and a single huge 1-D run (a full
+//! reduction of a contiguous tensor) runs its leaves as chunks shared by the
+//! calling thread and the pool (`team`), combined in the same tree.
 
 use super::reducers::{Reducer, LEAF};
 use super::Split;
 use crate::backend::cpu::elementwise::simd::with_best;
 use crate::backend::cpu::strided::{SendPtr, PAR_MIN_ELEMS};
+use crate::backend::cpu::team::for_each_chunk;
 use crate::dtype::Element;
 
 /// Reduce every output group of `sp` (caller runs inside the pool).
@@ -82,6 +85,58 @@ fn range<T: Element, R: Reducer<T>>(
     r.combine(a, b)
 }
 
+/// Whether `leaf` splits a run of `len` elements, and where.
+fn halves(len: usize) -> Option<usize> {
+    // A multiple of the pairwise leaf, so no leaf straddles the split.
+    (len >= 4 * PAR_MIN_ELEMS).then(|| (len / 2).next_multiple_of(LEAF))
+}
+
+/// Reduce one 1-D run from outside the pool: the same pieces and the same
+/// combining tree as `leaf` (so the same result, bit for bit), with the pieces
+/// run by `for_each_chunk` instead of nested joins.
+pub(super) fn whole_run<T: Element, R: Reducer<T>>(
+    r: &R,
+    x: SendPtr<T>,
+    base: isize,
+    len: usize,
+    stride: isize,
+) -> R::Acc {
+    fn pieces(base: isize, len: usize, stride: isize, out: &mut Vec<(isize, usize)>) {
+        match halves(len) {
+            Some(half) => {
+                pieces(base, half, stride, out);
+                pieces(base + half as isize * stride, len - half, stride, out);
+            }
+            None => out.push((base, len)),
+        }
+    }
+    fn merge<A: Copy, R: Fn(A, A) -> A>(
+        len: usize,
+        accs: &mut impl Iterator<Item = A>,
+        c: &R,
+    ) -> A {
+        match halves(len) {
+            Some(half) => {
+                let a = merge(half, accs, c);
+                let b = merge(len - half, accs, c);
+                c(a, b)
+            }
+            None => accs.next().expect("one partial result per piece"),
+        }
+    }
+    let mut parts = Vec::new();
+    pieces(base, len, stride, &mut parts);
+    let mut accs = vec![r.init(); parts.len()];
+    let slots = SendPtr(accs.as_mut_ptr());
+    for_each_chunk(parts.len(), &|i| {
+        let (b, l) = parts[i];
+        let acc = leaf(r, x, b, l, stride);
+        // SAFETY: `i < parts.len() == accs.len()`, and chunk `i` alone writes slot `i`.
+        unsafe { *slots.get().add(i) = acc };
+    });
+    merge(len, &mut accs.into_iter(), &|a, b| r.combine(a, b))
+}
+
 /// One 1-D run; long runs split in halves over the pool.
 fn leaf<T: Element, R: Reducer<T>>(
     r: &R,
@@ -90,9 +145,7 @@ fn leaf<T: Element, R: Reducer<T>>(
     len: usize,
     stride: isize,
 ) -> R::Acc {
-    if len >= 4 * PAR_MIN_ELEMS {
-        // A multiple of the pairwise leaf, so no leaf straddles the split.
-        let half = (len / 2).next_multiple_of(LEAF);
+    if let Some(half) = halves(len) {
         let (a, b) = rayon::join(
             || leaf(r, x, base, half, stride),
             || leaf(r, x, base + half as isize * stride, len - half, stride),
@@ -108,4 +161,45 @@ fn leaf<T: Element, R: Reducer<T>>(
         );
     }
     unsafe { r.run(x.0.offset(base), len, stride) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::cpu::reduce::reducers::{Extreme, Sum};
+
+    /// `whole_run` (called from this non-pool thread, so shared with the pool
+    /// by `team`) must give the pool tree's result bit for bit.
+    #[test]
+    fn whole_run_matches_the_pool_tree() {
+        let n = 4 * PAR_MIN_ELEMS * 3 + 777;
+        let data: Vec<f32> = (0..n)
+            .map(|i| ((i * 7919 % 1000) as f32 - 499.5) * 1e-3)
+            .collect();
+        let x = SendPtr(data.as_ptr() as *mut f32);
+        let sum = Sum { mean: false };
+        let max = Extreme::<true>;
+        for (len, stride) in [(n, 1isize), (n / 2, 2), (5000, 1)] {
+            let team: f32 = sum.finish(whole_run(&sum, x, 0, len, stride), len);
+            let tree: f32 = sum.finish(
+                crate::device::pool().install(|| leaf(&sum, x, 0, len, stride)),
+                len,
+            );
+            assert_eq!(
+                team.to_bits(),
+                tree.to_bits(),
+                "sum len {len} stride {stride}"
+            );
+            let vals = || (0..len).map(|i| data[i * stride as usize] as f64);
+            let exact: f64 = vals().sum();
+            let scale: f64 = vals().map(f64::abs).sum();
+            assert!(
+                (team as f64 - exact).abs() <= 1e-6 * scale,
+                "sum {team} vs {exact} (len {len})"
+            );
+            let m: f32 = max.finish(whole_run(&max, x, 0, len, stride), len);
+            let want = vals().fold(f64::MIN, f64::max);
+            assert_eq!(m as f64, want, "max len {len} stride {stride}");
+        }
+    }
 }

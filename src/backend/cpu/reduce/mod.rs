@@ -106,6 +106,16 @@ fn run<T: Element, R: Reducer<T>>(r: &R, x: &Tensor, axes: &[usize], out: &Tenso
         });
         return;
     }
+    if sp.kept.numel() == 1 && sp.red_shape.len() == 1 {
+        // One output over one 1-D run (a full reduction of a contiguous tensor):
+        // its pieces are shared by this thread and the pool (`team`).
+        let mut at = (0, 0);
+        sp.kept.for_each_run(0, 1, |[xo, oo], _| at = (xo, oo));
+        let acc = inner::whole_run(r, xp, at.0, sp.red_shape[0], sp.red_strides[0]);
+        // SAFETY: the output offset comes from out's in-bounds layout.
+        unsafe { *op.0.offset(at.1) = r.finish(acc, sp.count) };
+        return;
+    }
     let kept_len = *sp.kept.shape.last().expect("plan has an axis");
     let [kx, _] = sp.kept.inner_strides();
     let red_inner = *sp.red_strides.last().expect("split has an axis");

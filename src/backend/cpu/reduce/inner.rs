@@ -124,6 +124,10 @@ pub(super) fn whole_run<T: Element, R: Reducer<T>>(
             None => accs.next().expect("one partial result per piece"),
         }
     }
+    if halves(len).is_none() {
+        // One piece: no partial results to keep (small reductions allocate nothing).
+        return leaf(r, x, base, len, stride);
+    }
     let mut parts = Vec::new();
     pieces(base, len, stride, &mut parts);
     let mut accs = vec![r.init(); parts.len()];

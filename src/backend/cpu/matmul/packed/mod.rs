@@ -31,6 +31,12 @@ pub(crate) struct Kernel<T> {
     nr: usize,
     /// Rows of A per packed block (a multiple of `mr`; the block stays in L2).
     mc: usize,
+    /// Rows of A per packed block when one product is split over threads
+    /// (`prepacked.rs`; a multiple of `mr`, the block still in L2). Both
+    /// threads stream B panels from L3 there, each A block one pass over
+    /// them, so taller blocks (fewer of them) halve that traffic; one thread
+    /// alone keeps `mc`. See `prepacked.rs` for the measurements.
+    mc_par: usize,
     /// Depth per packed block (a B panel `kc x nr` stays in L1).
     kc: usize,
     /// Columns of B per packed block (stays in L3).
@@ -57,6 +63,7 @@ impl Packed for f32 {
                 mr: micro::MR_AVX512,
                 nr: 32,
                 mc: 336,
+                mc_par: 336,
                 kc: 256,
                 nc: 4096,
                 micro: micro::avx512_f32,
@@ -66,6 +73,7 @@ impl Packed for f32 {
                 mr: micro::MR_AVX2,
                 nr: 16,
                 mc: 144,
+                mc_par: 288,
                 kc: 256,
                 nc: 4080,
                 micro: micro::avx2_f32,
@@ -81,6 +89,7 @@ impl Packed for f64 {
                 mr: micro::MR_AVX512,
                 nr: 16,
                 mc: 168,
+                mc_par: 168,
                 kc: 256,
                 nc: 4096,
                 micro: micro::avx512_f64,
@@ -90,6 +99,7 @@ impl Packed for f64 {
                 mr: micro::MR_AVX2,
                 nr: 8,
                 mc: 72,
+                mc_par: 192,
                 kc: 256,
                 nc: 4080,
                 micro: micro::avx2_f64,

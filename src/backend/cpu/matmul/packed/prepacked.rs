@@ -2,25 +2,26 @@
 //! parallel region packs every A block and every B panel of every depth block
 //! (the layouts of `pack.rs`), then a second one computes tiles of C, each
 //! over the whole depth. Two synchronisations per product instead of two per
-//! depth block (`mod.rs`'s loop), and tiles small enough (at least
-//! [`UNITS_PER_THREAD`] per thread) that the threads finish together even
-//! when one of them is held up for a while.
+//! depth block (`mod.rs`'s loop). The tiles are claimed in shrinking sizes
+//! ([`Claims`]), so the threads finish together even when one of them is held
+//! up for a while.
 
 use super::{even, macro_kernel, pack, rows_per_block, Kernel, Packed};
 use crate::backend::cpu::matmul::Mat;
 use crate::backend::cpu::strided::SendPtr;
 use crate::buffer_cache::Buf;
 use rayon::prelude::*;
+use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Largest packed A plus packed B (bytes) this path allocates; larger
 /// products take the per-depth-block loop of `mod.rs`. The buffer comes from
 /// (and goes back to) the buffer cache, so repeated products reuse it.
 pub(super) const MAX_BYTES: usize = 96 << 20;
 
-/// Tiles of C per thread (at least; fewer when C has fewer panels). Chosen,
-/// not tuned: enough that a thread held up by the host leaves little idle
-/// time at the end, few enough that each tile is a long run of micro-kernels.
-const UNITS_PER_THREAD: usize = 16;
+/// The smallest claim of B panels (see [`Claims`]), unless a row block has
+/// fewer left.
+const MIN_PANELS: usize = 2;
 
 /// B panels packed per job of the packing region (chosen, not tuned).
 const PANELS_PER_JOB: usize = 16;
@@ -47,7 +48,7 @@ pub(super) unsafe fn gemm<T: Packed>(
     let (mr, nr) = (kern.mr, kern.nr);
     let kc_max = even(k, kern.kc, 1);
     let k_blocks = k.div_ceil(kc_max);
-    let mc_max = rows_per_block(m, kern.mc, mr, nthreads);
+    let mc_max = rows_per_block(m, kern.mc_par, mr, nthreads);
     let m_blocks = m.div_ceil(mc_max);
     // Rows of a packed A block (panels of mr), columns of packed B.
     let mcp = mc_max.div_ceil(mr) * mr;
@@ -116,15 +117,11 @@ pub(super) unsafe fn gemm<T: Packed>(
         .into_par_iter()
         .for_each(pack_job);
 
-    // Tiles of C: a row block times a range of B panels, over the whole depth.
-    let parts = (UNITS_PER_THREAD * nthreads)
-        .div_ceil(m_blocks)
-        .clamp(1, n_panels);
-    let tile = |u: usize| {
-        let (bi, part) = (u / parts, u % parts);
-        let q = (part * n_panels / parts)..((part + 1) * n_panels / parts);
+    // Tiles of C: a row block times a range of B panels, over the whole
+    // depth, claimed by the threads in shrinking sizes (see `Claims`).
+    let run_tile = |bi: usize, q: Range<usize>| {
         // SAFETY: packed blocks written above (the region has joined); the
-        // tile's rows and panels of `c` belong to this unit alone.
+        // tile's rows and panels of `c` belong to this claim alone.
         unsafe {
             let cblock = Mat {
                 ptr: SendPtr(c.ptr.get().offset((bi * mc_max) as isize * c.rs)),
@@ -145,7 +142,108 @@ pub(super) unsafe fn gemm<T: Packed>(
             }
         }
     };
-    (0..m_blocks * parts).into_par_iter().for_each(tile);
+    let claims = Claims::new(m_blocks, n_panels, nthreads);
+    (0..nthreads).into_par_iter().for_each(|_| {
+        while let Some((bi, q)) = claims.next() {
+            run_tile(bi, q);
+        }
+    });
     drop(buf);
     true
+}
+
+/// Guided self-scheduling of C tiles over the threads: the work is the
+/// `rows x panels` grid of (row block, B panel) pairs, taken in row-major
+/// order by one atomic cursor. Each claim takes `remaining / (2 * threads)`
+/// panels (at least [`MIN_PANELS`]), never past the end of its row block.
+/// Early claims are whole row blocks (long runs of micro-kernels over one A
+/// block); the last ones are a few panels, so the threads finish within a
+/// few tens of microseconds of each other. With fixed tiles (16 per thread)
+/// the thread that finished first waited 1-3 ms per 1024 x 1024 f64 product.
+struct Claims {
+    rows: usize,
+    panels: usize,
+    threads: usize,
+    cursor: AtomicUsize,
+}
+
+impl Claims {
+    fn new(rows: usize, panels: usize, threads: usize) -> Claims {
+        Claims {
+            rows,
+            panels,
+            threads: threads.max(1),
+            cursor: AtomicUsize::new(0),
+        }
+    }
+
+    /// The next tile: a row block and a range of its panels; None when all
+    /// are taken.
+    fn next(&self) -> Option<(usize, Range<usize>)> {
+        let total = self.rows * self.panels;
+        let mut cur = self.cursor.load(Ordering::Relaxed);
+        loop {
+            if cur >= total {
+                return None;
+            }
+            let row = cur / self.panels;
+            let want = ((total - cur) / (2 * self.threads)).max(MIN_PANELS);
+            let end = (cur + want).min((row + 1) * self.panels);
+            // Relaxed: the cursor only hands out disjoint ranges; the data
+            // the tiles read was published by the join of the packing region.
+            match self
+                .cursor
+                .compare_exchange_weak(cur, end, Ordering::Relaxed, Ordering::Relaxed)
+            {
+                Ok(_) => {
+                    let first = row * self.panels;
+                    return Some((row, cur - first..end - first));
+                }
+                Err(now) => cur = now,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Claims cover the grid exactly once, stay inside a row block, take at
+    /// most a `2 * threads`-th of what is left (whole row blocks while that
+    /// is a row or more), and end with a small one.
+    #[test]
+    fn claims_partition_the_grid() {
+        for (rows, panels, threads) in [(1, 1, 2), (6, 128, 2), (16, 128, 2), (3, 7, 3), (8, 1, 4)]
+        {
+            let claims = Claims::new(rows, panels, threads);
+            let mut seen = vec![0u8; rows * panels];
+            let mut left = rows * panels;
+            let mut sizes = Vec::new();
+            while let Some((row, q)) = claims.next() {
+                assert!(
+                    row < rows && q.start < q.end && q.end <= panels,
+                    "{row} {q:?}"
+                );
+                assert!(q.len() <= (left / (2 * threads)).max(MIN_PANELS));
+                for p in q.clone() {
+                    seen[row * panels + p] += 1;
+                }
+                left -= q.len();
+                sizes.push(q.len());
+            }
+            assert!(
+                seen.iter().all(|&s| s == 1),
+                "({rows}, {panels}, {threads})"
+            );
+            assert!(claims.next().is_none());
+            assert!(*sizes.last().unwrap() <= MIN_PANELS);
+            if (rows, panels) == (16, 128) {
+                // 13 whole row blocks (while at least 4 rows are left), then
+                // a few dozen shrinking claims, not thousands of tiny ones.
+                assert_eq!(&sizes[..13], &[128; 13]);
+                assert!(sizes[13] < 128 && sizes.len() < 48, "{sizes:?}");
+            }
+        }
+    }
 }

@@ -7,6 +7,8 @@ use half::{bf16, f16};
 use num_complex::Complex;
 use std::fmt;
 
+mod round;
+
 /// Complex number of two `f32` (dtype `c32`).
 pub type C32 = Complex<f32>;
 /// Complex number of two `f64` (dtype `c64`).
@@ -349,8 +351,10 @@ macro_rules! dispatch {
 /// A Rust type that is the element of one dtype.
 ///
 /// The conversions go through [`Scalar`] (exact where the value fits) and through
-/// `f64`/`i64` for the generic kernels; `cast_from` is the saturating, truncating
-/// element cast of [`crate::Tensor::cast`].
+/// `f64`/`i128` for the generic kernels; `cast_from` is the element cast of
+/// [`crate::Tensor::cast`]: integer -> integer wraps (Rust `as`), float -> integer
+/// truncates and saturates (NaN -> 0), and every cast to a float dtype rounds once,
+/// to nearest even.
 pub trait Element:
     Copy + Send + Sync + PartialEq + fmt::Debug + bytemuck::Pod + Default + 'static
 {
@@ -371,36 +375,45 @@ pub trait Element:
         0.0
     }
     /// From f64 with the cast rules (truncate toward zero, saturate, NaN -> 0 for
-    /// integers; round to nearest for floats; imaginary 0 for complex).
+    /// integers; round once to nearest even for floats; imaginary 0 for complex).
     fn from_f64(v: f64) -> Self;
     /// From a complex value (re, im) with the cast rules; real types take `re`.
     fn from_re_im(re: f64, im: f64) -> Self {
         let _ = im;
         Self::from_f64(re)
     }
-    /// From i64 (integers wrap to the width; floats round to nearest).
-    fn from_i64_wrapping(v: i64) -> Self;
+    /// From an integer value (every integer dtype's values fit in i128) with the
+    /// cast rules: integer types keep the low bits, two's complement (Rust `as`);
+    /// float types round once to nearest even; complex types take it as the real
+    /// part.
+    fn from_i128_wrapping(v: i128) -> Self;
+    /// From i64 (integers wrap to the width; floats round once to nearest even).
+    #[inline]
+    fn from_i64_wrapping(v: i64) -> Self {
+        Self::from_i128_wrapping(v as i128)
+    }
     /// Exactly the value as i128 if an integer type (for exact integer casts).
     fn to_i128(self) -> Option<i128> {
         None
     }
-    /// From i128 with saturation (integer types); floats convert.
+    /// From i128 with saturation (integer types); floats round once.
     fn from_i128_saturating(v: i128) -> Self {
-        Self::from_f64(v as f64)
+        Self::from_i128_wrapping(v)
     }
-    /// The element cast of `cast`/`astype` from any element type.
+    /// The element cast of `cast`/`astype` from any element type: integers
+    /// through their exact value ([`Element::from_i128_wrapping`]), floats and
+    /// complex through their exact f64 parts ([`Element::from_re_im`]).
     #[inline]
     fn cast_from<S: Element>(s: S) -> Self {
-        if let Some(i) = s.to_i128() {
-            Self::from_i128_saturating(i)
-        } else {
-            Self::from_re_im(s.to_f64(), s.imag_f64())
+        match s.to_i128() {
+            Some(i) => Self::from_i128_wrapping(i),
+            None => Self::from_re_im(s.to_f64(), s.imag_f64()),
         }
     }
 }
 
 macro_rules! impl_float {
-    ($t:ty, $d:ident, $to:expr, $from:expr) => {
+    ($t:ty, $d:ident, $to:expr, $from:expr, $from_int:expr) => {
         impl Element for $t {
             const DTYPE: DType = DType::$d;
             fn to_scalar(self) -> Scalar {
@@ -426,16 +439,35 @@ macro_rules! impl_float {
             fn from_f64(v: f64) -> Self {
                 $from(v)
             }
-            fn from_i64_wrapping(v: i64) -> Self {
-                $from(v as f64)
+            #[inline]
+            fn from_i128_wrapping(v: i128) -> Self {
+                $from_int(v)
             }
         }
     };
 }
-impl_float!(f32, F32, |x: f32| x as f64, |v: f64| v as f32);
-impl_float!(f64, F64, |x: f64| x, |v: f64| v);
-impl_float!(f16, F16, |x: f16| x.to_f64(), f16::from_f64);
-impl_float!(bf16, BF16, |x: bf16| x.to_f64(), bf16::from_f64);
+// Rust's `as` rounds once to nearest even from f64 and from any integer. The
+// halves round with `round`'s bit arithmetic, from integers through an f64
+// rounded to odd: neither goes through f32, and `half`'s `from_f64` is not used
+// (it drops the f64's low 32 bits first).
+impl_float!(f32, F32, |x: f32| x as f64, |v: f64| v as f32, |v: i128| {
+    v as f32
+});
+impl_float!(f64, F64, |x: f64| x, |v: f64| v, |v: i128| v as f64);
+impl_float!(
+    f16,
+    F16,
+    |x: f16| x.to_f64(),
+    |v: f64| f16::from_bits(round::round_f64_bits(v, 10, 5) as u16),
+    |v: i128| <f16 as Element>::from_f64(round::i128_to_f64_odd(v))
+);
+impl_float!(
+    bf16,
+    BF16,
+    |x: bf16| x.to_f64(),
+    |v: f64| bf16::from_bits(round::round_f64_bits(v, 7, 8) as u16),
+    |v: i128| <bf16 as Element>::from_f64(round::i128_to_f64_odd(v))
+);
 
 macro_rules! impl_complex {
     ($f:ty, $d:ident) => {
@@ -475,7 +507,8 @@ macro_rules! impl_complex {
             fn from_re_im(re: f64, im: f64) -> Self {
                 Complex::new(re as $f, im as $f)
             }
-            fn from_i64_wrapping(v: i64) -> Self {
+            #[inline]
+            fn from_i128_wrapping(v: i128) -> Self {
                 Complex::new(v as $f, 0.0)
             }
         }
@@ -516,7 +549,7 @@ macro_rules! impl_int {
                 v as $t
             }
             #[inline]
-            fn from_i64_wrapping(v: i64) -> Self {
+            fn from_i128_wrapping(v: i128) -> Self {
                 v as $t
             }
             #[inline]
@@ -680,10 +713,13 @@ impl Scalar {
             }
             return Ok(dispatch!(@int dtype, op, T => T::from_i128_saturating(i).to_scalar()));
         }
+        // To a float or complex dtype: one rounding, from the exact value.
+        if let Some(i) = self.to_i128() {
+            return Ok(dispatch!(dtype, T => T::from_i128_wrapping(i).to_scalar()));
+        }
         if dtype.is_complex() {
             return Ok(dispatch!(@complex dtype, op, T => T::from_re_im(re, im).to_scalar()));
         }
-        // Integer scalars go through i128 -> f64 (exact up to 2^53).
         Ok(dispatch!(@float dtype, op, T => T::from_f64(re).to_scalar()))
     }
 

@@ -8,9 +8,24 @@ use crate::error::Result;
 use crate::tensor::Tensor;
 
 impl Tensor {
-    /// A contiguous copy converted to `dtype`: floats to integers truncate toward
-    /// zero and saturate at the range, NaN gives 0; complex to real takes the
-    /// real part; integers to narrower integers saturate.
+    /// A contiguous copy converted to `dtype`, element by element as Rust's `as`
+    /// converts:
+    ///
+    /// - integer -> integer **wraps**: the result keeps the low bits of the
+    ///   two's-complement value (300 as u8 is 44, -1 as u32 is 4294967295, u64
+    ///   2^64 - 2 as i64 is -2), as NumPy's `astype`, PyTorch's `to` and Nx's
+    ///   `cast` do;
+    /// - float -> integer truncates toward zero and **saturates** at the range;
+    ///   NaN gives 0;
+    /// - every cast to a float dtype (f16, bf16, f32, f64, and the parts of c32,
+    ///   c64) rounds **once**, to nearest with ties to even, from the exact source
+    ///   value — never through an intermediate type (f64 -> f16 does not pass
+    ///   through f32, i64 -> f32 not through f64); out-of-range magnitudes give
+    ///   infinity;
+    /// - complex -> real takes the real part; real -> complex has imaginary 0.
+    ///
+    /// (This is not the rule for Rust scalars given to an operation, which must be
+    /// representable in the tensor's dtype: see [`crate::Scalar::to_dtype`].)
     ///
     /// ```
     /// use rnx::{Tensor, DType};
@@ -18,6 +33,11 @@ impl Tensor {
     /// assert_eq!(x.cast(DType::I32).unwrap().to_string(), "[1, 2, 3]");
     /// let y = Tensor::create(DType::F64, &[3], &[-1e20, f64::NAN, 300.0]).unwrap();
     /// assert_eq!(y.cast(DType::U8).unwrap().to_vec::<u8>().unwrap(), vec![0, 0, 255]);
+    /// let i = Tensor::create(DType::I32, &[3], &[300, -1, -128]).unwrap();
+    /// assert_eq!(i.cast(DType::U8).unwrap().to_vec::<u8>().unwrap(), vec![44, 255, 128]);
+    /// // 2^24 + 2^16 + 1 is past the midpoint between two bf16 values: it rounds up.
+    /// let n = Tensor::create(DType::I32, &[1], &[16_842_753]).unwrap();
+    /// assert_eq!(n.cast(DType::BF16).unwrap().to_vec::<rnx::bf16>().unwrap()[0].to_f64(), 16_908_288.0);
     /// ```
     pub fn cast(&self, dtype: DType) -> Result<Tensor> {
         let out = Tensor::empty_on(dtype, self.shape(), self.device())?;

@@ -10,6 +10,7 @@ mod activation;
 mod activation_accuracy;
 mod aliasing;
 mod bench_smoke;
+mod cast;
 mod compare_logic;
 mod conv;
 mod creation;

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 pub enum Device {
     /// Host memory, computed by the multi-threaded SIMD CPU backend.
     Cpu,
-    /// A wgpu adapter (cargo feature `gpu`; not built yet).
+    /// The i-th wgpu adapter (cargo feature `gpu`; see [`gpu_devices`]).
     Gpu(usize),
 }
 
@@ -22,9 +22,96 @@ impl fmt::Display for Device {
 }
 
 impl Device {
-    /// Whether this device can be used in this build and on this machine.
+    /// Whether this device can be used in this build and on this machine (for
+    /// a GPU: built with the `gpu` feature, the adapter exists and its device
+    /// opens).
+    ///
+    /// ```
+    /// assert!(rnx::Device::Cpu.is_available());
+    /// assert!(!rnx::Device::Gpu(1000).is_available());
+    /// ```
     pub fn is_available(self) -> bool {
-        matches!(self, Device::Cpu)
+        crate::backend::get(self, "is_available").is_ok()
+    }
+
+    /// The best device of this machine: the first discrete GPU, else the first
+    /// integrated or virtual GPU, else the CPU. Software adapters (lavapipe,
+    /// WARP) are never chosen: rnx's CPU backend is faster than they are. What
+    /// a program that should just run everywhere uses.
+    ///
+    /// ```
+    /// let d = rnx::Device::best();
+    /// assert!(d.is_available());
+    /// ```
+    pub fn best() -> Device {
+        let infos = gpu_devices();
+        let pick = |ty: &str| {
+            infos
+                .iter()
+                .find(|g| g.device_type == ty && Device::Gpu(g.index).is_available())
+                .map(|g| Device::Gpu(g.index))
+        };
+        pick("DiscreteGpu")
+            .or_else(|| pick("IntegratedGpu"))
+            .or_else(|| pick("VirtualGpu"))
+            .unwrap_or(Device::Cpu)
+    }
+}
+
+/// What one GPU adapter is and offers (see [`gpu_devices`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GpuInfo {
+    /// Its index: the tensor device is `Device::Gpu(index)`.
+    pub index: usize,
+    /// The adapter's name (e.g. "NVIDIA H200", "llvmpipe (LLVM 15.0.6, 256 bits)").
+    pub name: String,
+    /// The graphics API wgpu reaches it through (Vulkan, Metal, Dx12).
+    pub backend: String,
+    /// DiscreteGpu, IntegratedGpu, VirtualGpu, Cpu (a software rasteriser) or Other.
+    pub device_type: String,
+    /// Whether it is a software implementation running on the CPU.
+    pub is_software: bool,
+    /// Whether f64 tensors can live there (SHADER_F64).
+    pub f64: bool,
+    /// Whether i64/u64 tensors can live there (SHADER_INT64).
+    pub i64: bool,
+    /// Whether the adapter has native f16 arithmetic (rnx computes f16 in f32
+    /// either way).
+    pub f16: bool,
+    /// Whether subgroup operations are available.
+    pub subgroups: bool,
+}
+
+/// The GPU adapters of this machine, in `Device::Gpu(i)` order (empty
+/// without the `gpu` feature or without a GPU driver).
+///
+/// ```
+/// for g in rnx::gpu_devices() {
+///     println!("gpu:{} {} ({}, {}), f64: {}", g.index, g.name, g.backend, g.device_type, g.f64);
+/// }
+/// ```
+pub fn gpu_devices() -> Vec<GpuInfo> {
+    #[cfg(feature = "gpu")]
+    {
+        crate::backend::gpu::context::infos()
+    }
+    #[cfg(not(feature = "gpu"))]
+    {
+        Vec::new()
+    }
+}
+
+/// Wait until every operation queued on `device` has finished (a no-op on the
+/// CPU, whose operations finish before they return). Results are always
+/// visible to later operations and host reads without it: use it to time GPU
+/// work.
+pub fn synchronize(device: Device) -> crate::Result<()> {
+    match device {
+        Device::Cpu => Ok(()),
+        #[cfg(feature = "gpu")]
+        Device::Gpu(i) => crate::backend::gpu::synchronize(i),
+        #[cfg(not(feature = "gpu"))]
+        Device::Gpu(_) => crate::backend::get(device, "synchronize").map(|_| ()),
     }
 }
 

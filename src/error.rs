@@ -96,6 +96,19 @@ pub enum Error {
     /// Memory could not be allocated.
     #[error("{op}: cannot allocate {bytes} bytes")]
     Alloc { op: String, bytes: usize },
+    /// A device cannot be used: not built (cargo feature `gpu`), no such
+    /// adapter, creation failed, or the device was lost.
+    #[error("{op}: {msg}")]
+    DeviceUnavailable { op: String, msg: String },
+    /// The dtype needs a feature this device's adapter lacks (f64 without
+    /// SHADER_F64, i64/u64 without SHADER_INT64, complex on a GPU).
+    #[error("{op}: dtype {dtype} is not supported on {device} ({adapter})")]
+    UnsupportedDTypeOnDevice {
+        op: String,
+        dtype: DType,
+        device: Device,
+        adapter: String,
+    },
 }
 
 impl Error {

@@ -38,7 +38,7 @@ pub mod random;
 pub mod storage;
 pub mod tensor;
 
-pub use device::{num_threads, set_num_threads, Device};
+pub use device::{gpu_devices, num_threads, set_num_threads, synchronize, Device, GpuInfo};
 pub use dtype::{DType, Element, Scalar, C32, C64};
 pub use error::{Error, Result};
 pub use layout::Layout;

@@ -99,6 +99,9 @@ impl Drop for CpuBuffer {
 pub enum Buffer {
     /// Host memory.
     Cpu(CpuBuffer),
+    /// A wgpu storage buffer (cargo feature `gpu`).
+    #[cfg(feature = "gpu")]
+    Gpu(crate::backend::gpu::GpuBuffer),
 }
 
 /// A typed device buffer of `len` elements, shared by all views over it.
@@ -167,6 +170,12 @@ impl Storage {
         ))
     }
 
+    /// A storage over a GPU buffer of `len` elements of `dtype`.
+    #[cfg(feature = "gpu")]
+    pub(crate) fn gpu(dtype: DType, len: usize, b: crate::backend::gpu::GpuBuffer) -> Storage {
+        Storage::wrap(dtype, len, Buffer::Gpu(b))
+    }
+
     /// Wrap foreign host memory of `len` elements of `dtype` without copying.
     ///
     /// # Safety
@@ -220,8 +229,10 @@ impl Storage {
     }
     /// The device the memory lives on.
     pub fn device(&self) -> Device {
-        match self.buffer {
+        match &self.buffer {
             Buffer::Cpu(_) => Device::Cpu,
+            #[cfg(feature = "gpu")]
+            Buffer::Gpu(b) => Device::Gpu(b.ctx.index),
         }
     }
     /// The device memory.
@@ -233,6 +244,8 @@ impl Storage {
     pub fn host_ptr(&self) -> Option<*mut u8> {
         match &self.buffer {
             Buffer::Cpu(b) => Some(b.as_ptr()),
+            #[cfg(feature = "gpu")]
+            Buffer::Gpu(_) => None,
         }
     }
 

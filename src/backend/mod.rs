@@ -11,6 +11,8 @@
 pub mod core;
 pub mod cpu;
 pub mod elementwise;
+#[cfg(feature = "gpu")]
+pub mod gpu;
 pub mod index;
 pub mod linalg;
 pub mod reduce;
@@ -24,7 +26,9 @@ pub use self::reduce::{ArgOp, ReduceBackend, ReduceOp, ScanOp, SoftmaxOp};
 pub use self::sort::SortBackend;
 
 use crate::device::Device;
-use crate::error::{Error, Result};
+#[cfg(not(feature = "gpu"))]
+use crate::error::Error;
+use crate::error::Result;
 
 /// Every primitive a device provides.
 pub trait Backend:
@@ -46,9 +50,12 @@ impl<
 pub fn get(device: Device, op: &str) -> Result<&'static dyn Backend> {
     match device {
         Device::Cpu => Ok(&cpu::CpuBackend),
-        d => Err(Error::UnsupportedOnDevice {
+        #[cfg(feature = "gpu")]
+        Device::Gpu(i) => Ok(gpu::get(i, op)?),
+        #[cfg(not(feature = "gpu"))]
+        Device::Gpu(i) => Err(Error::DeviceUnavailable {
             op: op.to_string(),
-            device: d,
+            msg: format!("gpu:{i}: rnx was not built with the `gpu` feature"),
         }),
     }
 }

@@ -1,0 +1,255 @@
+//! The wgpu instance, the adapter list, and one `Context` (device, queue,
+//! pipeline cache, buffer pool) per adapter, created on first use. No kernel
+//! code lives here.
+
+use crate::device::{Device, GpuInfo};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// The adapters found at first use, in the instance's order (`Device::Gpu(i)`
+/// is the i-th).
+fn adapters() -> &'static [wgpu::Adapter] {
+    static ADAPTERS: OnceLock<Vec<wgpu::Adapter>> = OnceLock::new();
+    ADAPTERS.get_or_init(|| {
+        // An instance without any backend for this platform panics in wgpu;
+        // a machine without a Vulkan loader simply reports no adapter.
+        let found = std::panic::catch_unwind(|| {
+            let instance = wgpu::Instance::new(
+                wgpu::InstanceDescriptor::new_without_display_handle_from_env(),
+            );
+            pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()))
+        });
+        found.unwrap_or_default()
+    })
+}
+
+/// What each adapter offers, for [`crate::gpu_devices`].
+pub(crate) fn infos() -> Vec<GpuInfo> {
+    adapters()
+        .iter()
+        .enumerate()
+        .map(|(index, a)| {
+            let info = a.get_info();
+            let f = a.features();
+            GpuInfo {
+                index,
+                name: info.name.clone(),
+                backend: format!("{:?}", info.backend),
+                device_type: format!("{:?}", info.device_type),
+                is_software: info.device_type == wgpu::DeviceType::Cpu,
+                f64: f.contains(wgpu::Features::SHADER_F64),
+                i64: f.contains(wgpu::Features::SHADER_INT64),
+                f16: f.contains(wgpu::Features::SHADER_F16),
+                subgroups: f.contains(wgpu::Features::SUBGROUP),
+            }
+        })
+        .collect()
+}
+
+/// Number of adapters.
+pub(crate) fn count() -> usize {
+    adapters().len()
+}
+
+/// One opened adapter: its device and queue, and the caches shared by every
+/// call on it.
+pub(crate) struct Context {
+    pub(crate) index: usize,
+    pub(crate) name: String,
+    pub(crate) device: wgpu::Device,
+    pub(crate) queue: wgpu::Queue,
+    pub(crate) features: wgpu::Features,
+    pub(crate) limits: wgpu::Limits,
+    /// Compiled pipelines keyed by their generated WGSL source (the source
+    /// encodes kernel, dtypes and layout class, never a shape).
+    pipelines: Mutex<HashMap<String, Arc<wgpu::ComputePipeline>>>,
+    /// Freed storage buffers by padded byte size, reused by later allocations.
+    pub(crate) pool: Mutex<HashMap<u64, Vec<wgpu::Buffer>>>,
+    /// Bytes held by the pool.
+    pub(crate) pooled_bytes: Mutex<u64>,
+    /// Set by the device-lost callback; every later call reports it.
+    failure: Arc<Mutex<Option<String>>>,
+    /// An uncaptured wgpu error (a bug in a kernel or a resource limit),
+    /// reported once by the next call.
+    pending: Arc<Mutex<Option<String>>>,
+}
+
+impl Context {
+    /// The device this context serves.
+    pub(crate) fn rnx_device(&self) -> Device {
+        Device::Gpu(self.index)
+    }
+
+    /// An error unless the adapter can hold `dtype` (f64 needs SHADER_F64;
+    /// i64/u64 need SHADER_INT64; complex is not supported on GPUs).
+    pub(crate) fn check_dtype(&self, op: &str, dtype: DType) -> Result<()> {
+        let ok = match dtype {
+            DType::F64 => self.features.contains(wgpu::Features::SHADER_F64),
+            DType::I64 | DType::U64 => self.features.contains(wgpu::Features::SHADER_INT64),
+            DType::C32 | DType::C64 => false,
+            _ => true,
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(Error::UnsupportedDTypeOnDevice {
+                op: op.to_string(),
+                dtype,
+                device: self.rnx_device(),
+                adapter: self.name.clone(),
+            })
+        }
+    }
+
+    /// The error recorded by the device-lost callback or an uncaptured wgpu
+    /// error, if any.
+    pub(crate) fn check_alive(&self, op: &str) -> Result<()> {
+        let lost = self
+            .failure
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let msg = lost.or_else(|| {
+            self.pending
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take()
+        });
+        match msg {
+            None => Ok(()),
+            Some(msg) => Err(Error::DeviceUnavailable {
+                op: op.to_string(),
+                msg: format!("{} ({}): {msg}", self.rnx_device(), self.name),
+            }),
+        }
+    }
+
+    /// The compute pipeline for `source` (entry point `main`), compiled once.
+    pub(crate) fn pipeline(&self, op: &str, source: &str) -> Result<Arc<wgpu::ComputePipeline>> {
+        if let Some(p) = self
+            .pipelines
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(source)
+        {
+            return Ok(p.clone());
+        }
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = self
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(op),
+                source: wgpu::ShaderSource::Wgsl(source.into()),
+            });
+        let pipeline = self
+            .device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(op),
+                layout: None,
+                module: &module,
+                entry_point: Some("main"),
+                compilation_options: Default::default(),
+                cache: None,
+            });
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(Error::DeviceUnavailable {
+                op: op.to_string(),
+                msg: format!("kernel failed to compile on {}: {e}\n{source}", self.name),
+            });
+        }
+        let p = Arc::new(pipeline);
+        self.pipelines
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(source.to_string(), p.clone());
+        Ok(p)
+    }
+
+    /// Number of pipelines compiled so far (for tests of the cache).
+    pub(crate) fn pipeline_count(&self) -> usize {
+        self.pipelines
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .len()
+    }
+
+    /// Wait until every submitted command has finished.
+    pub(crate) fn wait(&self, op: &str) -> Result<()> {
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| Error::DeviceUnavailable {
+                op: op.to_string(),
+                msg: format!("{} ({}): {e}", self.rnx_device(), self.name),
+            })?;
+        self.check_alive(op)
+    }
+}
+
+/// The context of adapter `index`, opened on first use.
+pub(crate) fn context(index: usize, op: &str) -> Result<Arc<Context>> {
+    static CONTEXTS: OnceLock<Vec<OnceLock<std::result::Result<Arc<Context>, String>>>> =
+        OnceLock::new();
+    let all = CONTEXTS.get_or_init(|| (0..count()).map(|_| OnceLock::new()).collect());
+    let Some(slot) = all.get(index) else {
+        return Err(Error::DeviceUnavailable {
+            op: op.to_string(),
+            msg: format!(
+                "no GPU adapter gpu:{index} ({} found; list them with rnx::gpu_devices())",
+                all.len()
+            ),
+        });
+    };
+    slot.get_or_init(|| open(index))
+        .clone()
+        .map_err(|msg| Error::DeviceUnavailable {
+            op: op.to_string(),
+            msg,
+        })
+}
+
+fn open(index: usize) -> std::result::Result<Arc<Context>, String> {
+    let adapter = &adapters()[index];
+    let info = adapter.get_info();
+    let wanted = wgpu::Features::SHADER_F64 | wgpu::Features::SHADER_INT64;
+    let features = adapter.features() & wanted;
+    // The adapter's own limits: the defaults cap buffers at 256 MiB.
+    let limits = adapter.limits();
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("rnx"),
+        required_features: features,
+        required_limits: limits.clone(),
+        ..Default::default()
+    }))
+    .map_err(|e| format!("cannot open gpu:{index} ({}): {e}", info.name))?;
+    let failure: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
+    let f = failure.clone();
+    device.set_device_lost_callback(move |reason, msg| {
+        *f.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some(format!("device lost ({reason:?}): {msg}"));
+    });
+    let pending: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
+    let f = pending.clone();
+    // wgpu's default handler panics; rnx turns uncaptured errors into an Err
+    // of the next call instead.
+    device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+        let mut g = f.lock().unwrap_or_else(|e| e.into_inner());
+        if g.is_none() {
+            *g = Some(e.to_string());
+        }
+    }));
+    Ok(Arc::new(Context {
+        index,
+        name: info.name.clone(),
+        device,
+        queue,
+        features,
+        limits,
+        pipelines: Mutex::new(HashMap::new()),
+        pool: Mutex::new(HashMap::new()),
+        pooled_bytes: Mutex::new(0),
+        failure,
+        pending,
+    }))
+}

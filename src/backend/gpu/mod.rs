@@ -1,0 +1,197 @@
+//! The wgpu GPU backend (cargo feature `gpu`): `Device::Gpu(i)` is the i-th
+//! adapter wgpu finds (Vulkan, Metal or DX12). This file holds the backend
+//! value, its lookup, and the explicit CPU round trip that primitives without
+//! a GPU kernel yet go through. Each family's kernels live in their own file.
+//!
+//! dtypes: f32, i32, u32 and the sub-word u8, i8, u16, i16, f16, bf16 (packed
+//! in 32-bit words; halves computed in f32) on every adapter; f64 with
+//! SHADER_F64, i64/u64 with SHADER_INT64; complex dtypes are an
+//! `UnsupportedDTypeOnDevice` error.
+//!
+//! Synchronisation: every call records its commands and submits them to the
+//! device's one queue, in program order, without waiting. Host reads
+//! (`download`) and data-dependent errors (integer division by zero) wait for
+//! the queue. [`crate::synchronize`] waits explicitly (for timing).
+
+pub(crate) mod buffer;
+pub(crate) mod context;
+mod core;
+mod elementwise;
+pub(crate) mod kernel;
+mod reduce;
+pub(crate) mod wgsl;
+
+pub use buffer::GpuBuffer;
+
+use crate::backend::cpu::CpuBackend;
+use crate::backend::{CoreBackend, IndexBackend, LinalgBackend, SortBackend};
+use crate::error::Result;
+use crate::layout::Layout;
+use crate::storage::Storage;
+use crate::tensor::Tensor;
+use std::sync::{Arc, OnceLock};
+
+/// The backend of one adapter.
+#[derive(Debug)]
+pub struct GpuBackend {
+    index: usize,
+}
+
+impl GpuBackend {
+    /// The opened context (device, queue, caches) of this adapter.
+    pub(crate) fn ctx(&self, op: &str) -> Result<Arc<context::Context>> {
+        context::context(self.index, op)
+    }
+}
+
+/// The backend of adapter `index`, opening its device on first use.
+pub(crate) fn get(index: usize, op: &str) -> Result<&'static GpuBackend> {
+    static ALL: OnceLock<Vec<GpuBackend>> = OnceLock::new();
+    let all = ALL.get_or_init(|| {
+        (0..context::count())
+            .map(|index| GpuBackend { index })
+            .collect()
+    });
+    context::context(index, op)?;
+    Ok(&all[index])
+}
+
+/// Wait until every command submitted to adapter `index` has finished.
+pub(crate) fn synchronize(index: usize) -> Result<()> {
+    context::context(index, "synchronize")?.wait("synchronize")
+}
+
+/// A contiguous host copy of a GPU tensor (same shape and dtype).
+pub(crate) fn to_host(t: &Tensor) -> Result<Tensor> {
+    let b = get_of(t)?;
+    let mut bytes = vec![0u8; t.nbytes()];
+    b.download(t, &mut bytes)?;
+    let s = CpuBackend.upload(t.dtype(), &bytes)?;
+    Tensor::from_parts(Arc::new(s), Layout::contiguous(t.shape()))
+}
+
+fn get_of(t: &Tensor) -> Result<&'static GpuBackend> {
+    match t.device() {
+        crate::Device::Gpu(i) => get(i, "to_host"),
+        d => Err(crate::Error::UnsupportedOnDevice {
+            op: "to_host".into(),
+            device: d,
+        }),
+    }
+}
+
+/// Write the contiguous host tensor `h` into the GPU view `dst` (same shape
+/// and dtype): upload to a fresh buffer, then the strided copy kernel.
+pub(crate) fn from_host(h: &Tensor, dst: &Tensor) -> Result<()> {
+    let b = get_of(dst)?;
+    let mut bytes = vec![0u8; h.nbytes()];
+    CpuBackend.download(h, &mut bytes)?;
+    let s = b.upload(h.dtype(), &bytes)?;
+    let tmp = Tensor::from_parts(Arc::new(s), Layout::contiguous(h.shape()))?;
+    b.copy(&tmp, dst)
+}
+
+/// Run a CPU implementation of a primitive on host copies of GPU tensors:
+/// every input and output is read back (outputs too, for primitives that
+/// accumulate or write only part of them), `f` runs on the CPU backend, and
+/// each output is written back into its GPU view. This is the documented
+/// round trip of primitives that have no GPU kernel yet (see the README's
+/// device table); results are exactly the CPU's.
+pub(crate) fn via_cpu(
+    inputs: &[&Tensor],
+    outputs: &[&Tensor],
+    f: impl FnOnce(&CpuBackend, &[Tensor], &[Tensor]) -> Result<()>,
+) -> Result<()> {
+    let hin = inputs
+        .iter()
+        .map(|t| to_host(t))
+        .collect::<Result<Vec<_>>>()?;
+    let hout = outputs
+        .iter()
+        .map(|t| to_host(t))
+        .collect::<Result<Vec<_>>>()?;
+    f(&CpuBackend, &hin, &hout)?;
+    for (h, t) in hout.iter().zip(outputs) {
+        from_host(h, t)?;
+    }
+    Ok(())
+}
+
+/// Like [`via_cpu`] for an optional output.
+fn opt_host(t: Option<&Tensor>) -> Result<Option<Tensor>> {
+    t.map(to_host).transpose()
+}
+
+impl IndexBackend for GpuBackend {
+    /// CPU round trip (no GPU kernel yet).
+    fn gather(&self, src: &Tensor, axis: usize, indices: &Tensor, out: &Tensor) -> Result<()> {
+        via_cpu(&[src, indices], &[out], |cpu, i, o| {
+            cpu.gather(&i[0], axis, &i[1], &o[0])
+        })
+    }
+}
+
+impl LinalgBackend for GpuBackend {
+    /// CPU round trip (no GPU kernel yet).
+    fn matmul(&self, a: &Tensor, b: &Tensor, out: &Tensor, accumulate: bool) -> Result<()> {
+        via_cpu(&[a, b], &[out], |cpu, i, o| {
+            cpu.matmul(&i[0], &i[1], &o[0], accumulate)
+        })
+    }
+    /// CPU round trip (no GPU kernel yet).
+    fn conv3x3(
+        &self,
+        x: &Tensor,
+        w: &Tensor,
+        out: &Tensor,
+        groups: usize,
+        accumulate: bool,
+    ) -> Result<()> {
+        via_cpu(&[x, w], &[out], |cpu, i, o| {
+            cpu.conv3x3(&i[0], &i[1], &o[0], groups, accumulate)
+        })
+    }
+}
+
+impl SortBackend for GpuBackend {
+    /// CPU round trip (no GPU kernel yet).
+    fn sort(
+        &self,
+        x: &Tensor,
+        axis: usize,
+        descending: bool,
+        values: Option<&Tensor>,
+        indices: Option<&Tensor>,
+    ) -> Result<()> {
+        let hx = to_host(x)?;
+        let hv = opt_host(values)?;
+        let hi = opt_host(indices)?;
+        CpuBackend.sort(&hx, axis, descending, hv.as_ref(), hi.as_ref())?;
+        if let (Some(h), Some(t)) = (&hv, values) {
+            from_host(h, t)?;
+        }
+        if let (Some(h), Some(t)) = (&hi, indices) {
+            from_host(h, t)?;
+        }
+        Ok(())
+    }
+}
+
+/// A new GPU storage of `len` elements (zeroed or for overwrite).
+pub(crate) fn new_storage(
+    ctx: &Arc<context::Context>,
+    dtype: crate::DType,
+    len: usize,
+    zeroed: bool,
+    op: &str,
+) -> Result<Storage> {
+    ctx.check_dtype(op, dtype)?;
+    let bytes = len
+        .checked_mul(dtype.itemsize())
+        .ok_or(crate::Error::Alloc {
+            op: op.into(),
+            bytes: usize::MAX,
+        })?;
+    let b = GpuBuffer::new(ctx, bytes, zeroed, op)?;
+    Ok(Storage::gpu(dtype, len, b))
+}

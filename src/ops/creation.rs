@@ -54,8 +54,29 @@ impl Tensor {
     /// assert!(Tensor::full(DType::U8, &[2], 300).is_err());
     /// ```
     pub fn full(dtype: DType, shape: &[usize], value: impl Into<Scalar>) -> Result<Tensor> {
+        Tensor::full_on(dtype, shape, value, Device::Cpu)
+    }
+
+    /// [`Tensor::full`] on `device` (filled there, no transfer).
+    ///
+    /// ```
+    /// use rnx::{Tensor, DType, Device};
+    /// let t = Tensor::full_on(DType::I32, &[2], 7, Device::Cpu).unwrap();
+    /// assert_eq!(t.to_vec::<i32>().unwrap(), vec![7, 7]);
+    /// ```
+    pub fn full_on(
+        dtype: DType,
+        shape: &[usize],
+        value: impl Into<Scalar>,
+        device: Device,
+    ) -> Result<Tensor> {
         let v = value.into().to_dtype(dtype, "full")?;
-        Tensor::filled_on("full", v, shape, Device::Cpu)
+        Tensor::filled_on("full", v, shape, device)
+    }
+
+    /// Ones of `dtype` on `device`.
+    pub fn ones_on(dtype: DType, shape: &[usize], device: Device) -> Result<Tensor> {
+        Tensor::full_on(dtype, shape, 1, device)
     }
 
     /// A rank-0 tensor holding `value`.

@@ -167,14 +167,6 @@ impl Context {
         Ok(p)
     }
 
-    /// Number of pipelines compiled so far (for tests of the cache).
-    pub(crate) fn pipeline_count(&self) -> usize {
-        self.pipelines
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .len()
-    }
-
     /// Wait until every submitted command has finished.
     pub(crate) fn wait(&self, op: &str) -> Result<()> {
         self.device

@@ -15,6 +15,8 @@ mod compare_logic;
 mod conv;
 mod creation;
 mod elementwise;
+#[cfg(feature = "gpu")]
+mod gpu_reduce;
 mod index;
 mod math;
 mod math_accuracy;

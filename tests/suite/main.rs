@@ -17,6 +17,8 @@ mod creation;
 mod elementwise;
 #[cfg(feature = "gpu")]
 mod gpu;
+#[cfg(feature = "gpu")]
+mod gpu_reduce;
 mod index;
 mod math;
 mod math_accuracy;

@@ -144,6 +144,8 @@ impl Drop for GpuBuffer {
             return;
         };
         let size = b.size();
+        // Lock order: pool, then pooled_bytes (as in `new`).
+        let mut pool = self.ctx.pool.lock().unwrap_or_else(|e| e.into_inner());
         let mut held = self
             .ctx
             .pooled_bytes
@@ -151,13 +153,7 @@ impl Drop for GpuBuffer {
             .unwrap_or_else(|e| e.into_inner());
         if *held + size <= pool_cap() {
             *held += size;
-            self.ctx
-                .pool
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .entry(size)
-                .or_default()
-                .push(b);
+            pool.entry(size).or_default().push(b);
         }
     }
 }

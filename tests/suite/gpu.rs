@@ -3,6 +3,7 @@
 //! the same op on the CPU (bit-identical for integers and correctly rounded
 //! float ops, within a stated bound for the rest). Without an adapter the
 //! tests return early, unless `RNX_REQUIRE_GPU=1` (CI), which makes them fail.
+#![allow(clippy::type_complexity)] // tables of view/op closures
 
 use rnx::backend::elementwise::{BinaryOp, CmpOp, UnaryOp};
 use rnx::ops::elementwise::{binary, unary};

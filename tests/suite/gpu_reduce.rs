@@ -3,6 +3,7 @@
 //! sums, means, variances. Views (transposed, flipped, stepped) are taken on
 //! the GPU tensor, so the kernels see strided layouts. Without an adapter the
 //! tests print "skipped" and pass, unless RNX_REQUIRE_GPU=1.
+#![allow(clippy::type_complexity)] // tables of view/op closures
 
 use rnx::ops::index::Index;
 use rnx::{DType, Device, Tensor};

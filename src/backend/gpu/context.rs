@@ -181,8 +181,8 @@ impl Context {
 
 /// The context of adapter `index`, opened on first use.
 pub(crate) fn context(index: usize, op: &str) -> Result<Arc<Context>> {
-    static CONTEXTS: OnceLock<Vec<OnceLock<std::result::Result<Arc<Context>, String>>>> =
-        OnceLock::new();
+    type Slot = OnceLock<std::result::Result<Arc<Context>, String>>;
+    static CONTEXTS: OnceLock<Vec<Slot>> = OnceLock::new();
     let all = CONTEXTS.get_or_init(|| (0..count()).map(|_| OnceLock::new()).collect());
     let Some(slot) = all.get(index) else {
         return Err(Error::DeviceUnavailable {

@@ -178,7 +178,7 @@ impl CoreBackend for GpuBackend {
         };
         Map {
             op: "fill",
-            operands: vec![Operand::write(dst).as_dtype(bd)],
+            operands: vec![Operand::write(dst).with_dtype(bd)],
             helpers: String::new(),
             body: "    st0(i0, prm[0]);".into(),
             params: Some((ty, bytes)),
@@ -197,8 +197,8 @@ impl CoreBackend for GpuBackend {
         Map {
             op: "copy",
             operands: vec![
-                Operand::read(src).as_dtype(bd),
-                Operand::write(dst).as_dtype(bd),
+                Operand::read(src).with_dtype(bd),
+                Operand::write(dst).with_dtype(bd),
             ],
             helpers: String::new(),
             body: "    st1(i1, ld0(i0));".into(),

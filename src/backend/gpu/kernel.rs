@@ -104,7 +104,7 @@ impl<'a> Operand<'a> {
         }
     }
     /// The same operand read or written as `d` (same width).
-    pub(crate) fn as_dtype(mut self, d: DType) -> Self {
+    pub(crate) fn with_dtype(mut self, d: DType) -> Self {
         debug_assert_eq!(d.itemsize(), self.t.itemsize());
         self.dtype = d;
         self

@@ -47,6 +47,11 @@ fn cast_expr(s: DType, d: DType, x: &str) -> Option<String> {
         // (sign- or zero-extends when widening); narrow stores keep the low bits.
         return Some(if ts == td {
             x.to_string()
+        } else if td.ends_with("64") && !ts.ends_with("64") {
+            // Widen with the source's signedness first (sign- or zero-extend),
+            // then reinterpret: a direct conversion follows the target's.
+            let wide = if s.is_signed_int() { "i64" } else { "u64" };
+            format!("{td}({wide}({x}))")
         } else {
             format!("{td}({x})")
         });

@@ -65,18 +65,19 @@ fn unary_expr(op: UnaryOp, d: DType) -> Option<String> {
         LogicalNot => format!("select({zero}, {one}, x == {zero})"),
         BitNot => "~x".into(),
         Sqrt => "sqrt(x)".into(),
-        Trunc => "trunc(x)".into(),
-        Ceil => "ceil(x)".into(),
-        Floor => "floor(x)".into(),
+        Trunc if f32ish => "trunc(x)".into(),
+        Ceil if f32ish => "ceil(x)".into(),
+        Floor if f32ish => "floor(x)".into(),
         // Half away from zero (WGSL's round() is half to even); x - trunc(x) is exact.
-        Round => format!(
+        // (f64 rounding goes through the CPU: lavapipe's f64 trunc loses -0.)
+        Round if f32ish => format!(
             "select(trunc(x), trunc(x) + select(-{one}, {one}, x > {zero}), abs(x - trunc(x)) >= {half})",
             half = lit(d, 0.5)
         ),
-        Relu if f32ish => format!("select(x, {zero}, x < {zero})"),
+        // -0 gives +0 and NaN stays NaN, as on the CPU.
+        Relu if f32ish => format!("select(x, {zero}, x <= {zero})"),
         Relu6 if f32ish => format!("fmin_(fmax_(x, {zero}), {six})", six = lit(d, 6.0)),
         HardTanh if f32ish => format!("fmin_(fmax_(x, -{one}), {one})"),
-        Softsign if f32ish => format!("x / ({one} + abs(x))"),
         _ => return None,
     })
 }

@@ -51,7 +51,6 @@ fn unary_expr(op: UnaryOp, d: DType) -> Option<String> {
     let one = lit(d, 1.0);
     let f32ish = t == "f32";
     Some(match op {
-        Neg if f => "-x".into(),
         Neg if d.is_unsigned_int() => format!("{zero} - x"),
         Neg => "-x".into(),
         Abs if f32ish => "bitcast<f32>(bitcast<u32>(x) & 0x7fffffffu)".into(),
@@ -129,7 +128,7 @@ impl ElementwiseBackend for GpuBackend {
             BitXor => "x ^ y".into(),
             Shl => format!(
                 "select({zero}, x << u32(min(y, {wl})), y < {wl})",
-                wl = lit(d, (w - 1) as f64 + 1.0)
+                wl = lit(d, w as f64)
             ),
             Shr if d.is_unsigned_int() => format!(
                 "select({zero}, x >> u32(min(y, {wl})), y < {wl})",

@@ -253,7 +253,7 @@ fn reduce_src(op: ReduceOp, xd: DType) -> (String, DType, DType) {
         ReduceOp::Max | ReduceOp::Min => {
             let max = op == ReduceOp::Max;
             let ident = if float {
-                flit(
+                wgsl::lit(
                     xd,
                     if max {
                         f64::NEG_INFINITY
@@ -304,7 +304,7 @@ fn reduce_src(op: ReduceOp, xd: DType) -> (String, DType, DType) {
         "var<workgroup> sa: array<{acc}, {WG}>;\n@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n  let nout = md[0];\n  let cnt = md[1];\n  for (var o = wid.x; o < nout; o = o + nwg.x) {{\n    let kb = kept(o);\n    var a: {acc} = {ident};\n    for (var k = lid; k < cnt; k = k + {WG}u) {{\n      let v = ld0(u32(kb.x + red(k).x));\n      a = comb(a, {elem});\n    }}\n    sa[lid] = a;"
     );
     tree(&mut src, "comb");
-    let nanlit = flit(xd, f64::NAN);
+    let nanlit = wgsl::lit(xd, f64::NAN);
     match op {
         ReduceOp::Var { .. } | ReduceOp::Std { .. } => {
             let sq = if matches!(op, ReduceOp::Std { .. }) {
@@ -334,16 +334,6 @@ fn reduce_src(op: ReduceOp, xd: DType) -> (String, DType, DType) {
     }
     src.push_str("    workgroupBarrier();\n  }\n}\n");
     (src, rd, yd)
-}
-
-/// A float literal of `d`'s compute type; non-finite f64 values as bit
-/// patterns (a constant `0.0 / 0.0` is a shader-creation error in WGSL).
-fn flit(d: DType, v: f64) -> String {
-    if wgsl::compute_ty(d) == "f64" && !v.is_finite() {
-        format!("bitcast<f64>({:#x}lu)", v.to_bits())
-    } else {
-        wgsl::lit(d, v)
-    }
 }
 
 /// The smallest (`min`) or largest value of an integer compute type, as a
@@ -381,7 +371,7 @@ fn arg_src(op: ArgOp, xd: DType) -> String {
 /// The kernel source of the softmax family on `xd` (f32 compute type).
 fn softmax_src(op: SoftmaxOp, xd: DType) -> String {
     let mut src = header(xd, xd);
-    let ninf = flit(xd, f64::NEG_INFINITY);
+    let ninf = wgsl::lit(xd, f64::NEG_INFINITY);
     let _ = writeln!(
         src,
         "fn cmax(a: f32, b: f32) -> f32 {{\n  if (is_nan32(a)) {{ return a; }}\n  if (is_nan32(b)) {{ return b; }}\n  if (a > b) {{ return a; }}\n  return b;\n}}\nfn cadd(a: f32, b: f32) -> f32 {{ return a + b; }}\nvar<workgroup> sa: array<f32, {WG}>;\n@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n  let nout = md[0];\n  let cnt = md[1];\n  for (var o = wid.x; o < nout; o = o + nwg.x) {{\n    let kb = kept(o);\n    var a = {ninf};\n    for (var k = lid; k < cnt; k = k + {WG}u) {{\n      a = cmax(a, ld0(u32(kb.x + red(k).x)));\n    }}\n    sa[lid] = a;"

@@ -55,19 +55,10 @@ pub(crate) fn lit(d: DType, v: f64) -> String {
                 format!("bitcast<f32>({}u)", (v as f32).to_bits())
             }
         }
-        "f64" => {
-            if v.is_nan() {
-                "(f64(0.0) / f64(0.0))".into()
-            } else if v.is_infinite() {
-                if v > 0.0 {
-                    "(f64(1.0) / f64(0.0))".into()
-                } else {
-                    "(f64(-1.0) / f64(0.0))".into()
-                }
-            } else {
-                format!("f64({v:e})")
-            }
-        }
+        // Non-finite values as bit patterns: a constant `0.0 / 0.0` is a
+        // shader-creation error in WGSL.
+        "f64" if !v.is_finite() => format!("bitcast<f64>({:#x}lu)", v.to_bits()),
+        "f64" => format!("f64({v:e})"),
         "i32" => format!("i32({})", v as i32),
         "u32" => format!("{}u", v as u32),
         "i64" => {

@@ -80,6 +80,12 @@ pub struct GpuInfo {
     pub f16: bool,
     /// Whether subgroup operations are available.
     pub subgroups: bool,
+    /// The largest single buffer, in bytes: the largest tensor storage the
+    /// adapter can hold.
+    pub max_buffer_bytes: u64,
+    /// The largest storage binding a kernel can see at once, in bytes.
+    /// Larger tensors still work: kernels bind them in several windows.
+    pub max_binding_bytes: u64,
 }
 
 /// The GPU adapters of this machine, in `Device::Gpu(i)` order (empty

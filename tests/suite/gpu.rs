@@ -699,3 +699,62 @@ fn large_and_random_layouts() {
         assert_same(&what, &vg.maximum(3).unwrap(), &vc.maximum(3).unwrap());
     }
 }
+
+/// Tensors larger than the adapter's largest storage binding (lavapipe: 128
+/// MiB): kernels bind them in several windows. Elementwise (contiguous,
+/// transposed, sub-word reversed in place), reductions and arg-reductions
+/// across window boundaries give the CPU's results.
+#[test]
+fn tensors_larger_than_one_binding() {
+    let Some(d) = gpu() else { return };
+    let info = &rnx::gpu_devices()[0];
+    let wb = info.max_binding_bytes as usize;
+    // i32: two windows and an odd tail; rows of 1024 so it can be transposed.
+    let n = (wb / 4 + 1_000_003) / 1024 * 1024;
+    let c = Tensor::arange(DType::I32, 0, n as i64, 1).unwrap();
+    let g = c.to_device(d).unwrap();
+    let (cs, gs) = (c.mul(3).unwrap(), g.mul(3).unwrap());
+    assert_same("i32 mul, 2 windows", &gs, &cs);
+    let (ct, gt) = (
+        c.reshape(&[(n / 1024) as isize, 1024]).unwrap(),
+        g.reshape(&[(n / 1024) as isize, 1024]).unwrap(),
+    );
+    let (ctt, gtt) = (
+        ct.transpose(None).unwrap().contiguous().unwrap(),
+        gt.transpose(None).unwrap().contiguous().unwrap(),
+    );
+    assert_same("i32 transposed copy", &gtt, &ctt);
+    assert_same(
+        "i32 sum over rows",
+        &gt.sum(Some(&[0]), false).unwrap(),
+        &ct.sum(Some(&[0]), false).unwrap(),
+    );
+    assert_same(
+        "i32 max over columns",
+        &gt.max(Some(&[1]), false).unwrap(),
+        &ct.max(Some(&[1]), false).unwrap(),
+    );
+    // The maximum is the last element: in the last window.
+    let am = g.argmax(None, false).unwrap();
+    assert_eq!(am.to_vec::<i32>().unwrap(), vec![n as i32 - 1]);
+    let cum_c = ct.cumsum(0).unwrap();
+    let cum_g = gt.cumsum(0).unwrap();
+    assert_same("i32 cumsum over rows", &cum_g, &cum_c);
+    drop((cs, gs, ctt, gtt, cum_c, cum_g));
+    // u8 (packed words): a reversed view written in place across windows.
+    let n8 = wb + 4097;
+    let c8 = Tensor::arange(DType::U8, 0, 253, 1)
+        .unwrap()
+        .tile(&[n8 / 253 + 1])
+        .unwrap()
+        .slice(s![..n8])
+        .unwrap()
+        .contiguous()
+        .unwrap();
+    let g8 = c8.to_device(d).unwrap();
+    let rc = c8.slice(s![n8 as isize - 2..0;-1]).unwrap();
+    let rg = g8.slice(s![n8 as isize - 2..0;-1]).unwrap();
+    rc.add_(7).unwrap();
+    rg.add_(7).unwrap();
+    assert_same("u8 reversed in place, 2 windows", &g8, &c8);
+}

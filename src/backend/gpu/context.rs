@@ -43,6 +43,8 @@ pub(crate) fn infos() -> Vec<GpuInfo> {
                 i64: f.contains(wgpu::Features::SHADER_INT64),
                 f16: f.contains(wgpu::Features::SHADER_F16),
                 subgroups: f.contains(wgpu::Features::SUBGROUP),
+                max_buffer_bytes: a.limits().max_buffer_size,
+                max_binding_bytes: a.limits().max_storage_buffer_binding_size,
             }
         })
         .collect()

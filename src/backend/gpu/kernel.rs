@@ -28,6 +28,59 @@ pub(crate) fn raw(t: &Tensor) -> &wgpu::Buffer {
     }
 }
 
+/// How the storage binding of `t` (accessed as `d`) splits into windows of at
+/// most the adapter's largest storage binding, at offsets aligned for it.
+pub(crate) fn windows(ctx: &Context, t: &Tensor, d: DType) -> wgsl::Win {
+    let unit = wgsl::unit_bytes(d);
+    let align = (ctx.limits.min_storage_buffer_offset_alignment as u64).max(unit);
+    let max = ctx.limits.max_storage_buffer_binding_size.min(u32::MAX as u64);
+    let wbytes = (max / align * align).max(align);
+    let total = raw(t).size();
+    wgsl::Win {
+        count: total.div_ceil(wbytes).max(1) as u32,
+        units: (wbytes / unit) as u32,
+    }
+}
+
+/// Bind group entries for the windows of `buf` from binding `slot` on.
+pub(crate) fn window_entries<'b>(
+    slot: usize,
+    buf: &'b wgpu::Buffer,
+    d: DType,
+    win: wgsl::Win,
+    entries: &mut Vec<wgpu::BindGroupEntry<'b>>,
+) {
+    let wbytes = win.units as u64 * wgsl::unit_bytes(d);
+    for w in 0..win.count as u64 {
+        let offset = w * wbytes;
+        let size = (buf.size() - offset).min(wbytes);
+        entries.push(wgpu::BindGroupEntry {
+            binding: (slot as u64 + w) as u32,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: buf,
+                offset,
+                size: wgpu::BufferSize::new(size),
+            }),
+        });
+    }
+}
+
+/// An error when a kernel needs more storage bindings than the adapter has.
+pub(crate) fn check_bindings(ctx: &Context, op: &str, n: usize) -> Result<()> {
+    let max = ctx.limits.max_storage_buffers_per_shader_stage as usize;
+    if n > max {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "the tensors need {n} storage bindings on gpu:{} ({}), which allows {max}; \
+                 use smaller tensors",
+                ctx.index, ctx.name
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// The largest element index a kernel can address (i32 arithmetic).
 pub(crate) const MAX_ELEMS: usize = i32::MAX as usize;
 
@@ -185,18 +238,30 @@ impl Map<'_> {
 
         let uses_f64 = self.operands.iter().any(|o| o.dtype == DType::F64)
             || self.params.as_ref().is_some_and(|p| p.0 == "f64");
+        let wins: Vec<wgsl::Win> = slots
+            .iter()
+            .map(|&(j, _)| windows(ctx, ts[j], self.operands[j].dtype))
+            .collect();
+        let nbind = wins.iter().map(|w| w.count as usize).sum::<usize>()
+            + 1
+            + self.params.is_some() as usize
+            + self.flag as usize;
+        check_bindings(ctx, op, nbind)?;
         let mut src = String::new();
         src.push_str("@group(0) @binding(0) var<storage, read> md: array<u32>;\n");
         let mut next = 1;
+        let mut first = Vec::with_capacity(slots.len());
         for (s, &(j, w)) in slots.iter().enumerate() {
+            first.push(next);
             src.push_str(&wgsl::decl(
-                next + s,
+                next,
                 &format!("b{s}"),
                 self.operands[j].dtype,
                 w,
+                wins[s],
             ));
+            next += wins[s].count as usize;
         }
-        next += slots.len();
         let prm_slot = self.params.as_ref().map(|(ty, _)| {
             let _ = writeln!(
                 src,
@@ -293,10 +358,13 @@ impl Map<'_> {
             resource: meta_buf.raw().as_entire_binding(),
         }];
         for (s, &(j, _)) in slots.iter().enumerate() {
-            entries.push(wgpu::BindGroupEntry {
-                binding: (1 + s) as u32,
-                resource: raw(ts[j]).as_entire_binding(),
-            });
+            window_entries(
+                first[s],
+                raw(ts[j]),
+                self.operands[j].dtype,
+                wins[s],
+                &mut entries,
+            );
         }
         if let (Some(slot), Some(b)) = (prm_slot, &prm_buf) {
             entries.push(wgpu::BindGroupEntry {

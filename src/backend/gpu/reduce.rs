@@ -37,7 +37,8 @@
 //! bit-identical to the CPU.
 
 use super::buffer::GpuBuffer;
-use super::kernel::{check_size, dispatch, merge_dims, raw};
+use super::kernel::{check_bindings, check_size, dispatch, merge_dims, raw, window_entries, windows};
+use super::wgsl::Win;
 use super::{via_cpu, wgsl, GpuBackend};
 use crate::backend::{ArgOp, ReduceBackend, ReduceOp, ScanOp, SoftmaxOp};
 use crate::dtype::DType;
@@ -154,13 +155,14 @@ fn raw_dtype(d: DType) -> DType {
     }
 }
 
-/// The source header: bindings `md`, `x` (input, read as `xd`), `y` (output,
-/// written as `yd`), prelude, load/store functions and index helpers.
-fn header(xd: DType, yd: DType) -> String {
+/// The source header: bindings `md`, `x` (input, read as `xd`, in `wx`
+/// windows), `y` (output, written as `yd`, in `wy` windows), prelude,
+/// load/store functions and index helpers.
+fn header(xd: DType, yd: DType, (wx, wy): (Win, Win)) -> String {
     let mut src = String::new();
     src.push_str("@group(0) @binding(0) var<storage, read> md: array<u32>;\n");
-    src.push_str(&wgsl::decl(1, "bx", xd, false));
-    src.push_str(&wgsl::decl(2, "by", yd, true));
+    src.push_str(&wgsl::decl(1, "bx", xd, false, wx));
+    src.push_str(&wgsl::decl(1 + wx.count as usize, "by", yd, true, wy));
     src.push_str(wgsl::PRELUDE);
     if xd == DType::F64 || yd == DType::F64 {
         src.push_str(wgsl::PRELUDE_F64);
@@ -171,12 +173,13 @@ fn header(xd: DType, yd: DType) -> String {
     src
 }
 
-/// Compile and launch `src` over `x` (read as `xd`) into `out`.
+/// Compile and launch the kernel `src(windows of x, windows of out)` over
+/// `x` (read as `xd`) into `out`.
 #[allow(clippy::too_many_arguments)]
 fn launch(
     b: &GpuBackend,
     op: &str,
-    src: &str,
+    src: impl FnOnce((Win, Win)) -> String,
     md: &[u32],
     nout: usize,
     x: &Tensor,
@@ -193,22 +196,16 @@ fn launch(
     if nout == 0 {
         return Ok(());
     }
-    let pipeline = ctx.pipeline(op, src)?;
+    let (wx, wy) = (windows(&ctx, x, xd), windows(&ctx, out, out.dtype()));
+    check_bindings(&ctx, op, 1 + (wx.count + wy.count) as usize)?;
+    let pipeline = ctx.pipeline(op, &src((wx, wy)))?;
     let meta_buf = GpuBuffer::from_bytes(&ctx, bytemuck::cast_slice(md), op)?;
-    let entries = [
-        wgpu::BindGroupEntry {
-            binding: 0,
-            resource: meta_buf.raw().as_entire_binding(),
-        },
-        wgpu::BindGroupEntry {
-            binding: 1,
-            resource: raw(x).as_entire_binding(),
-        },
-        wgpu::BindGroupEntry {
-            binding: 2,
-            resource: raw(out).as_entire_binding(),
-        },
-    ];
+    let mut entries = vec![wgpu::BindGroupEntry {
+        binding: 0,
+        resource: meta_buf.raw().as_entire_binding(),
+    }];
+    window_entries(1, raw(x), xd, wx, &mut entries);
+    window_entries(1 + wx.count as usize, raw(out), out.dtype(), wy, &mut entries);
     // One output per workgroup, or one row per invocation for the scan.
     let groups = nout.div_ceil(outputs_per_group).min(65_535) as u32;
     dispatch(&ctx, op, &pipeline, &entries, (groups, 1, 1));
@@ -226,12 +223,12 @@ fn tree(src: &mut String, comb: &str) {
 }
 
 /// The kernel source of a reduction of `xd` into `yd`.
-fn reduce_src(op: ReduceOp, xd: DType) -> (String, DType, DType) {
+fn reduce_src(op: ReduceOp, xd: DType, w: (Win, Win)) -> (String, DType, DType) {
     let (rd, yd) = match op {
         ReduceOp::All | ReduceOp::Any => (raw_dtype(xd), DType::U8),
         _ => (xd, xd),
     };
-    let mut src = header(rd, yd);
+    let mut src = header(rd, yd, w);
     let t = wgsl::compute_ty(xd);
     let float = xd.is_float();
     let acc = match op {
@@ -353,8 +350,8 @@ fn extreme_lit(d: DType, min: bool) -> String {
 }
 
 /// The kernel source of an arg-reduction of `xd` (output i32).
-fn arg_src(op: ArgOp, xd: DType) -> String {
-    let mut src = header(xd, DType::I32);
+fn arg_src(op: ArgOp, xd: DType, w: (Win, Win)) -> String {
+    let mut src = header(xd, DType::I32, w);
     let t = wgsl::compute_ty(xd);
     let cmp = if op == ArgOp::Max { "a > b" } else { "a < b" };
     let nan_a = wgsl::is_nan(xd, "a");
@@ -369,8 +366,8 @@ fn arg_src(op: ArgOp, xd: DType) -> String {
 }
 
 /// The kernel source of the softmax family on `xd` (f32 compute type).
-fn softmax_src(op: SoftmaxOp, xd: DType) -> String {
-    let mut src = header(xd, xd);
+fn softmax_src(op: SoftmaxOp, xd: DType, w: (Win, Win)) -> String {
+    let mut src = header(xd, xd, w);
     let ninf = wgsl::lit(xd, f64::NEG_INFINITY);
     let _ = writeln!(
         src,
@@ -397,8 +394,8 @@ const SCAN_WG: u32 = 64;
 
 /// The kernel source of a scan of `xd`: one invocation per row, sequential
 /// in the CPU's order (so float results equal the CPU's bit for bit).
-fn scan_src(op: ScanOp, xd: DType) -> String {
-    let mut src = header(xd, xd);
+fn scan_src(op: ScanOp, xd: DType, w: (Win, Win)) -> String {
+    let mut src = header(xd, xd, w);
     let t = wgsl::compute_ty(xd);
     let (ident, f) = match op {
         ScanOp::Sum => (wgsl::lit(xd, 0.0), "a + v"),
@@ -424,13 +421,18 @@ impl ReduceBackend for GpuBackend {
             return via_cpu(&[x], &[out], |cpu, i, o| cpu.reduce(op, &i[0], axes, &o[0]));
         }
         let (nout, _, md) = meta(x, axes, out, ddof);
-        let (src, rd, _) = reduce_src(op, x.dtype());
-        launch(self, "reduce", &src, &md, nout, x, rd, out, 1)
+        let rd = if matches!(op, ReduceOp::All | ReduceOp::Any) {
+            raw_dtype(x.dtype())
+        } else {
+            x.dtype()
+        };
+        let src = |w| reduce_src(op, x.dtype(), w).0;
+        launch(self, "reduce", src, &md, nout, x, rd, out, 1)
     }
     fn arg_reduce(&self, op: ArgOp, x: &Tensor, axis: usize, out: &Tensor) -> Result<()> {
         let (nout, _, md) = meta(x, &[axis], out, 0);
-        let src = arg_src(op, x.dtype());
-        launch(self, "arg_reduce", &src, &md, nout, x, x.dtype(), out, 1)
+        let src = |w| arg_src(op, x.dtype(), w);
+        launch(self, "arg_reduce", src, &md, nout, x, x.dtype(), out, 1)
     }
     /// f32, f16 and bf16 run on the GPU (computed in f32 with the WGSL
     /// `exp`/`log` built-ins, whose precision is vendor-defined; see the
@@ -439,8 +441,8 @@ impl ReduceBackend for GpuBackend {
     fn softmax(&self, op: SoftmaxOp, x: &Tensor, axes: &[usize], out: &Tensor) -> Result<()> {
         if matches!(x.dtype(), DType::F32 | DType::F16 | DType::BF16) {
             let (nout, _, md) = meta(x, axes, out, 0);
-            let src = softmax_src(op, x.dtype());
-            return launch(self, "softmax", &src, &md, nout, x, x.dtype(), out, 1);
+            let src = |w| softmax_src(op, x.dtype(), w);
+            return launch(self, "softmax", src, &md, nout, x, x.dtype(), out, 1);
         }
         via_cpu(&[x], &[out], |cpu, i, o| {
             cpu.softmax(op, &i[0], axes, &o[0])
@@ -448,11 +450,11 @@ impl ReduceBackend for GpuBackend {
     }
     fn scan(&self, op: ScanOp, x: &Tensor, axis: usize, out: &Tensor) -> Result<()> {
         let (nout, _, md) = meta(x, &[axis], out, 0);
-        let src = scan_src(op, x.dtype());
+        let src = |w| scan_src(op, x.dtype(), w);
         launch(
             self,
             "scan",
-            &src,
+            src,
             &md,
             nout,
             x,

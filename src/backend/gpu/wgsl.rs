@@ -77,13 +77,85 @@ pub(crate) fn lit(d: DType, v: f64) -> String {
     }
 }
 
-/// Declaration of binding `slot` named `name` holding `d`.
-pub(crate) fn decl(slot: usize, name: &str, d: DType, written: bool) -> String {
+/// How one tensor's storage binding is split into windows, each no larger
+/// than the adapter's largest storage binding (lavapipe: 128 MiB): `count`
+/// bindings of `units` storage units (32-bit words for sub-word dtypes, else
+/// elements) each, the last one possibly shorter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Win {
+    pub count: u32,
+    pub units: u32,
+}
+
+/// Bytes of one storage unit of a binding holding `d`.
+pub(crate) fn unit_bytes(d: DType) -> u64 {
+    if sub_word(d) {
+        4
+    } else {
+        d.itemsize() as u64
+    }
+}
+
+/// Declarations of the binding(s) `name` holding `d` from binding number
+/// `slot` on (`win.count` of them, named `{name}_{w}` when split), and its
+/// accessors, which take a storage-unit index across all windows:
+/// `{name}_rd(i)` / `{name}_wr(i, v)` for plain arrays, `{name}_ald(i)`,
+/// `{name}_and(i, m)`, `{name}_or(i, m)` for atomic word arrays.
+pub(crate) fn decl(slot: usize, name: &str, d: DType, written: bool, win: Win) -> String {
     let access = if written { "read_write" } else { "read" };
-    format!(
-        "@group(0) @binding({slot}) var<storage, {access}> {name}: array<{}>;\n",
-        storage_ty(d, written)
-    )
+    let sty = storage_ty(d, written);
+    let mut s = String::new();
+    let part = |w: u32| {
+        if win.count == 1 {
+            name.to_string()
+        } else {
+            format!("{name}_{w}")
+        }
+    };
+    for w in 0..win.count {
+        s.push_str(&format!(
+            "@group(0) @binding({}) var<storage, {access}> {}: array<{sty}>;\n",
+            slot + w as usize,
+            part(w)
+        ));
+    }
+    // One accessor: `stmt(p, j)` is the statement on window array `p` at
+    // index `j`; windows are picked by `i / units`.
+    let acc = |sig: &str, stmt: &dyn Fn(&str) -> String| -> String {
+        if win.count == 1 {
+            return format!("fn {name}_{sig} {{ let j = i; {} }}\n", stmt(&part(0)));
+        }
+        let mut f = format!(
+            "fn {name}_{sig} {{\n  let w = i / {u}u;\n  let j = i - w * {u}u;\n",
+            u = win.units
+        );
+        for w in 0..win.count - 1 {
+            f.push_str(&format!("  if (w == {w}u) {{ {} }}\n", stmt(&part(w))));
+        }
+        f.push_str(&format!("  {}\n}}\n", stmt(&part(win.count - 1))));
+        f
+    };
+    if sty.starts_with("atomic") {
+        s.push_str(&acc("ald(i: u32) -> u32", &|p| {
+            format!("return atomicLoad(&{p}[j]);")
+        }));
+        s.push_str(&acc("and(i: u32, m: u32)", &|p| {
+            format!("atomicAnd(&{p}[j], m); return;")
+        }));
+        s.push_str(&acc("or(i: u32, m: u32)", &|p| {
+            format!("atomicOr(&{p}[j], m); return;")
+        }));
+    } else {
+        s.push_str(&acc(&format!("rd(i: u32) -> {sty}"), &|p| {
+            format!("return {p}[j];")
+        }));
+        if written {
+            s.push_str(&acc(&format!("wr(i: u32, v: {sty})"), &|p| {
+                format!("{p}[j] = v; return;")
+            }));
+        }
+    }
+    s
 }
 
 /// `fn ld{k}(i: u32) -> T` reading element `i` of binding `name` holding `d`
@@ -91,13 +163,13 @@ pub(crate) fn decl(slot: usize, name: &str, d: DType, written: bool) -> String {
 pub(crate) fn load_fn(k: usize, name: &str, d: DType, atomic: bool) -> String {
     let t = compute_ty(d);
     if !sub_word(d) {
-        return format!("fn ld{k}(i: u32) -> {t} {{ return {name}[i]; }}\n");
+        return format!("fn ld{k}(i: u32) -> {t} {{ return {name}_rd(i); }}\n");
     }
     let (per, width) = if d.itemsize() == 1 { (4, 8) } else { (2, 16) };
     let word = if atomic {
-        format!("atomicLoad(&{name}[i / {per}u])")
+        format!("{name}_ald(i / {per}u)")
     } else {
-        format!("{name}[i / {per}u]")
+        format!("{name}_rd(i / {per}u)")
     };
     let mask = if width == 8 { "0xffu" } else { "0xffffu" };
     let bits = format!("(({word} >> ((i % {per}u) * {width}u)) & {mask})");
@@ -118,7 +190,7 @@ pub(crate) fn load_fn(k: usize, name: &str, d: DType, atomic: bool) -> String {
 pub(crate) fn store_fn(k: usize, name: &str, d: DType) -> String {
     let t = compute_ty(d);
     if !sub_word(d) {
-        return format!("fn st{k}(i: u32, v: {t}) {{ {name}[i] = v; }}\n");
+        return format!("fn st{k}(i: u32, v: {t}) {{ {name}_wr(i, v); }}\n");
     }
     let (per, width) = if d.itemsize() == 1 { (4, 8) } else { (2, 16) };
     let mask = if width == 8 { "0xffu" } else { "0xffffu" };
@@ -131,7 +203,7 @@ pub(crate) fn store_fn(k: usize, name: &str, d: DType) -> String {
     };
     format!(
         "fn st{k}(i: u32, v: {t}) {{\n  let sh = (i % {per}u) * {width}u;\n  let w = i / {per}u;\n  \
-         atomicAnd(&{name}[w], ~({mask} << sh));\n  atomicOr(&{name}[w], {bits} << sh);\n}}\n"
+         {name}_and(w, ~({mask} << sh));\n  {name}_or(w, {bits} << sh);\n}}\n"
     )
 }
 

@@ -356,9 +356,10 @@ fn gpu_sum_error_bound() {
     let Some(_gpu) = have_gpu() else {
         return;
     };
-    // 2^20 + 3 elements: each invocation adds m = ceil(n / 256) = 4097 in
-    // sequence, then 8 tree levels: |err| <= k u / (1 - k u) * sum|x|, k =
-    // m - 1 + 8, u = 2^-24 (the bound stated in src/backend/gpu/reduce.rs).
+    // 2^20 + 3 elements: two passes (more than 16384 per output), chunks of
+    // 16384, so each invocation adds m = 16384 / 256 = 64 in sequence, then 8
+    // tree levels, twice: |err| <= k u / (1 - k u) * sum|x|, k = 2 (m - 1 +
+    // 8), u = 2^-24 (the bound stated in src/backend/gpu/reduce.rs).
     let n = (1 << 20) + 3;
     let x64 = Tensor::randn(DType::F64, &[n], 21).unwrap();
     let v = x64.to_vec::<f64>().unwrap();
@@ -368,7 +369,7 @@ fn gpu_sum_error_bound() {
     let abs_sum: f64 = xs.iter().map(|v| v.abs()).sum();
     let g = x.to_device(GPU).unwrap().sum(None, false).unwrap();
     let g = g.item::<f32>().unwrap() as f64;
-    let k = (n.div_ceil(256) - 1 + 8) as f64;
+    let k = (2 * (16384 / 256 - 1 + 8)) as f64;
     let u = 2f64.powi(-24);
     let bound = k * u / (1.0 - k * u) * abs_sum;
     let err = (g - exact_sum).abs();
@@ -489,4 +490,116 @@ fn gpu_scan_bit_identical() {
             }
         }
     }
+}
+
+/// Reductions, arg-reductions and scans over more elements per output than
+/// one workgroup pass takes (two passes, chunked scans), against exact
+/// answers: before they were chunked, lavapipe's loop limit made `ones(n)`
+/// sum to 65534 and argmax of arange(n) stop at 8388224 for n >= 2^23.
+#[test]
+fn gpu_long_reductions() {
+    let Some(_gpu) = have_gpu() else {
+        return;
+    };
+    let n = (1usize << 23) + 77;
+    let ones = Tensor::ones(DType::F32, &[n])
+        .unwrap()
+        .to_device(GPU)
+        .unwrap();
+    assert_eq!(
+        ones.sum(None, false).unwrap().item::<f32>().unwrap(),
+        n as f32
+    );
+    assert_eq!(ones.mean(None, false).unwrap().item::<f32>().unwrap(), 1.0);
+    let ar = Tensor::arange(DType::I32, 0, n as i64, 1).unwrap();
+    let g = ar.to_device(GPU).unwrap();
+    let last = n as i32 - 1;
+    assert_eq!(g.argmax(None, false).unwrap().item::<i32>().unwrap(), last);
+    assert_eq!(g.argmin(None, false).unwrap().item::<i32>().unwrap(), 0);
+    assert_eq!(g.max(None, false).unwrap().item::<i32>().unwrap(), last);
+    assert_eq!(g.min(None, false).unwrap().item::<i32>().unwrap(), 0);
+    // Wrapping i32 sum of 0..n: n (n - 1) / 2 mod 2^32.
+    let want = ((n as u64 * (n as u64 - 1) / 2) as u32) as i32;
+    assert_eq!(g.sum(None, false).unwrap().item::<i32>().unwrap(), want);
+    // The extreme in the middle of a chunk, with ties: the first wins.
+    let mut v = vec![1.0f64; n];
+    v[5_000_001] = 7.0;
+    v[6_000_000] = 7.0;
+    v[123] = -3.0;
+    v[8_000_000] = -3.0;
+    let f = Tensor::create(DType::F16, &[n], &v)
+        .unwrap()
+        .to_device(GPU)
+        .unwrap();
+    assert_eq!(
+        f.argmax(None, false).unwrap().item::<i32>().unwrap(),
+        5_000_001
+    );
+    assert_eq!(f.argmin(None, false).unwrap().item::<i32>().unwrap(), 123);
+    assert_eq!(
+        f.max(None, false)
+            .unwrap()
+            .cast(DType::F64)
+            .unwrap()
+            .item::<f64>()
+            .unwrap(),
+        7.0
+    );
+    // f16 accumulates in f32: the mean (n + 4) / n rounds to 1 in f16.
+    let mean = f.mean(None, false).unwrap().cast(DType::F64).unwrap();
+    assert_eq!(mean.item::<f64>().unwrap(), 1.0);
+    // The first NaN wins argmax; all/any see one element far out.
+    v[7_777_777] = f64::NAN;
+    let f = Tensor::create(DType::F32, &[n], &v)
+        .unwrap()
+        .to_device(GPU)
+        .unwrap();
+    assert_eq!(
+        f.argmax(None, false).unwrap().item::<i32>().unwrap(),
+        7_777_777
+    );
+    assert!(f.max(None, false).unwrap().item::<f32>().unwrap().is_nan());
+    let mut b = vec![1.0f64; n];
+    b[n - 2] = 0.0;
+    let bt = Tensor::create(DType::U8, &[n], &b)
+        .unwrap()
+        .to_device(GPU)
+        .unwrap();
+    assert_eq!(bt.all(None, false).unwrap().item::<u8>().unwrap(), 0);
+    assert_eq!(bt.any(None, false).unwrap().item::<u8>().unwrap(), 1);
+    let z = Tensor::zeros(DType::U8, &[n])
+        .unwrap()
+        .to_device(GPU)
+        .unwrap();
+    assert_eq!(z.any(None, false).unwrap().item::<u8>().unwrap(), 0);
+    // Several outputs, strided: columns of a [m, 3] tensor (reduce axis 0).
+    let m = 40_003;
+    let base = data(DType::I32, &[m, 3], 31);
+    let id = |t: &Tensor| t.clone();
+    for f in [
+        (|t: &Tensor| t.sum(Some(&[0]), false).unwrap()) as fn(&Tensor) -> Tensor,
+        |t| t.max(Some(&[0]), true).unwrap(),
+        |t| t.prod(Some(&[0]), false).unwrap(),
+        |t| t.argmax(Some(0), false).unwrap(),
+        |t| t.argmin(Some(0), true).unwrap(),
+        |t| t.cumsum(0).unwrap(),
+        |t| t.cumprod(0).unwrap(),
+    ] {
+        let (c, g) = both(&base, &id, &f);
+        exact(&c, &g, "i32 [40003, 3] axis 0");
+        let (c, g) = both(&base, &|t: &Tensor| t.flip(None).unwrap(), &f);
+        exact(&c, &g, "i32 [40003, 3] flipped, axis 0");
+    }
+    // A float mean over two axes, and a long f32 scan (carries added in
+    // another order than the CPU's: within the float sum bound).
+    let base = data(DType::F32, &[300, 4, 200], 32);
+    let (c, g) = both(&base, &id, &|t| t.mean(Some(&[0, 2]), false).unwrap());
+    close(&c, &g, 1e-5, 1e-6, "f32 mean over axes 0, 2");
+    let (c, g) = both(&ones.to_device(Device::Cpu).unwrap(), &id, &|t| {
+        t.cumsum(0).unwrap()
+    });
+    exact(&c, &g, "f32 cumsum of ones (exact below 2^24)");
+    let base = data(DType::F32, &[3, 50_000], 33);
+    let (c, g) = both(&base, &id, &|t| t.cumsum(1).unwrap());
+    close(&c, &g, 1e-4, 1e-3, "f32 cumsum of long rows");
 }

@@ -11,48 +11,88 @@
 //! in a metadata buffer (`md`), so one pipeline serves every shape of one (op,
 //! dtype) pair.
 //!
+//! # Long reductions: two passes
+//! No invocation loops over more than a few thousand elements: a kernel that
+//! does runs one workgroup where hundreds could, and Mesa's lavapipe stops
+//! loops after about 2^15 iterations (an infinite-loop guard), which gave
+//! wrong sums and arg-maxima past 2^23 reduced elements. So when more than
+//! [`CHUNK`] elements reduce into one output, `Sum`, `Prod`, `Max`, `Min`,
+//! `All`, `Any`, `Mean` and the arg-reductions run in two passes: the first
+//! reduces chunks of `ch = max(CHUNK, ceil(n / CHUNK))` elements into a
+//! partial per (output, chunk) in the accumulator dtype (f32 for f16/bf16,
+//! 32-bit for the sub-word integers; arg-reductions keep value and index),
+//! the second reduces each output's `ceil(n / ch) <= CHUNK` partials. Scans
+//! of rows longer than [`SCAN_CHUNK`] run in three: chunk totals, a scan of
+//! the totals (recursively), and each chunk's scan from its carry-in. `Var`,
+//! `Std` and softmax over more than [`MAX_ONE_GROUP`] elements per group take
+//! the CPU round trip (no multi-pass kernel for them yet).
+//!
 //! # Float sums: error bound
 //! For `n` summed elements each invocation adds at most `m = ceil(n / WG)`
-//! elements in sequence, then the tree adds `log2(WG) = 8` levels, so every
-//! element goes through at most `k = m - 1 + 8` roundings of the accumulator
-//! type and `|computed - exact| <= k u / (1 - k u) * sum |x_i|` with `u =
-//! 2^-24` (f32, and f16/bf16, which accumulate in f32 and add one rounding to
-//! their own precision when stored: `2^-11` resp. `2^-8` relative) or `u =
-//! 2^-53` (f64). `Mean` adds one division (Vulkan: at most 2.5 ulp), `Var`
-//! sums squared deviations from the computed mean with the same bound; `Std`
-//! takes a `sqrt` of it. Integer sums and products wrap at the dtype's width
-//! (computed in 32 or 64 bits; the store keeps the low bits), so they equal the
-//! CPU's exactly; so do `Max`, `Min`, `All`, `Any` and the arg-reductions
-//! (except that the sign of a zero maximum among both `-0` and `+0` may differ:
-//! the CPU's answer depends on its own order too).
+//! elements in sequence (`m <= ch / WG` with two passes), then the tree adds
+//! `log2(WG) = 8` levels (twice with two passes), so every element goes
+//! through at most `k = m - 1 + 8` (two passes: `2 (m - 1 + 8)`) roundings of
+//! the accumulator type and `|computed - exact| <= k u / (1 - k u) * sum
+//! |x_i|` with `u = 2^-24` (f32, and f16/bf16, which accumulate in f32 and
+//! add one rounding to their own precision when stored: `2^-11` resp. `2^-8`
+//! relative) or `u = 2^-53` (f64). `Mean` adds one division (Vulkan: at most
+//! 2.5 ulp), `Var` sums squared deviations from the computed mean with the
+//! same bound; `Std` takes a `sqrt` of it. Integer sums and products wrap at
+//! the dtype's width (computed in 32 or 64 bits; the store keeps the low
+//! bits), so they equal the CPU's exactly; so do `Max`, `Min`, `All`, `Any`
+//! and the arg-reductions (except that the sign of a zero maximum among both
+//! `-0` and `+0` may differ: the CPU's answer depends on its own order too).
 //!
 //! NaN: `Max`/`Min` propagate NaN like the CPU's `fmax`/`fmin`, and the
 //! arg-reductions return the first NaN; NaN is tested on the bits (WGSL lets
 //! compilers assume no NaN in float compares).
 //!
-//! Still on the CPU round trip ([`via_cpu`]): integer `Max`/`Min` (see
-//! `reduce`) and f64 softmax. Softmax (f32/f16/bf16) uses the built-in
-//! `exp`/`log`; measured on lavapipe against the CPU: within 1e-5 relative +
-//! 1e-6 absolute (f32). Scans run one invocation per row in the CPU's order:
-//! bit-identical to the CPU.
+//! f64 softmax takes the CPU round trip. Softmax (f32/f16/bf16) uses the
+//! built-in `exp`/`log`; measured on lavapipe against the CPU: within 1e-5
+//! relative + 1e-6 absolute (f32). Scans of rows up to [`SCAN_CHUNK`] run one
+//! invocation per row in the CPU's order: bit-identical to the CPU; longer
+//! float rows add the chunks' carries in another order (integers: exact).
 
 use super::buffer::GpuBuffer;
-use super::kernel::{check_bindings, check_size, dispatch, merge_dims, raw, window_entries, windows};
+use super::kernel::{
+    check_bindings, check_size, dispatch, merge_dims, raw, window_entries, windows,
+};
 use super::wgsl::Win;
 use super::{via_cpu, wgsl, GpuBackend};
-use crate::backend::{ArgOp, ReduceBackend, ReduceOp, ScanOp, SoftmaxOp};
+use crate::backend::{ArgOp, CoreBackend, ReduceBackend, ReduceOp, ScanOp, SoftmaxOp};
 use crate::dtype::DType;
 use crate::error::Result;
+use crate::layout::Layout;
 use crate::tensor::Tensor;
 use std::fmt::Write;
+use std::sync::Arc;
 
 /// Invocations per workgroup of the reduction kernels (a power of two).
 const WG: u32 = 256;
 
+/// Reduced elements per output above which reductions run in two passes, and
+/// the smallest chunk of the first pass (64 elements per invocation).
+const CHUNK: usize = WG as usize * 64;
+
+/// The largest group a one-workgroup kernel (softmax, `Var`, `Std`) reduces
+/// on the GPU: 8192 elements per invocation (a quarter of lavapipe's loop
+/// limit).
+const MAX_ONE_GROUP: usize = WG as usize * 8192;
+
+/// Rows longer than this scan in chunks of this length.
+const SCAN_CHUNK: usize = 1024;
+
+/// Metadata slots: outputs, reduced count, ddof, kept and reduced rank,
+/// offsets, chunks per output, chunk length, divisor of `Mean`.
+const NP: usize = 7;
+const CH: usize = 8;
+const DIV: usize = 9;
+
 /// The metadata of one reduction: `[nout, count, ddof, nk, nr, xoff, yoff,
-/// kshape[nk], kx[nk], ky[nk], rshape[nr], rx[nr], ry[nr]]` (strides as
-/// two's-complement i32). `ry` are the output's strides along the reduced axes
-/// (softmax writes every element; zero elsewhere).
+/// np, ch, div, kshape[nk], kx[nk], ky[nk], rshape[nr], rx[nr], ry[nr]]`
+/// (strides as two's-complement i32). `ry` are the output's strides along the
+/// reduced axes (softmax writes every element; zero elsewhere). One chunk of
+/// the whole count (`np = 1`, `ch = count`) and `div = count` by default.
 fn meta(x: &Tensor, axes: &[usize], out: &Tensor, ddof: usize) -> (usize, usize, Vec<u32>) {
     let xs = x.layout().strides();
     let ys = out.layout().strides();
@@ -73,24 +113,7 @@ fn meta(x: &Tensor, axes: &[usize], out: &Tensor, ddof: usize) -> (usize, usize,
         vec![0; axes.len()]
     };
     let (rshape, rst) = merge_dims(&rshape, &[axes.iter().map(|&d| xs[d]).collect(), ry]);
-    let nout: usize = kshape.iter().product();
     let count: usize = axes.iter().map(|&d| shape[d]).product();
-    let mut md = vec![
-        nout as u32,
-        count as u32,
-        ddof as u32,
-        kshape.len() as u32,
-        rshape.len() as u32,
-        x.offset() as u32,
-        out.offset() as u32,
-    ];
-    let i = |s: &isize| *s as i32 as u32;
-    md.extend(kshape.iter().map(|&d| d as u32));
-    md.extend(kst[0].iter().map(i));
-    md.extend(kst[1].iter().map(i));
-    md.extend(rshape.iter().map(|&d| d as u32));
-    md.extend(rst[0].iter().map(i));
-    md.extend(rst[1].iter().map(i));
     // Shapes with a zero-size kept axis have no outputs.
     let nout = if shape
         .iter()
@@ -99,9 +122,27 @@ fn meta(x: &Tensor, axes: &[usize], out: &Tensor, ddof: usize) -> (usize, usize,
     {
         0
     } else {
-        nout
+        kshape.iter().product()
     };
-    md[0] = nout as u32;
+    let mut md = vec![
+        nout as u32,
+        count as u32,
+        ddof as u32,
+        kshape.len() as u32,
+        rshape.len() as u32,
+        x.offset() as u32,
+        out.offset() as u32,
+        1,
+        count as u32,
+        count as u32,
+    ];
+    let i = |s: &isize| *s as i32 as u32;
+    md.extend(kshape.iter().map(|&d| d as u32));
+    md.extend(kst[0].iter().map(i));
+    md.extend(kst[1].iter().map(i));
+    md.extend(rshape.iter().map(|&d| d as u32));
+    md.extend(rst[0].iter().map(i));
+    md.extend(rst[1].iter().map(i));
     (nout, count, md)
 }
 
@@ -115,18 +156,18 @@ fn kept(o: u32) -> vec2<i32> {
   var xi = bitcast<i32>(md[5]);
   var yi = bitcast<i32>(md[6]);
   for (var d = i32(nk) - 1; d >= 0; d = d - 1) {
-    let s = md[7u + u32(d)];
+    let s = md[10u + u32(d)];
     let q = r / s;
     let c = i32(r - q * s);
     r = q;
-    xi = xi + c * bitcast<i32>(md[7u + nk + u32(d)]);
-    yi = yi + c * bitcast<i32>(md[7u + 2u * nk + u32(d)]);
+    xi = xi + c * bitcast<i32>(md[10u + nk + u32(d)]);
+    yi = yi + c * bitcast<i32>(md[10u + 2u * nk + u32(d)]);
   }
   return vec2<i32>(xi, yi);
 }
 fn red(k: u32) -> vec2<i32> {
   let nr = md[4];
-  let b = 7u + 3u * md[3];
+  let b = 10u + 3u * md[3];
   if (nr == 1u) {
     return vec2<i32>(i32(k) * bitcast<i32>(md[b + 1u]), i32(k) * bitcast<i32>(md[b + 2u]));
   }
@@ -145,6 +186,10 @@ fn red(k: u32) -> vec2<i32> {
 }
 "#;
 
+/// The opening of a chunked workgroup loop: workgroup item `g` is chunk `c`
+/// of output `o`, reduced elements `k0..k1`.
+const CHUNK_LOOP: &str = "  let nout = md[0];\n  let cnt = md[1];\n  let np = md[7];\n  let ch = md[8];\n  for (var g = wid.x; g < nout * np; g = g + nwg.x) {\n    let o = g / np;\n    let c = g - o * np;\n    let kb = kept(o);\n    let k0 = c * ch;\n    let k1 = min(cnt, k0 + ch);\n";
+
 /// The unsigned dtype of `d`'s width (raw bits).
 fn raw_dtype(d: DType) -> DType {
     match d.itemsize() {
@@ -153,6 +198,24 @@ fn raw_dtype(d: DType) -> DType {
         4 => DType::U32,
         _ => DType::U64,
     }
+}
+
+/// The dtype partial results of `d` are kept in between passes: its WGSL
+/// compute type (never a packed sub-word dtype).
+fn acc_dtype(d: DType) -> DType {
+    match d {
+        DType::F16 | DType::BF16 => DType::F32,
+        DType::I8 | DType::I16 => DType::I32,
+        DType::U8 | DType::U16 => DType::U32,
+        d => d,
+    }
+}
+
+/// The chunk length and chunk count of a two-pass reduction of `count`
+/// elements per output: at most [`CHUNK`] chunks.
+fn chunks(count: usize) -> (usize, usize) {
+    let ch = CHUNK.max(count.div_ceil(CHUNK));
+    (ch, count.div_ceil(ch))
 }
 
 /// The source header: bindings `md`, `x` (input, read as `xd`, in `wx`
@@ -173,43 +236,73 @@ fn header(xd: DType, yd: DType, (wx, wy): (Win, Win)) -> String {
     src
 }
 
-/// Compile and launch the kernel `src(windows of x, windows of out)` over
-/// `x` (read as `xd`) into `out`.
-#[allow(clippy::too_many_arguments)]
-fn launch(
-    b: &GpuBackend,
-    op: &str,
-    src: impl FnOnce((Win, Win)) -> String,
-    md: &[u32],
-    nout: usize,
-    x: &Tensor,
+/// The declaration of plain binding number `slot` after the windows `w` of
+/// `x` and `y`.
+fn extra_decl(w: (Win, Win), k: usize, name: &str, ty: &str, written: bool) -> String {
+    let access = if written { "read_write" } else { "read" };
+    format!(
+        "@group(0) @binding({}) var<storage, {access}> {name}: array<{ty}>;\n",
+        1 + (w.0.count + w.1.count) as usize + k
+    )
+}
+
+/// One kernel launch: source from the windows of `x` and `out`, metadata,
+/// the work items, and plain bindings after the windows.
+struct Launch<'a> {
+    op: &'a str,
+    md: &'a [u32],
+    /// Work items (workgroups, or invocations for the scan).
+    items: usize,
+    /// Work items per workgroup.
+    per_group: usize,
+    x: &'a Tensor,
     xd: DType,
-    out: &Tensor,
-    outputs_per_group: usize,
-) -> Result<()> {
-    let ctx = b.ctx(op)?;
-    ctx.check_alive(op)?;
-    check_size(op, &[x, out])?;
-    ctx.check_dtype(op, x.dtype())?;
-    ctx.check_dtype(op, xd)?;
-    ctx.check_dtype(op, out.dtype())?;
-    if nout == 0 {
-        return Ok(());
+    out: &'a Tensor,
+    extra: &'a [&'a Tensor],
+}
+
+impl Launch<'_> {
+    fn run(self, b: &GpuBackend, src: impl FnOnce((Win, Win)) -> String) -> Result<()> {
+        let op = self.op;
+        let ctx = b.ctx(op)?;
+        ctx.check_alive(op)?;
+        check_size(op, &[self.x, self.out])?;
+        ctx.check_dtype(op, self.x.dtype())?;
+        ctx.check_dtype(op, self.xd)?;
+        ctx.check_dtype(op, self.out.dtype())?;
+        if self.items == 0 {
+            return Ok(());
+        }
+        let (wx, wy) = (
+            windows(&ctx, self.x, self.xd),
+            windows(&ctx, self.out, self.out.dtype()),
+        );
+        let nb = 1 + (wx.count + wy.count) as usize;
+        check_bindings(&ctx, op, nb + self.extra.len())?;
+        let pipeline = ctx.pipeline(op, &src((wx, wy)))?;
+        let meta_buf = GpuBuffer::from_bytes(&ctx, bytemuck::cast_slice(self.md), op)?;
+        let mut entries = vec![wgpu::BindGroupEntry {
+            binding: 0,
+            resource: meta_buf.raw().as_entire_binding(),
+        }];
+        window_entries(1, raw(self.x), self.xd, wx, &mut entries);
+        window_entries(
+            1 + wx.count as usize,
+            raw(self.out),
+            self.out.dtype(),
+            wy,
+            &mut entries,
+        );
+        for (k, t) in self.extra.iter().enumerate() {
+            entries.push(wgpu::BindGroupEntry {
+                binding: (nb + k) as u32,
+                resource: raw(t).as_entire_binding(),
+            });
+        }
+        let groups = self.items.div_ceil(self.per_group).min(65_535) as u32;
+        dispatch(&ctx, op, &pipeline, &entries, (groups, 1, 1));
+        Ok(())
     }
-    let (wx, wy) = (windows(&ctx, x, xd), windows(&ctx, out, out.dtype()));
-    check_bindings(&ctx, op, 1 + (wx.count + wy.count) as usize)?;
-    let pipeline = ctx.pipeline(op, &src((wx, wy)))?;
-    let meta_buf = GpuBuffer::from_bytes(&ctx, bytemuck::cast_slice(md), op)?;
-    let mut entries = vec![wgpu::BindGroupEntry {
-        binding: 0,
-        resource: meta_buf.raw().as_entire_binding(),
-    }];
-    window_entries(1, raw(x), xd, wx, &mut entries);
-    window_entries(1 + wx.count as usize, raw(out), out.dtype(), wy, &mut entries);
-    // One output per workgroup, or one row per invocation for the scan.
-    let groups = nout.div_ceil(outputs_per_group).min(65_535) as u32;
-    dispatch(&ctx, op, &pipeline, &entries, (groups, 1, 1));
-    Ok(())
 }
 
 /// The tree reduction of `sa` with `comb` (every invocation), leaving the
@@ -222,11 +315,14 @@ fn tree(src: &mut String, comb: &str) {
     );
 }
 
-/// The kernel source of a reduction of `xd` into `yd`.
-fn reduce_src(op: ReduceOp, xd: DType, w: (Win, Win)) -> (String, DType, DType) {
-    let (rd, yd) = match op {
-        ReduceOp::All | ReduceOp::Any => (raw_dtype(xd), DType::U8),
-        _ => (xd, xd),
+/// The kernel source of a reduction of `xd` (raw bits for `All`/`Any`) into
+/// `yd`. `partial`: chunk results go unfinished (no `Mean` division) to the
+/// contiguous partials at work item `g`; else each output's one chunk is
+/// finished and stored at the output's element.
+fn reduce_src(op: ReduceOp, xd: DType, yd: DType, partial: bool, w: (Win, Win)) -> String {
+    let rd = match op {
+        ReduceOp::All | ReduceOp::Any => raw_dtype(xd),
+        _ => xd,
     };
     let mut src = header(rd, yd, w);
     let t = wgsl::compute_ty(xd);
@@ -259,7 +355,7 @@ fn reduce_src(op: ReduceOp, xd: DType, w: (Win, Win)) -> (String, DType, DType) 
                     },
                 )
             } else {
-                extreme_lit(xd, !max)
+                extreme_lit(xd, max)
             };
             let f = if float {
                 let cmp = if max { "a > b" } else { "a < b" };
@@ -298,11 +394,14 @@ fn reduce_src(op: ReduceOp, xd: DType, w: (Win, Win)) -> (String, DType, DType) 
     };
     let _ = writeln!(
         src,
-        "var<workgroup> sa: array<{acc}, {WG}>;\n@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n  let nout = md[0];\n  let cnt = md[1];\n  for (var o = wid.x; o < nout; o = o + nwg.x) {{\n    let kb = kept(o);\n    var a: {acc} = {ident};\n    for (var k = lid; k < cnt; k = k + {WG}u) {{\n      let v = ld0(u32(kb.x + red(k).x));\n      a = comb(a, {elem});\n    }}\n    sa[lid] = a;"
+        "var<workgroup> sa: array<{acc}, {WG}>;\n@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n{CHUNK_LOOP}    var a: {acc} = {ident};\n    for (var k = k0 + lid; k < k1; k = k + {WG}u) {{\n      let v = ld0(u32(kb.x + red(k).x));\n      a = comb(a, {elem});\n    }}\n    sa[lid] = a;"
     );
     tree(&mut src, "comb");
     let nanlit = wgsl::lit(xd, f64::NAN);
     match op {
+        _ if partial => {
+            let _ = writeln!(src, "    if (lid == 0u) {{ st1(g, sa[0]); }}");
+        }
         ReduceOp::Var { .. } | ReduceOp::Std { .. } => {
             let sq = if matches!(op, ReduceOp::Std { .. }) {
                 "sqrt"
@@ -322,7 +421,7 @@ fn reduce_src(op: ReduceOp, xd: DType, w: (Win, Win)) -> (String, DType, DType) 
         ReduceOp::Mean => {
             let _ = writeln!(
                 src,
-                "    if (lid == 0u) {{\n      var r = {nanlit};\n      if (cnt > 0u) {{ r = sa[0] / {t}(cnt); }}\n      st1(u32(kb.y), r);\n    }}"
+                "    if (lid == 0u) {{\n      var r = {nanlit};\n      if (md[9] > 0u) {{ r = sa[0] / {t}(md[9]); }}\n      st1(u32(kb.y), r);\n    }}"
             );
         }
         _ => {
@@ -330,7 +429,7 @@ fn reduce_src(op: ReduceOp, xd: DType, w: (Win, Win)) -> (String, DType, DType) 
         }
     }
     src.push_str("    workgroupBarrier();\n  }\n}\n");
-    (src, rd, yd)
+    src
 }
 
 /// The smallest (`min`) or largest value of an integer compute type, as a
@@ -349,17 +448,42 @@ fn extreme_lit(d: DType, min: bool) -> String {
     }
 }
 
-/// The kernel source of an arg-reduction of `xd` (output i32).
-fn arg_src(op: ArgOp, xd: DType, w: (Win, Win)) -> String {
-    let mut src = header(xd, DType::I32, w);
+/// The passes of an arg-reduction.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ArgPass {
+    /// One pass: the index into the i32 output.
+    Whole,
+    /// First of two: each chunk's best value into the partials `y` (at work
+    /// item `g`), its index into the plain binding `pi`.
+    Partial,
+    /// Second of two over the partial values: the winner's index from `pi`.
+    Final,
+}
+
+/// The kernel source of an arg-reduction pass over `xd`.
+fn arg_src(op: ArgOp, xd: DType, pass: ArgPass, w: (Win, Win)) -> String {
+    let yd = if pass == ArgPass::Partial {
+        acc_dtype(xd)
+    } else {
+        DType::I32
+    };
+    let mut src = header(xd, yd, w);
+    if pass != ArgPass::Whole {
+        src.push_str(&extra_decl(w, 0, "pi", "u32", pass == ArgPass::Partial));
+    }
     let t = wgsl::compute_ty(xd);
     let cmp = if op == ArgOp::Max { "a > b" } else { "a < b" };
     let nan_a = wgsl::is_nan(xd, "a");
     let nan_b = wgsl::is_nan(xd, "b");
+    let store = match pass {
+        ArgPass::Whole => "st1(u32(kb.y), bitcast<i32>(si[0]));",
+        ArgPass::Partial => "st1(g, sv[0]);\n      pi[g] = si[0];",
+        ArgPass::Final => "st1(u32(kb.y), bitcast<i32>(pi[u32(kb.x) + si[0]]));",
+    };
     // better(a, b): a replaces the current best b (the CPU's rule).
     let _ = writeln!(
         src,
-        "fn better(a: {t}, b: {t}) -> bool {{\n  if ({nan_b}) {{ return false; }}\n  if ({nan_a}) {{ return true; }}\n  return {cmp};\n}}\nvar<workgroup> sv: array<{t}, {WG}>;\nvar<workgroup> si: array<u32, {WG}>;\n@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n  let nout = md[0];\n  let cnt = md[1];\n  for (var o = wid.x; o < nout; o = o + nwg.x) {{\n    let kb = kept(o);\n    var bi = 0xffffffffu;\n    var bv = ld0(u32(kb.x));\n    for (var k = lid; k < cnt; k = k + {WG}u) {{\n      let v = ld0(u32(kb.x + red(k).x));\n      if (bi == 0xffffffffu || better(v, bv)) {{ bv = v; bi = k; }}\n    }}\n    sv[lid] = bv;\n    si[lid] = bi;\n    workgroupBarrier();\n    for (var s = {h}u; s > 0u; s = s >> 1u) {{\n      if (lid < s) {{\n        let ib = si[lid + s];\n        let ia = si[lid];\n        if (ib != 0xffffffffu) {{\n          let vb = sv[lid + s];\n          let va = sv[lid];\n          if (ia == 0xffffffffu || better(vb, va) || (!better(va, vb) && ib < ia)) {{\n            sv[lid] = vb;\n            si[lid] = ib;\n          }}\n        }}\n      }}\n      workgroupBarrier();\n    }}\n    if (lid == 0u) {{ st1(u32(kb.y), bitcast<i32>(si[0])); }}\n    workgroupBarrier();\n  }}\n}}",
+        "fn better(a: {t}, b: {t}) -> bool {{\n  if ({nan_b}) {{ return false; }}\n  if ({nan_a}) {{ return true; }}\n  return {cmp};\n}}\nvar<workgroup> sv: array<{t}, {WG}>;\nvar<workgroup> si: array<u32, {WG}>;\n@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n{CHUNK_LOOP}    var bi = 0xffffffffu;\n    var bv = ld0(u32(kb.x));\n    for (var k = k0 + lid; k < k1; k = k + {WG}u) {{\n      let v = ld0(u32(kb.x + red(k).x));\n      if (bi == 0xffffffffu || better(v, bv)) {{ bv = v; bi = k; }}\n    }}\n    sv[lid] = bv;\n    si[lid] = bi;\n    workgroupBarrier();\n    for (var s = {h}u; s > 0u; s = s >> 1u) {{\n      if (lid < s) {{\n        let ib = si[lid + s];\n        let ia = si[lid];\n        if (ib != 0xffffffffu) {{\n          let vb = sv[lid + s];\n          let va = sv[lid];\n          if (ia == 0xffffffffu || better(vb, va) || (!better(va, vb) && ib < ia)) {{\n            sv[lid] = vb;\n            si[lid] = ib;\n          }}\n        }}\n      }}\n      workgroupBarrier();\n    }}\n    if (lid == 0u) {{\n      {store}\n    }}\n    workgroupBarrier();\n  }}\n}}",
         h = WG / 2
     );
     src
@@ -389,78 +513,260 @@ fn softmax_src(op: SoftmaxOp, xd: DType, w: (Win, Win)) -> String {
     src
 }
 
-/// Invocations per workgroup of the scan kernel (one row each).
+/// Invocations per workgroup of the scan kernel (one row chunk each).
 const SCAN_WG: u32 = 64;
 
-/// The kernel source of a scan of `xd`: one invocation per row, sequential
-/// in the CPU's order (so float results equal the CPU's bit for bit).
-fn scan_src(op: ScanOp, xd: DType, w: (Win, Win)) -> String {
+/// The kernel source of a scan of `xd`: one invocation per (row, chunk),
+/// sequential in the CPU's order within the chunk, starting from the
+/// inclusive scan of the previous chunks' totals (plain binding `cy` of the
+/// accumulator type) when `carry`.
+fn scan_src(op: ScanOp, xd: DType, carry: bool, w: (Win, Win)) -> String {
     let mut src = header(xd, xd, w);
     let t = wgsl::compute_ty(xd);
+    if carry {
+        src.push_str(&extra_decl(w, 0, "cy", t, false));
+    }
     let (ident, f) = match op {
         ScanOp::Sum => (wgsl::lit(xd, 0.0), "a + v"),
         ScanOp::Prod => (wgsl::lit(xd, 1.0), "a * v"),
     };
+    let start = if carry {
+        "\n    if (c > 0u) { a = cy[g - 1u]; }"
+    } else {
+        ""
+    };
     let _ = writeln!(
         src,
-        "@compute @workgroup_size({SCAN_WG})\nfn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{\n  let nout = md[0];\n  let cnt = md[1];\n  for (var o = gid.x; o < nout; o = o + nwg.x * {SCAN_WG}u) {{\n    let kb = kept(o);\n    var a: {t} = {ident};\n    for (var k = 0u; k < cnt; k = k + 1u) {{\n      let r = red(k);\n      let v = ld0(u32(kb.x + r.x));\n      a = {f};\n      st1(u32(kb.y + r.y), a);\n    }}\n  }}\n}}"
+        "@compute @workgroup_size({SCAN_WG})\nfn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{\n  let nout = md[0];\n  let cnt = md[1];\n  let np = md[7];\n  let ch = md[8];\n  for (var g = gid.x; g < nout * np; g = g + nwg.x * {SCAN_WG}u) {{\n    let o = g / np;\n    let c = g - o * np;\n    let kb = kept(o);\n    var a: {t} = {ident};{start}\n    let k1 = min(cnt, c * ch + ch);\n    for (var k = c * ch; k < k1; k = k + 1u) {{\n      let r = red(k);\n      let v = ld0(u32(kb.x + r.x));\n      a = {f};\n      st1(u32(kb.y + r.y), a);\n    }}\n  }}\n}}"
     );
     src
 }
 
-impl ReduceBackend for GpuBackend {
-    fn reduce(&self, op: ReduceOp, x: &Tensor, axes: &[usize], out: &Tensor) -> Result<()> {
+impl GpuBackend {
+    /// A new contiguous GPU tensor of `shape` (contents undefined).
+    fn temp(&self, d: DType, shape: &[usize]) -> Result<Tensor> {
+        let s = self.alloc_for_overwrite(d, shape.iter().product())?;
+        Tensor::from_parts(Arc::new(s), Layout::contiguous(shape))
+    }
+
+    /// The partials of a chunked reduction of `x` over `axes`: `x`'s shape
+    /// with the reduced axes 1 and a last axis of `np` chunks (contiguous, so
+    /// chunk `c` of output `o` is element `o * np + c`).
+    fn partials(&self, d: DType, x: &Tensor, axes: &[usize], np: usize) -> Result<Tensor> {
+        let mut shape: Vec<usize> = x.shape().to_vec();
+        for &a in axes {
+            shape[a] = 1;
+        }
+        shape.push(np);
+        self.temp(d, &shape)
+    }
+
+    /// `out` (keepdims shape) seen with a last axis of one element: the
+    /// output of a reduction over the partials' last axis.
+    fn with_unit_axis(out: &Tensor) -> Result<Tensor> {
+        let l = out.layout();
+        let mut shape = l.shape().to_vec();
+        let mut strides = l.strides().to_vec();
+        shape.push(1);
+        strides.push(1);
+        Tensor::from_parts(
+            Arc::clone(out.storage()),
+            Layout::new(shape, strides, l.offset()),
+        )
+    }
+
+    /// A reduction whose `Mean` divides by `div` (the element count of the
+    /// first pass when `x` holds partials).
+    fn reduce_div(
+        &self,
+        op: ReduceOp,
+        x: &Tensor,
+        axes: &[usize],
+        out: &Tensor,
+        div: usize,
+    ) -> Result<()> {
         let ddof = match op {
             ReduceOp::Var { ddof } | ReduceOp::Std { ddof } => ddof,
             _ => 0,
         };
-        if matches!(op, ReduceOp::Max | ReduceOp::Min) && !x.dtype().is_float() {
-            // Integer Max/Min: the kernel gave i32::MAX for an i32 maximum on
-            // lavapipe in one test ordering (not yet understood); CPU round
-            // trip until it is.
+        let (nout, count, mut md) = meta(x, axes, out, ddof);
+        md[DIV] = div as u32;
+        let xd = x.dtype();
+        let rd = if matches!(op, ReduceOp::All | ReduceOp::Any) {
+            raw_dtype(xd)
+        } else {
+            xd
+        };
+        let two_pass = !matches!(op, ReduceOp::Var { .. } | ReduceOp::Std { .. });
+        if count > CHUNK && two_pass && nout > 0 {
+            let (ch, np) = chunks(count);
+            let pd = match op {
+                ReduceOp::All | ReduceOp::Any => DType::U32,
+                _ => acc_dtype(xd),
+            };
+            let part = self.partials(pd, x, axes, np)?;
+            md[NP] = np as u32;
+            md[CH] = ch as u32;
+            let pop = if op == ReduceOp::Mean {
+                ReduceOp::Sum
+            } else {
+                op
+            };
+            Launch {
+                op: "reduce",
+                md: &md,
+                items: nout * np,
+                per_group: 1,
+                x,
+                xd: rd,
+                out: &part,
+                extra: &[],
+            }
+            .run(self, |w| reduce_src(pop, xd, pd, true, w))?;
+            let last = part.shape().len() - 1;
+            return self.reduce_div(op, &part, &[last], &Self::with_unit_axis(out)?, div);
+        }
+        if count > MAX_ONE_GROUP && !two_pass {
             return via_cpu(&[x], &[out], |cpu, i, o| cpu.reduce(op, &i[0], axes, &o[0]));
         }
-        let (nout, _, md) = meta(x, axes, out, ddof);
-        let rd = if matches!(op, ReduceOp::All | ReduceOp::Any) {
-            raw_dtype(x.dtype())
-        } else {
-            x.dtype()
-        };
-        let src = |w| reduce_src(op, x.dtype(), w).0;
-        launch(self, "reduce", src, &md, nout, x, rd, out, 1)
+        Launch {
+            op: "reduce",
+            md: &md,
+            items: nout,
+            per_group: 1,
+            x,
+            xd: rd,
+            out,
+            extra: &[],
+        }
+        .run(self, |w| reduce_src(op, xd, out.dtype(), false, w))
+    }
+}
+
+impl ReduceBackend for GpuBackend {
+    fn reduce(&self, op: ReduceOp, x: &Tensor, axes: &[usize], out: &Tensor) -> Result<()> {
+        let count = axes.iter().map(|&a| x.shape()[a]).product();
+        self.reduce_div(op, x, axes, out, count)
     }
     fn arg_reduce(&self, op: ArgOp, x: &Tensor, axis: usize, out: &Tensor) -> Result<()> {
-        let (nout, _, md) = meta(x, &[axis], out, 0);
-        let src = |w| arg_src(op, x.dtype(), w);
-        launch(self, "arg_reduce", src, &md, nout, x, x.dtype(), out, 1)
+        let (nout, count, mut md) = meta(x, &[axis], out, 0);
+        let xd = x.dtype();
+        if count <= CHUNK || nout == 0 {
+            return Launch {
+                op: "arg_reduce",
+                md: &md,
+                items: nout,
+                per_group: 1,
+                x,
+                xd,
+                out,
+                extra: &[],
+            }
+            .run(self, |w| arg_src(op, xd, ArgPass::Whole, w));
+        }
+        let (ch, np) = chunks(count);
+        let pd = acc_dtype(xd);
+        let values = self.partials(pd, x, &[axis], np)?;
+        let index = self.partials(DType::U32, x, &[axis], np)?;
+        md[NP] = np as u32;
+        md[CH] = ch as u32;
+        Launch {
+            op: "arg_reduce",
+            md: &md,
+            items: nout * np,
+            per_group: 1,
+            x,
+            xd,
+            out: &values,
+            extra: &[&index],
+        }
+        .run(self, |w| arg_src(op, xd, ArgPass::Partial, w))?;
+        let last = values.shape().len() - 1;
+        let out1 = Self::with_unit_axis(out)?;
+        let (nout, _, md) = meta(&values, &[last], &out1, 0);
+        Launch {
+            op: "arg_reduce",
+            md: &md,
+            items: nout,
+            per_group: 1,
+            x: &values,
+            xd: pd,
+            out: &out1,
+            extra: &[&index],
+        }
+        .run(self, |w| arg_src(op, pd, ArgPass::Final, w))
     }
     /// f32, f16 and bf16 run on the GPU (computed in f32 with the WGSL
     /// `exp`/`log` built-ins, whose precision is vendor-defined; see the
     /// module doc for the error measured). f64 takes the CPU round trip:
     /// Vulkan's `exp`/`log` built-ins do not take f64.
     fn softmax(&self, op: SoftmaxOp, x: &Tensor, axes: &[usize], out: &Tensor) -> Result<()> {
-        if matches!(x.dtype(), DType::F32 | DType::F16 | DType::BF16) {
-            let (nout, _, md) = meta(x, axes, out, 0);
-            let src = |w| softmax_src(op, x.dtype(), w);
-            return launch(self, "softmax", src, &md, nout, x, x.dtype(), out, 1);
+        let (nout, count, md) = meta(x, axes, out, 0);
+        if matches!(x.dtype(), DType::F32 | DType::F16 | DType::BF16) && count <= MAX_ONE_GROUP {
+            return Launch {
+                op: "softmax",
+                md: &md,
+                items: nout,
+                per_group: 1,
+                x,
+                xd: x.dtype(),
+                out,
+                extra: &[],
+            }
+            .run(self, |w| softmax_src(op, x.dtype(), w));
         }
         via_cpu(&[x], &[out], |cpu, i, o| {
             cpu.softmax(op, &i[0], axes, &o[0])
         })
     }
     fn scan(&self, op: ScanOp, x: &Tensor, axis: usize, out: &Tensor) -> Result<()> {
-        let (nout, _, md) = meta(x, &[axis], out, 0);
-        let src = |w| scan_src(op, x.dtype(), w);
-        launch(
-            self,
-            "scan",
-            src,
-            &md,
-            nout,
+        let (nout, count, mut md) = meta(x, &[axis], out, 0);
+        let xd = x.dtype();
+        let mut carry = None;
+        if count > SCAN_CHUNK && nout > 0 {
+            // Chunk totals, their inclusive scan (recursively), then each
+            // chunk from its carry-in.
+            let np = count.div_ceil(SCAN_CHUNK);
+            let pd = acc_dtype(xd);
+            let part = self.partials(pd, x, &[axis], np)?;
+            let mut pmd = md.clone();
+            pmd[NP] = np as u32;
+            pmd[CH] = SCAN_CHUNK as u32;
+            let rop = match op {
+                ScanOp::Sum => ReduceOp::Sum,
+                ScanOp::Prod => ReduceOp::Prod,
+            };
+            // `md` was made for `out`; the partials are contiguous in `g`.
+            Launch {
+                op: "scan",
+                md: &pmd,
+                items: nout * np,
+                per_group: 1,
+                x,
+                xd,
+                out: &part,
+                extra: &[],
+            }
+            .run(self, |w| reduce_src(rop, xd, pd, true, w))?;
+            let last = part.shape().len() - 1;
+            let scanned = self.temp(pd, part.shape())?;
+            self.scan(op, &part, last, &scanned)?;
+            md[NP] = np as u32;
+            md[CH] = SCAN_CHUNK as u32;
+            carry = Some(scanned);
+        }
+        let np = md[NP] as usize;
+        let extra: Vec<&Tensor> = carry.iter().collect();
+        Launch {
+            op: "scan",
+            md: &md,
+            items: nout * np,
+            per_group: SCAN_WG as usize,
             x,
-            x.dtype(),
+            xd,
             out,
-            SCAN_WG as usize,
-        )
+            extra: &extra,
+        }
+        .run(self, |w| scan_src(op, xd, carry.is_some(), w))
     }
 }

@@ -7,6 +7,7 @@ pub mod compare;
 pub mod conv;
 pub mod convert;
 pub mod creation;
+pub mod creation_on;
 pub mod elementwise;
 pub mod ewise;
 pub mod index;

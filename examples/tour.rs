@@ -122,5 +122,30 @@ fn main() -> Result<()> {
         "large tensors are summarised:\n{}",
         Tensor::init(DType::I64, &[50, 50], |i| (i[0] * 50 + i[1]) as i64)?
     );
+
+    section("GPU (build with --features gpu)");
+    for info in rnx::gpu_devices() {
+        println!("adapter {info:?}");
+    }
+    let gpu = rnx::Device::Gpu(0);
+    if gpu.is_available() {
+        let x = Tensor::rand_on(DType::F32, &[2, 3], 42, gpu)?;
+        println!("rand_on gpu:0 (same values as the CPU's seed 42):\n{x}");
+        let y = x
+            .mul(2.0)?
+            .exp()?
+            .add(&Tensor::ones_on(DType::F32, &[3], gpu)?)?;
+        println!("exp(2 x) + 1, computed on {}:\n{y}", y.device());
+        println!(
+            "mixing devices is an error: {}",
+            y.add(&Tensor::ones(DType::F32, &[3])?).unwrap_err()
+        );
+        println!(
+            "back on the CPU: {:?}",
+            y.to_device(rnx::Device::Cpu)?.to_vec::<f32>()?
+        );
+    } else {
+        println!("no GPU adapter here (or not built with --features gpu): section skipped");
+    }
     Ok(())
 }

@@ -24,6 +24,8 @@ pub struct Options {
     pub cases: Vec<String>,
     /// Print the help text and exit.
     pub help: bool,
+    /// The device the cases' inputs live on and their operations run on.
+    pub device: rnx::Device,
 }
 
 /// Per-case time budget of a real run (the issue: "about one second per case").
@@ -49,6 +51,10 @@ usage: cargo run --release --bin rnx-bench -- [--only NAME...] [--json] [options
   --seconds S      time budget per case after the warm-up (default 1; quick: 0.005)
   --list           print the case names, marking missing operations, and exit
   --bandwidth      measure only the machine's copy bandwidth (with --json: one object)
+  --device D       run on `cpu` (default) or `gpu` / `gpu:N` (needs --features gpu):
+                   inputs are created there and every timed run ends with
+                   rnx::synchronize; operations without a GPU kernel take their
+                   documented CPU round trip (see the README's device table)
   --help           this text
 
 Cases named *_1t run in a child process of this binary with RNX_NUM_THREADS=1
@@ -63,6 +69,19 @@ fn parse_seconds(v: &str) -> Result<Duration, String> {
         return Err(format!("--seconds: {v} is outside 0..=3600"));
     }
     Ok(Duration::from_secs_f64(s))
+}
+
+/// `cpu`, `gpu` (adapter 0) or `gpu:N`.
+fn parse_device(v: &str) -> Result<rnx::Device, String> {
+    match v {
+        "cpu" => Ok(rnx::Device::Cpu),
+        "gpu" => Ok(rnx::Device::Gpu(0)),
+        _ => v
+            .strip_prefix("gpu:")
+            .and_then(|n| n.parse().ok())
+            .map(rnx::Device::Gpu)
+            .ok_or_else(|| format!("--device: `{v}` is not cpu, gpu or gpu:N")),
+    }
 }
 
 /// Parse the arguments after the program name.
@@ -82,6 +101,7 @@ where
         child: false,
         cases: Vec::new(),
         help: false,
+        device: rnx::Device::Cpu,
     };
     let mut budget = None;
     let mut i = 0;
@@ -110,6 +130,11 @@ where
             "--bandwidth" => o.bandwidth = true,
             "--help" | "-h" => o.help = true,
             CHILD_FLAG => o.child = true,
+            "--device" => {
+                let v = args.get(i).ok_or("--device needs a value")?;
+                i += 1;
+                o.device = parse_device(v)?;
+            }
             "--seconds" => {
                 let v = args.get(i).ok_or("--seconds needs a value")?;
                 i += 1;
@@ -118,6 +143,8 @@ where
             _ => {
                 if let Some(v) = a.strip_prefix("--only=") {
                     o.only.push(v.to_string());
+                } else if let Some(v) = a.strip_prefix("--device=") {
+                    o.device = parse_device(v)?;
                 } else if let Some(v) = a.strip_prefix("--seconds=") {
                     budget = Some(parse_seconds(v)?);
                 } else {
@@ -147,6 +174,8 @@ impl Options {
         }
         v.push("--seconds".into());
         v.push(format!("{}", self.budget.as_secs_f64()));
+        v.push("--device".into());
+        v.push(self.device.to_string());
         v.push("--case".into());
         v.extend(names.iter().map(|s| s.to_string()));
         v
@@ -188,6 +217,9 @@ mod tests {
         assert!(parse(["--seconds", "abc"]).is_err());
         assert!(parse(["--seconds", "-1"]).is_err());
         assert!(parse(["--case", "add_f32_10M"]).is_err());
+        assert!(parse(["--device", "tpu"]).is_err());
+        assert!(parse(["--device", "gpu:x"]).is_err());
+        assert!(parse(["--device"]).is_err());
     }
 
     #[test]
@@ -203,11 +235,24 @@ mod tests {
 
     #[test]
     fn child_arguments_round_trip() {
-        let o = parse(["--quick", "--seconds", "0.5", "--only", "matmul"]).unwrap();
+        let o = parse([
+            "--quick",
+            "--seconds",
+            "0.5",
+            "--only",
+            "matmul",
+            "--device",
+            "gpu:1",
+        ])
+        .unwrap();
+        assert_eq!(o.device, rnx::Device::Gpu(1));
         let args = o.child_args(&["matmul_f32_256_1t", "bmm_f32_64x128x128_1t"]);
         let c = parse(args).unwrap();
         assert!(c.child && c.quick);
         assert_eq!(c.budget, Duration::from_millis(500));
         assert_eq!(c.cases, vec!["matmul_f32_256_1t", "bmm_f32_64x128x128_1t"]);
+        assert_eq!(c.device, rnx::Device::Gpu(1));
+        assert_eq!(parse(["--device=gpu"]).unwrap().device, rnx::Device::Gpu(0));
+        assert_eq!(parse(["--device", "cpu"]).unwrap().device, rnx::Device::Cpu);
     }
 }

@@ -32,6 +32,14 @@ fn main() -> ExitCode {
         print!("{}", cli::HELP);
         return ExitCode::SUCCESS;
     }
+    if !opts.list && !opts.bandwidth && !opts.device.is_available() {
+        eprintln!(
+            "rnx-bench: device {} is not available (GPU runs need --features gpu and an adapter)",
+            opts.device
+        );
+        return ExitCode::from(2);
+    }
+    cases::set_device(opts.device);
     let result = if opts.child {
         run_child(&opts)
     } else if opts.list {
@@ -101,7 +109,13 @@ fn run_case(case: &Case, opts: &Options) -> Outcome {
                 }
             };
             let work = prepared.work;
-            let mut run = prepared.run;
+            let mut inner = prepared.run;
+            // A GPU queues work: each timed run waits for its own.
+            let device = opts.device;
+            let mut run = move || {
+                inner()?;
+                rnx::synchronize(device)
+            };
             match timing::measure(&mut run, opts.budget) {
                 Ok(stats) => Outcome::Measured { stats, work },
                 Err(e) => Outcome::Failed {
@@ -136,8 +150,9 @@ fn run_parent(opts: &Options) -> Result<bool, String> {
         return Err(format!("no case matches --only {}", opts.only.join(" ")));
     }
     eprintln!(
-        "rnx-bench: {} cases, {} threads, {} sizes, {} s per case",
+        "rnx-bench: {} cases on {}, {} threads, {} sizes, {} s per case",
         all.len(),
+        opts.device,
         rnx::num_threads(),
         if opts.quick {
             "quick (smoke test)"
@@ -182,7 +197,8 @@ fn run_parent(opts: &Options) -> Result<bool, String> {
         .collect();
 
     let text = format!(
-        "\nrnx-bench ({} threads; _1t cases on 1 thread)\n{}\n\n{}",
+        "\nrnx-bench ({}, {} threads; _1t cases on 1 thread)\n{}\n\n{}",
+        opts.device,
         rnx::num_threads(),
         report::bandwidth_line(&bw),
         report::table(&rows)

@@ -6,6 +6,9 @@
 //!   (exact multiples of 2^-24 for f32, 2^-53 for f64), value = lo + (hi - lo) * u
 //!   computed in f64 and rounded once to the dtype.
 //! - `randint(dtype, shape, lo, hi, seed)`: `Tensor::randint` as is.
+//!
+//! Inputs are made on the CPU and then moved to the device of the run
+//! (`--device`), so they hold the same values on every device.
 
 use rnx::{DType, Tensor};
 
@@ -14,8 +17,18 @@ use rnx::{DType, Tensor};
 pub const SEED_A: u64 = 1;
 pub const SEED_B: u64 = 2;
 
-/// Uniform values in `[lo, hi)` for f32 or f64 (see the file comment).
+/// `t` on the device of the run.
+pub fn on(t: rnx::Result<Tensor>) -> rnx::Result<Tensor> {
+    t?.to_device(super::device())
+}
+
+/// Uniform values in `[lo, hi)` for f32 or f64 (see the file comment), on
+/// the device of the run.
 pub fn uniform(dtype: DType, shape: &[usize], seed: u64, lo: f64, hi: f64) -> rnx::Result<Tensor> {
+    on(uniform_host(dtype, shape, seed, lo, hi))
+}
+
+fn uniform_host(dtype: DType, shape: &[usize], seed: u64, lo: f64, hi: f64) -> rnx::Result<Tensor> {
     let n = shape.iter().product::<usize>();
     let u = Tensor::rand(dtype, &[n], seed)?;
     match dtype {

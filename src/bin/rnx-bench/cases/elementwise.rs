@@ -1,7 +1,7 @@
 //! Elementwise cases: add (allocating, into an output, broadcast, transposed),
 //! the transposed copy, exp/tanh/sigmoid/gelu, and the integer add/div.
 
-use super::data::{positive_f32, transposed, uniform, SEED_A, SEED_B};
+use super::data::{on, positive_f32, transposed, uniform, SEED_A, SEED_B};
 use super::{Case, Prepared, Scale, Work};
 use rnx::{DType, Tensor};
 use std::hint::black_box;
@@ -56,7 +56,7 @@ fn unary(
         let n = n10m(s);
         let x = uniform(DType::F32, &[n], SEED_A, lo, hi)?;
         if out {
-            let o = Tensor::ones(DType::F32, &[n])?;
+            let o = on(Tensor::ones(DType::F32, &[n]))?;
             Ok(timed(move || f_out(&x, &o), bytes(n, 4, 2)))
         } else {
             Ok(timed(move || f(&x), bytes(n, 4, 2)))
@@ -71,7 +71,7 @@ pub fn cases() -> Vec<Case> {
             let n = n10m(s);
             let a = positive_f32(&[n], SEED_A)?;
             let b = positive_f32(&[n], SEED_B)?;
-            let out = Tensor::ones(DType::F32, &[n])?;
+            let out = on(Tensor::ones(DType::F32, &[n]))?;
             Ok(timed(move || a.add_out(&b, &out), bytes(n, 4, 3)))
         }),
         add(
@@ -150,20 +150,32 @@ pub fn integer_cases() -> Vec<Case> {
     vec![
         Case::ready("add_i32_10M", |s| {
             let n = n10m(s);
-            let a = Tensor::randint(DType::I32, &[n], -(1 << 30), 1 << 30, SEED_A)?;
-            let b = Tensor::randint(DType::I32, &[n], -(1 << 30), 1 << 30, SEED_B)?;
+            let a = on(Tensor::randint(
+                DType::I32,
+                &[n],
+                -(1 << 30),
+                1 << 30,
+                SEED_A,
+            ))?;
+            let b = on(Tensor::randint(
+                DType::I32,
+                &[n],
+                -(1 << 30),
+                1 << 30,
+                SEED_B,
+            ))?;
             Ok(timed(move || a.add(&b), bytes(n, 4, 3)))
         }),
         Case::ready("div_i64_10M", |s| {
             let n = n10m(s);
-            let a = Tensor::randint(
+            let a = on(Tensor::randint(
                 DType::I64,
                 &[n],
                 -1_000_000_000_000,
                 1_000_000_000_000,
                 SEED_A,
-            )?;
-            let b = Tensor::randint(DType::I64, &[n], 1, 1_000_000, SEED_B)?;
+            ))?;
+            let b = on(Tensor::randint(DType::I64, &[n], 1, 1_000_000, SEED_B))?;
             Ok(timed(move || a.div(&b), bytes(n, 8, 3)))
         }),
     ]

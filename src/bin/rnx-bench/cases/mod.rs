@@ -8,6 +8,20 @@ mod elementwise;
 mod linalg;
 mod reduce;
 
+/// The device every case's inputs are created on (`--device`; the CPU unless
+/// set once before the cases are built).
+static DEVICE: std::sync::OnceLock<rnx::Device> = std::sync::OnceLock::new();
+
+/// Choose the device of the cases (once, before any case is built).
+pub fn set_device(d: rnx::Device) {
+    let _ = DEVICE.set(d);
+}
+
+/// The device of the cases.
+pub fn device() -> rnx::Device {
+    DEVICE.get().copied().unwrap_or(rnx::Device::Cpu)
+}
+
 /// Full sizes (the case names) or tiny sizes for smoke tests (`--quick`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scale {

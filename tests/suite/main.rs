@@ -18,6 +18,8 @@ mod elementwise;
 #[cfg(feature = "gpu")]
 mod gpu;
 #[cfg(feature = "gpu")]
+mod gpu_math;
+#[cfg(feature = "gpu")]
 mod gpu_reduce;
 mod index;
 mod math;

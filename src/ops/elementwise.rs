@@ -170,6 +170,7 @@ binary_methods! {
     div, div_, div_out => Div;
     /// Elementwise remainder with the sign of the dividend (Nx `mod_`, C `%`,
     /// `fmod` for floats): `-7 rem 2 == -1`. Integer zero divisors are an error.
+    /// Float `rem` is exact on every device (the GPU uses integer long division).
     #[doc(alias = "mod")]
     #[doc(alias = "mod_")]
     rem, rem_, rem_out => Rem;

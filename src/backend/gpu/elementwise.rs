@@ -91,7 +91,7 @@ impl ElementwiseBackend for GpuBackend {
                 Map {
                     op: "unary",
                     operands: vec![Operand::read(x), Operand::write(out)],
-                    helpers: math::source().into_owned(),
+                    helpers: format!("{}{}", helpers(d), math::MATH_F32),
                     body: format!("    let x = ld0(i0);\n    st1(i1, {e});"),
                     params: (!prm.is_empty()).then(|| param_bytes(d, &prm)),
                     flag: false,
@@ -127,7 +127,7 @@ impl ElementwiseBackend for GpuBackend {
         let mut helpers = helpers(d);
         let e = match op {
             Rem | Atan2 | Hypot if f32ish => {
-                helpers.push_str(&math::source());
+                helpers.push_str(math::MATH_F32);
                 math::binary(op).expect("a math op").to_string()
             }
             Add => "x + y".to_string(),

@@ -161,8 +161,17 @@ fn m_log2(x: f32) -> f32 {
   let sp = m_log_special(x);
   if (sp.y != 0.0) { return sp.x; }
   let kf = m_split(x);
-  let l = m_log_kf(0.0, kf.y);
-  return kf.x + (l * 1.4426950216293335 + l * 1.925963033500011e-08);
+  // ln(1 + f) = hi + lo with hi of 12 bits (by mask), so hi * 1/ln2 with the
+  // 12-bit high part of 1/ln2 is exact; the rest is a small correction.
+  let f = kf.y;
+  let s = f / (2.0 + f);
+  let z = s * s;
+  let r = z * (0.6666666666666666 + z * (0.4 + z * (0.2857142857142857 + z * (0.2222222222222222
+    + z * (0.18181818181818182 + z * 0.15384615384615385)))));
+  let hfsq = 0.5 * f * f;
+  let hi = m_trunc12(f - hfsq);
+  let lo = ((f - hi) - hfsq) + s * (hfsq + r);
+  return (lo + hi) * -1.7605291103661713e-04 + lo * 1.4428710938 + hi * 1.4428710938 + kf.x;
 }
 
 fn m_log1p(x: f32) -> f32 {

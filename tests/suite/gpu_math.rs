@@ -410,7 +410,8 @@ fn gpu_math_binary_f32_within_documented_ulp() {
         Tensor::from_vec(a.clone(), &[a.len()]).unwrap(),
         Tensor::from_vec(b.clone(), &[b.len()]).unwrap(),
     );
-    let ops: [(BinaryOp, &str, fn(f64, f64) -> f64, f64); 3] = [
+    type Reference2 = fn(f64, f64) -> f64;
+    let ops: [(BinaryOp, &str, Reference2, f64); 3] = [
         (BinaryOp::Rem, "rem", |x, y| x % y, 0.0),
         (BinaryOp::Atan2, "atan2", f64::atan2, 2.0),
         (BinaryOp::Hypot, "hypot", f64::hypot, 1.5),
@@ -474,17 +475,21 @@ fn gpu_math_halves_round_the_f32_result() {
             .cast(dt)
             .unwrap();
         let gx = cx.to_device(d).unwrap();
-        let mut ops: Vec<(UnaryOp, String, fn(f64) -> f64)> = cases()
+        let ops = cases()
             .into_iter()
-            .map(|c| (c.op, c.name.to_string(), c.reference))
-            .collect();
-        ops.retain(|(op, _, _)| !matches!(op, UnaryOp::Elu { alpha } if *alpha != 1.0));
+            .filter(|c| !matches!(c.op, UnaryOp::Elu { alpha } if alpha != 1.0));
         let top = if dt == DType::F16 {
             65536.0
         } else {
             2f64.powi(128)
         };
-        for (op, name, f) in ops {
+        for Case {
+            op,
+            name,
+            reference: f,
+            ..
+        } in ops
+        {
             let got = host(&unary(op, &gx).unwrap());
             let cpu = host(&unary(op, &cx).unwrap());
             // The reference rounded to f32, then to the storage type.

@@ -10,7 +10,7 @@
 //! On a GPU (feature `gpu`), f32, f16 and bf16 activations run rnx's own WGSL
 //! library with the same formulas (stable sigmoid, tanh-GELU as x·sigmoid(2u));
 //! bounds in `src/backend/gpu/math.rs` (sigmoid 2.5 ULP, softplus 2, ...).
-//! gelu_erf and every f64 activation on a GPU run through the CPU.
+//! Every f64 activation on a GPU runs through the CPU.
 
 use super::elementwise::{unary_impl, unary_methods};
 use crate::backend::elementwise::UnaryOp;

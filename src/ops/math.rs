@@ -15,7 +15,7 @@
 //! method in `src/backend/gpu/math.rs`, measured on lavapipe; sin/cos/tan
 //! reduce every finite argument exactly), halves within one unit of the
 //! correctly rounded result; results may differ from the CPU's by those few
-//! ULPs. f64 math and erf on a GPU run through the CPU (exact CPU results).
+//! ULPs. f64 math on a GPU runs through the CPU (exact CPU results).
 
 use super::elementwise::{binary_methods, unary_methods};
 

@@ -135,6 +135,13 @@ fn cases() -> Vec<Case> {
         ),
         c!(Mish, "mish", |x| xmul(x, softplus(x).tanh()), |x| 5.0
             + subnormal_ulps(x, (-x.abs()).exp())),
+        c!(Erf, "erf", libm::erf, |_| 1.5),
+        c!(
+            GeluErf,
+            "gelu_erf",
+            |x| xmul(0.5 * x, libm::erfc(-x / std::f64::consts::SQRT_2)),
+            |x| 6.0 + subnormal_ulps(x, libm::erfc(-x / std::f64::consts::SQRT_2))
+        ),
         c!(
             HardSigmoid {
                 alpha: 0.2,

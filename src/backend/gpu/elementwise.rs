@@ -4,7 +4,7 @@
 //! are found by a check pass (one flag word read back) before anything is
 //! written. Transcendental math, activations, float `rem`, atan2 and hypot of
 //! f32, f16 and bf16 run rnx's own WGSL library (`math.rs`, with its accuracy
-//! table); f64 math, erf, gelu_erf and float `pow` go through the CPU
+//! table); f64 math and float `pow` go through the CPU
 //! (`via_cpu`): the README's device table lists them.
 
 use super::kernel::{param_bytes, Map, Operand};

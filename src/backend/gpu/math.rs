@@ -7,7 +7,9 @@
 //! The library uses no WGSL built-in transcendental (their precision is
 //! implementation-defined and very loose on some drivers): range reduction and
 //! polynomials in f32, integer Payne-Hanek reduction for sin/cos/tan (exact for
-//! every finite argument), integer long division for `rem`.
+//! every finite argument), integer long division for `rem`, and for erf/erfc
+//! Chebyshev interpolants of erfc(x)·x·e^(x²) (coefficients from an f64 erfc at
+//! Chebyshev nodes) times e^(−x²) computed from an exactly split x².
 //!
 //! # Accuracy (f32)
 //!
@@ -41,6 +43,8 @@
 //! | selu | `m_selu` | 2 |
 //! | gelu (tanh form) | `m_gelu` | 4 + 3·\|2u\| ÷ (u the tanh argument, rounded in f32 as on the CPU) |
 //! | mish | `m_mish` | 5 ÷ (plus \|x\| subnormal ULPs where e^−\|x\| is subnormal) |
+//! | erf | `m_erf` | 1.5 ÷ |
+//! | gelu_erf (exact GELU) | `m_gelu_erf` | 6 ÷ (plus \|x\| subnormal ULPs where the result is subnormal) |
 //! | softsign | `m_softsign` | 1.5 ÷ |
 //! | hard_sigmoid, hard_silu, leaky_relu | `m_hard_sigmoid`, `m_hard_silu`, `m_leaky_relu` | 1 (fma may be unfused) |
 //! | rem (float) | `m_fmod` | exact (C `fmod`, as the CPU) |
@@ -52,7 +56,7 @@
 //! lavapipe; a GPU that flushes denormals to zero flushes them here too.
 //!
 //! Through the CPU (documented round trip, exact CPU results): every f64 math
-//! function, erf, gelu_erf and float pow.
+//! function and activation, and float pow (all float dtypes).
 
 use crate::backend::elementwise::{BinaryOp, UnaryOp};
 
@@ -95,6 +99,8 @@ pub(crate) fn unary(op: UnaryOp) -> Option<(&'static str, Vec<f64>)> {
         Gelu => ("m_gelu(x)", vec![]),
         Softsign => ("m_softsign(x)", vec![]),
         Mish => ("m_mish(x)", vec![]),
+        Erf => ("m_erf(x)", vec![]),
+        GeluErf => ("m_gelu_erf(x)", vec![]),
         _ => return None,
     })
 }

@@ -535,6 +535,107 @@ fn m_atanh(x: f32) -> f32 {
   return m_copysign(r, x);
 }
 
+// ---------------------------------------------------------------- error function
+
+// Clenshaw sums of c0 + c[0] T_1(u) + c[1] T_2(u) + ... (Chebyshev), with c0
+// given as hi + lo.
+fn m_cheb10(c: array<f32, 9>, u: f32, hi: f32, lo: f32) -> f32 {
+  var cc = c;
+  var b1 = 0.0;
+  var b2 = 0.0;
+  for (var k = 8; k >= 0; k = k - 1) {
+    let b0 = 2.0 * u * b1 - b2 + cc[k];
+    b2 = b1;
+    b1 = b0;
+  }
+  return (u * b1 - b2 + lo) + hi;
+}
+
+fn m_cheb18(c: array<f32, 17>, u: f32, hi: f32, lo: f32) -> f32 {
+  var cc = c;
+  var b1 = 0.0;
+  var b2 = 0.0;
+  for (var k = 16; k >= 0; k = k - 1) {
+    let b0 = 2.0 * u * b1 - b2 + cc[k];
+    b2 = b1;
+    b1 = b0;
+  }
+  return (u * b1 - b2 + lo) + hi;
+}
+
+// erfc(x) e^(x^2) for x >= 1/2, as h(1/x) / x with h(t) = erfc(1/t) e^(1/t^2) / t
+// (which varies little: 0.31 to 0.56) interpolated in Chebyshev form on
+// t in [1/10.5, 0.4] and [0.4, 2] (relative error of h below 1.2e-8 with f32
+// coefficients; coefficients computed from an f64 erfc at Chebyshev nodes).
+fn m_erfcx(x: f32) -> f32 {
+  let t = 1.0 / x;
+  var h: f32;
+  if (t < 0.4) {
+    let c = array<f32, 9>(-0.017510291188955307, -0.00197057006880641, 0.0001872116408776492,
+      -7.514323669965961e-07, -1.4394106528925477e-06, 1.4752976085219416e-07,
+      -2.9878860496879156e-10, -1.7728021273200056e-09, 2.354530459491855e-10);
+    h = m_cheb10(c, max(t * 6.5625 - 1.625, -1.0), 0.546311616897583, -1.2408210459113889e-08);
+  } else {
+    let c = array<f32, 17>(-0.11053366959095001, 0.009679625742137432, 0.0007283615414053202,
+      -0.0006542773335240781, 0.00021120964083820581, -4.994457049178891e-05, 8.948642062023282e-06,
+      -8.940650104705128e-07, -1.6109196110392077e-07, 1.3216661898241e-07, -5.112016054908963e-08,
+      1.5266794051171928e-08, -3.784200508505364e-09, 7.564190385167535e-10, -9.747623541667139e-11,
+      -7.351000884392445e-12, 9.651476666483472e-12);
+    h = m_cheb18(c, t * 1.25 - 1.5, 0.40845587849617004, 4.892149352286879e-09);
+  }
+  return h / x;
+}
+
+// erfc(a) for 1/2 <= a (0 beyond 10.5), given a^2 = sh + sl with sh exact:
+// e^-sh e^-sl erfcx(a), so the steep factor e^(-a^2) has no rounded argument.
+fn m_erfc_sq(a: f32, sh: f32, sl: f32) -> f32 {
+  if (a > 10.5) { return 0.0; }
+  return m_exp(-sh) * (m_exp(-sl) * m_erfcx(a));
+}
+
+// erfc(a) for a >= 1/2: a = ah + al with ah of 12 bits, a^2 = ah^2 + (a + ah) al.
+fn m_erfc_big(a: f32) -> f32 {
+  let ah = m_trunc12(a);
+  return m_erfc_sq(a, ah * ah, (a + ah) * (a - ah));
+}
+
+fn m_erf(x: f32) -> f32 {
+  if (is_nan32(x) || m_is_zero(x)) { return x; }
+  let a = m_abs(x);
+  var r = 1.0;
+  if (a < 0.84375) {
+    // Taylor: erf(a) = a + a Q(a^2), Q(0) = 2/sqrt(pi) - 1 (truncation < 2^-30).
+    let z = a * a;
+    r = a + a * (0.12837916709551256 + z * (-0.37612638903183754 + z * (0.11283791670955126
+      + z * (-0.026866170645131252 + z * (0.005223977625442188 + z * (-0.0008548327023450852
+      + z * (0.00012055332981789664 + z * (-1.492565035840625e-05 + z * (1.6462114365889246e-06
+      + z * (-1.6365844691234924e-07 + z * (1.4807192815879218e-08 + z * -1.2290555301717926e-09)))))))))));
+  } else if (a < 4.0) {
+    r = 1.0 - m_erfc_big(a);
+  }
+  return m_copysign(r, x);
+}
+
+// Exact GELU 0.5 x erfc(-x/sqrt(2)): erfc from erf where that does not cancel,
+// else from m_erfc_sq (relative accuracy down to the subnormals).
+fn m_gelu_erf(x: f32) -> f32 {
+  if (is_nan32(x)) { return x; }
+  if (m_is_neg_inf(x)) { return m_neg_zero(); }
+  let a = x * -0.7071067811865476;
+  var c: f32;
+  if (a >= 0.5) {
+    // a^2 = x^2 / 2 from the exact x^2 = xh^2 + (x + xh) xl: the rounding of
+    // a itself only moves the slowly varying erfcx(a).
+    let xh = m_trunc12(x);
+    c = m_erfc_sq(a, 0.5 * (xh * xh), 0.5 * ((x + xh) * (x - xh)));
+  } else if (a > -0.84375) {
+    c = 1.0 - m_erf(a);
+  } else {
+    c = 2.0 - select(m_erfc_big(-a), 0.0, a < -4.0);
+  }
+  return (0.5 * x) * c;
+}
+
 // ---------------------------------------------------------------- activations
 
 fn m_rsqrt(x: f32) -> f32 {

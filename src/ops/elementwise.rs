@@ -175,7 +175,8 @@ binary_methods! {
     #[doc(alias = "mod_")]
     rem, rem_, rem_out => Rem;
     /// Elementwise `self ** other`: `powf` for floats; integers wrap and a
-    /// negative exponent is an error.
+    /// negative exponent is an error. On a GPU, f32/f16/bf16 `pow` runs rnx's
+    /// WGSL library (C `pow` special cases; within 4.5 ULP, see the README).
     #[doc(alias = "pow_s")]
     pow, pow_, pow_out => Pow;
     /// Elementwise maximum; NaN if either is NaN.

@@ -405,6 +405,20 @@ fn gpu_math_binary_f32_within_documented_ulp() {
         a.push(x);
         b.push(x * (0.75 + (i % 97) as f32 / 64.0));
     }
+    // pow: exponents that keep x^y in range (up to the overflow and the
+    // subnormals), integer exponents of negative bases, bases near 1.
+    for (i, &x) in xs.iter().enumerate().step_by(3) {
+        let l = (x.abs() as f64).log2().abs().max(1e-3);
+        let u = ((i * 7919) % 10007) as f64 / 10007.0 * 2.0 - 1.0;
+        a.push(x.abs());
+        b.push((u * 152.0 / l) as f32);
+        a.push(-x.abs());
+        b.push(((i % 61) as f32 - 30.0).round());
+    }
+    for i in 0..20000 {
+        a.push(1.0 + (i as f32 - 10000.0) * 1e-7);
+        b.push((i as f32 - 10000.0) * 100.0);
+    }
     for &x in &specials() {
         for &y in &specials() {
             a.push(x);
@@ -418,10 +432,11 @@ fn gpu_math_binary_f32_within_documented_ulp() {
         Tensor::from_vec(b.clone(), &[b.len()]).unwrap(),
     );
     type Reference2 = fn(f64, f64) -> f64;
-    let ops: [(BinaryOp, &str, Reference2, f64); 3] = [
+    let ops: [(BinaryOp, &str, Reference2, f64); 4] = [
         (BinaryOp::Rem, "rem", |x, y| x % y, 0.0),
         (BinaryOp::Atan2, "atan2", f64::atan2, 2.0),
         (BinaryOp::Hypot, "hypot", f64::hypot, 1.5),
+        (BinaryOp::Pow, "pow", f64::powf, 4.5),
     ];
     for (op, name, f, bound) in ops {
         let got = host(&binary(op, &ga, &gb).unwrap());
@@ -462,20 +477,56 @@ fn half_ulp(dt: DType, v: f64) -> f64 {
     ((e - mant) as f64).exp2()
 }
 
+/// The f16/bf16 result `g` is within one unit of the storage type of the f32
+/// reference `w32` rounded to it (`w`); zeros with the CPU's sign `c`.
+fn half_ok(dt: DType, g: f32, w: f32, c: f32) -> bool {
+    let top = if dt == DType::F16 {
+        65536.0
+    } else {
+        2f64.powi(128)
+    };
+    if w.is_nan() || g.is_nan() {
+        w.is_nan() && g.is_nan()
+    } else if w == 0.0 {
+        // Zero: the CPU's sign (or the smallest subnormal, off by one).
+        g.to_bits() == c.to_bits() || (g as f64).abs() <= half_ulp(dt, 0.0)
+    } else if w.is_infinite() {
+        // Infinity, or the largest finite value (one unit off).
+        g == w || (g as f64).abs() == top - half_ulp(dt, top / 2.0)
+    } else {
+        let gg = if g.is_infinite() {
+            g.signum() as f64 * top
+        } else {
+            g as f64
+        };
+        (gg - w as f64).abs() <= half_ulp(dt, w as f64)
+    }
+}
+
+/// Every bit pattern of `dt` as f32 values (exact in f32).
+fn all_halves(dt: DType) -> Vec<f32> {
+    (0..=u16::MAX)
+        .map(|b| {
+            if dt == DType::F16 {
+                half::f16::from_bits(b).to_f32()
+            } else {
+                half::bf16::from_bits(b).to_f32()
+            }
+        })
+        .collect()
+}
+
+/// f32 values rounded to `dt` (through the CPU cast), back as f32.
+fn round_to(dt: DType, v: Vec<f32>) -> Vec<f32> {
+    let n = v.len();
+    host(&Tensor::from_vec(v, &[n]).unwrap().cast(dt).unwrap())
+}
+
 #[test]
 fn gpu_math_halves_round_the_f32_result() {
     let Some(d) = gpu() else { return };
     for dt in [DType::F16, DType::BF16] {
-        // Every bit pattern, as f32 values (exact in f32).
-        let all: Vec<f32> = (0..=u16::MAX)
-            .map(|b| {
-                if dt == DType::F16 {
-                    half::f16::from_bits(b).to_f32()
-                } else {
-                    half::bf16::from_bits(b).to_f32()
-                }
-            })
-            .collect();
+        let all = all_halves(dt);
         let n = all.len();
         let cx = Tensor::from_vec(all.clone(), &[n])
             .unwrap()
@@ -485,11 +536,6 @@ fn gpu_math_halves_round_the_f32_result() {
         let ops = cases()
             .into_iter()
             .filter(|c| !matches!(c.op, UnaryOp::Elu { alpha } if alpha != 1.0));
-        let top = if dt == DType::F16 {
-            65536.0
-        } else {
-            2f64.powi(128)
-        };
         for Case {
             op,
             name,
@@ -501,37 +547,66 @@ fn gpu_math_halves_round_the_f32_result() {
             let cpu = host(&unary(op, &cx).unwrap());
             // The reference rounded to f32, then to the storage type.
             let want32: Vec<f32> = all.iter().map(|&x| f(x as f64) as f32).collect();
-            let want = host(
-                &Tensor::from_vec(want32.clone(), &[n])
-                    .unwrap()
-                    .cast(dt)
-                    .unwrap(),
-            );
+            let want = round_to(dt, want32.clone());
             for i in 0..n {
-                let (g, w, c) = (got[i], want[i], cpu[i]);
-                let ok = if w.is_nan() || g.is_nan() {
-                    w.is_nan() && g.is_nan()
-                } else if w == 0.0 {
-                    // Zero: the CPU's sign (or the smallest subnormal, off by one).
-                    g.to_bits() == c.to_bits() || (g as f64).abs() <= half_ulp(dt, 0.0)
-                } else if w.is_infinite() {
-                    // Infinity, or the largest finite value (one unit off).
-                    g == w || (g as f64).abs() == top - half_ulp(dt, top / 2.0)
-                } else {
-                    let gg = if g.is_infinite() {
-                        g.signum() as f64 * top
-                    } else {
-                        g as f64
-                    };
-                    (gg - w as f64).abs() <= half_ulp(dt, w as f64)
-                };
                 assert!(
-                    ok,
-                    "{dt} {name}({:e}): gpu {g:e}, f32 reference {:e} rounds to {w:e} (cpu {c:e})",
-                    all[i], want32[i]
+                    half_ok(dt, got[i], want[i], cpu[i]),
+                    "{dt} {name}({:e}): gpu {:e}, f32 reference {:e} rounds to {:e} (cpu {:e})",
+                    all[i],
+                    got[i],
+                    want32[i],
+                    want[i],
+                    cpu[i]
                 );
             }
             println!("gpu_math {dt} {name}: all {n} inputs within 1 unit");
+        }
+        // Binary ops: every value against every value rotated by a third, and
+        // against small integers (pow of negative bases).
+        let a: Vec<f32> = all.iter().chain(all.iter()).copied().collect();
+        let b: Vec<f32> = (0..n)
+            .map(|i| all[(i + n / 3) % n])
+            .chain((0..n).map(|i| (i % 17) as f32 - 8.0))
+            .collect();
+        let (ca, cb) = (
+            Tensor::from_vec(a.clone(), &[2 * n])
+                .unwrap()
+                .cast(dt)
+                .unwrap(),
+            Tensor::from_vec(b.clone(), &[2 * n])
+                .unwrap()
+                .cast(dt)
+                .unwrap(),
+        );
+        let (ga, gb) = (ca.to_device(d).unwrap(), cb.to_device(d).unwrap());
+        type Reference2 = fn(f64, f64) -> f64;
+        let ops: [(BinaryOp, &str, Reference2); 4] = [
+            (BinaryOp::Rem, "rem", |x, y| x % y),
+            (BinaryOp::Pow, "pow", f64::powf),
+            (BinaryOp::Atan2, "atan2", f64::atan2),
+            (BinaryOp::Hypot, "hypot", f64::hypot),
+        ];
+        for (op, name, f) in ops {
+            let got = host(&binary(op, &ga, &gb).unwrap());
+            let cpu = host(&binary(op, &ca, &cb).unwrap());
+            let want32: Vec<f32> = a
+                .iter()
+                .zip(&b)
+                .map(|(&x, &y)| f(x as f64, y as f64) as f32)
+                .collect();
+            let want = round_to(dt, want32);
+            for i in 0..2 * n {
+                assert!(
+                    half_ok(dt, got[i], want[i], cpu[i]),
+                    "{dt} {name}({:e}, {:e}): gpu {:e}, reference rounds to {:e} (cpu {:e})",
+                    a[i],
+                    b[i],
+                    got[i],
+                    want[i],
+                    cpu[i]
+                );
+            }
+            println!("gpu_math {dt} {name}: all {} pairs within 1 unit", 2 * n);
         }
     }
 }

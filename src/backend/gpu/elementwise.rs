@@ -2,10 +2,10 @@
 //! ternary maps, each one WGSL body in the shared map kernel (`kernel.rs`).
 //! Integer division by zero, negative shifts and negative integer exponents
 //! are found by a check pass (one flag word read back) before anything is
-//! written. Transcendental math, activations, float `rem`, atan2 and hypot of
-//! f32, f16 and bf16 run rnx's own WGSL library (`math.rs`, with its accuracy
-//! table); f64 math and float `pow` go through the CPU
-//! (`via_cpu`): the README's device table lists them.
+//! written. Transcendental math, activations, float `rem`, `pow`, atan2 and
+//! hypot of f32, f16 and bf16 run rnx's own WGSL library (`math.rs`, with its
+//! accuracy table); f64 math goes through the CPU (`via_cpu`): the README's
+//! device table lists it.
 
 use super::kernel::{param_bytes, Map, Operand};
 use super::math;
@@ -126,7 +126,7 @@ impl ElementwiseBackend for GpuBackend {
         let f32ish = compute_ty(d) == "f32";
         let mut helpers = helpers(d);
         let e = match op {
-            Rem | Atan2 | Hypot if f32ish => {
+            Rem | Pow | Atan2 | Hypot if f32ish => {
                 helpers.push_str(math::MATH_F32);
                 math::binary(op).expect("a math op").to_string()
             }

@@ -48,6 +48,7 @@
 //! | softsign | `m_softsign` | 1.5 ÷ |
 //! | hard_sigmoid, hard_silu, leaky_relu | `m_hard_sigmoid`, `m_hard_silu`, `m_leaky_relu` | 1 (fma may be unfused) |
 //! | rem (float) | `m_fmod` | exact (C `fmod`, as the CPU) |
+//! | pow (float) | `m_pow` | 4.5 ÷ (log2 and the product carried in exact parts; C `pow` specials) |
 //! | atan2 | `m_atan2` | 2 ÷ |
 //! | hypot | `m_hypot` | 1.5 √ (no overflow or underflow) |
 //!
@@ -56,7 +57,7 @@
 //! lavapipe; a GPU that flushes denormals to zero flushes them here too.
 //!
 //! Through the CPU (documented round trip, exact CPU results): every f64 math
-//! function and activation, and float pow (all float dtypes).
+//! function and activation (f64 float pow, rem, atan2, hypot included).
 
 use crate::backend::elementwise::{BinaryOp, UnaryOp};
 
@@ -111,6 +112,7 @@ pub(crate) fn binary(op: BinaryOp) -> Option<&'static str> {
         BinaryOp::Rem => Some("m_fmod(x, y)"),
         BinaryOp::Atan2 => Some("m_atan2(x, y)"),
         BinaryOp::Hypot => Some("m_hypot(x, y)"),
+        BinaryOp::Pow => Some("m_pow(x, y)"),
         _ => None,
     }
 }

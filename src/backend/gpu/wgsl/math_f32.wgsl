@@ -759,6 +759,73 @@ fn m_fmod(x: f32, y: f32) -> f32 {
   return bitcast<f32>(sx | (mx >> u32(1 - ex)));
 }
 
+// |x|^y for finite x > 0, y, as 2^(y log2 x) with log2 x and the product
+// carried in several exact parts (masks), so the error of the exponent stays
+// far below an ULP of the result even for results near the overflow.
+fn m_pow_pos(x: f32, y: f32) -> f32 {
+  let kf = m_split(x);
+  let k = kf.x;
+  let f = kf.y;
+  // ln(1 + f) = 2 atanh(s), s = f/(2 + f) = sh + sl with sh of 12 bits and
+  // sl = (f - 2 sh - sh f)/(2 + f) from exact products.
+  let d = 2.0 + f;
+  let s = f / d;
+  let sh = m_trunc12(s);
+  let fh = m_trunc12(f);
+  let sl = (((f - 2.0 * sh) - sh * fh) - sh * (f - fh)) / d;
+  let z = s * s;
+  let t = 2.0 * sl + 2.0 * s * z * (0.3333333333333333 + z * (0.2 + z * (0.14285714285714285
+    + z * (0.1111111111111111 + z * (0.09090909090909091 + z * 0.07692307692307693)))));
+  // log2(1 + f) = a1 + a2 with a1 = 2 sh C_hi exact (C = 1/ln 2 = C_hi + C_lo).
+  let a1 = 2.0 * sh * 1.4423828125;
+  let a2 = 2.0 * sh * 0.00031222839606925845 + t * 1.4426950408889634;
+  // Overflow and underflow from a rough exponent.
+  let rough = y * (k + (a1 + a2));
+  if (rough > 129.0) { return m_inf(); }
+  if (rough < -152.0) { return 0.0; }
+  // y (k + a1 + a2) = e1 + e2 + e3 + e4 with e1..e3 exact.
+  let yh = m_trunc12(y);
+  let yl = y - yh;
+  let a1h = m_trunc12(a1);
+  let e1 = yh * k;
+  let e2 = yh * a1h;
+  let e3 = yl * k;
+  let e4 = yh * (a1 - a1h) + yl * a1 + y * a2;
+  let n = round(e1 + e2 + e3 + e4);
+  let r = (((e1 - n) + e2) + e3) + e4;
+  let p = 1.0 + r * (0.6931471805599453 + r * (0.2402265069591007 + r * (0.055504108664821576
+    + r * (0.009618129107628477 + r * (0.0013333558146428441 + r * (0.00015403530393381606
+    + r * (1.5252733804059838e-05 + r * 1.3215486790144305e-06)))))));
+  return m_scale(p, i32(n));
+}
+
+// C pow (as Rust's powf): pow(x, ±0) = pow(1, y) = 1, pow(-1, ±inf) = 1, signs
+// of zeros and infinities by the parity of integer y, NaN for x < 0 and
+// non-integer y.
+fn m_pow(x: f32, y: f32) -> f32 {
+  if (m_is_zero(y) || x == 1.0) { return 1.0; }
+  if (is_nan32(x) || is_nan32(y)) { return x + y; }
+  let ax = m_abs(x);
+  let ay = m_abs(y);
+  let yint = ay >= 16777216.0 || trunc(y) == y;
+  let yodd = ay < 16777216.0 && yint && (i32(y) & 1) != 0;
+  let xneg = (bitcast<u32>(x) & 0x80000000u) != 0u;
+  if (is_inf32(y)) {
+    if (ax == 1.0) { return 1.0; }
+    return select(0.0, m_inf(), (ax > 1.0) == (y > 0.0));
+  }
+  if (m_is_zero(x) || is_inf32(x)) {
+    // |x|^y is 0 or inf; the sign is x's for odd integer y.
+    var m = select(m_inf(), 0.0, (y > 0.0) == m_is_zero(x));
+    if (xneg && yodd) { m = -m; }
+    return m;
+  }
+  if (y == 1.0) { return x; }
+  if (xneg && !yint) { return m_nan(); }
+  let r = m_pow_pos(ax, y);
+  return select(r, -r, xneg && yodd);
+}
+
 fn m_atan2(y: f32, x: f32) -> f32 {
   if (is_nan32(x) || is_nan32(y)) { return x + y; }
   let ay = m_abs(y);

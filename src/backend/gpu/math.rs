@@ -29,7 +29,7 @@
 //! | log | `m_log` | 1 ÷ | 0.75 |
 //! | log2 | `m_log2` | 1 ÷ (exact at powers of two) | 0.78 |
 //! | log1p | `m_log1p` | 2 ÷ | 1.26 |
-//! | rsqrt | `m_rsqrt` | 1.5 ÷ √ | 1.47 |
+//! | rsqrt | `m_rsqrt` | 1.5 ÷ (the root's rounding is corrected exactly) | 1.00 |
 //! | sin, cos | `m_sin`, `m_cos` | 1.5 (any finite argument) | 1.16, 1.15 |
 //! | tan | `m_tan` | 3 ÷ | 2.80 |
 //! | asin, acos, atan | `m_asin`, `m_acos`, `m_atan` | 1.5, 2, 2 ÷ √ | 0.60, 1.19, 1.49 |

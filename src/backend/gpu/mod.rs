@@ -18,7 +18,7 @@ pub(crate) mod context;
 mod core;
 mod elementwise;
 pub(crate) mod kernel;
-pub(crate) mod math;
+mod math;
 mod reduce;
 pub(crate) mod wgsl;
 

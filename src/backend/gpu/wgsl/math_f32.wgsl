@@ -9,6 +9,8 @@
 // rounding (round() is used), no error-free transformations that a compiler
 // could fold (a - (a - b)); splits into high and low parts are made with bit
 // masks, and Cody-Waite products k*C1 are exact because C1 has few bits.
+// Scalings by two constants in a row are written as one constant: the
+// compiler folds (x*c1)*c2 into x*(c1*c2), which can overflow to inf.
 // Subnormal inputs and results are handled as IEEE says; a GPU that flushes
 // denormals flushes them here too. Accuracy per function: math.rs.
 
@@ -638,9 +640,29 @@ fn m_gelu_erf(x: f32) -> f32 {
 
 // ---------------------------------------------------------------- activations
 
+// 1/sqrt(x) = r (1 + d/(2x)) with y = sqrt(x), r = 1/y and d = y^2 - x
+// computed exactly from a 12-bit split of y: the correction removes the
+// rounding (or the looser driver precision) of sqrt, leaving the division's.
+// x is scaled by 2^(+-126) into [2^-100, 2^100] so the squares stay normal.
 fn m_rsqrt(x: f32) -> f32 {
   if (m_is_zero(x)) { return bitcast<f32>(bitcast<u32>(x) | 0x7f800000u); }
-  return 1.0 / sqrt(x);
+  if (is_nan32(x) || x < 0.0) { return m_nan(); }
+  if (is_inf32(x)) { return 0.0; }
+  var xs = x;
+  var sc = 1.0;
+  if (x < 7.888609052210118e-31) {
+    xs = x * m_pow2(126);
+    sc = m_pow2(63);
+  } else if (x > 1.2676506002282294e30) {
+    xs = x * m_pow2(-126);
+    sc = m_pow2(-63);
+  }
+  let y = sqrt(xs);
+  let r = 1.0 / y;
+  let yh = m_trunc12(y);
+  let yl = y - yh;
+  let d = ((yh * yh - xs) + 2.0 * yh * yl) + yl * yl;
+  return (r + r * (d / (2.0 * xs))) * sc;
 }
 
 // 1/(1 + e^-x), sign-dependent (no overflow, no cancellation).

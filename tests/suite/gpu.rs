@@ -128,8 +128,9 @@ fn assert_close(what: &str, g: &Tensor, c: &Tensor, rel: f64) {
 
 /// Math results of f32 and halves (the GPU runs rnx's WGSL library, see
 /// `src/backend/gpu/math.rs`) against the CPU's: within `ulps(x)` f32 ULPs
-/// (both devices' documented bounds added) at input `x`, or one unit of a
-/// half type; NaN and infinities exactly.
+/// (both devices' documented bounds added; 3 more on hardware adapters, whose
+/// division may be 2.5 ULP) at input `x`, or one unit of a half type; NaN and
+/// infinities exactly.
 fn assert_ulps(what: &str, g: &Tensor, c: &Tensor, x: &Tensor, ulps: impl Fn(f64) -> f64) {
     assert_eq!(g.shape(), c.shape(), "{what}: shape");
     let f = |t: &Tensor| {
@@ -141,6 +142,11 @@ fn assert_ulps(what: &str, g: &Tensor, c: &Tensor, x: &Tensor, ulps: impl Fn(f64
             .unwrap()
     };
     let (gv, cv, xv) = (f(g), f(c), f(x));
+    let slack = if rnx::gpu_devices()[0].is_software {
+        0.0
+    } else {
+        3.0
+    };
     let (mant, emin) = match c.dtype() {
         DType::F16 => (10, -14),
         DType::BF16 => (7, -126),
@@ -161,7 +167,7 @@ fn assert_ulps(what: &str, g: &Tensor, c: &Tensor, x: &Tensor, ulps: impl Fn(f64
         };
         let unit = ((e - mant) as f64).exp2();
         let allowed = if c.dtype() == DType::F32 {
-            ulps(xv[i])
+            ulps(xv[i]) + slack
         } else {
             1.0
         };

@@ -2,7 +2,9 @@
 // kernel prelude, whose is_nan32/is_inf32 it uses). Every function is written
 // with range reduction and polynomials in plain f32 arithmetic: no WGSL
 // built-in transcendental is called (their precision is implementation
-// defined). Only sqrt, division, round, fma and integer operations are used.
+// defined). Besides + - * and integer operations only sqrt, division, round,
+// trunc, fma, min/max/clamp, select and countLeadingZeros are used; fma is
+// never relied on to be fused (Vulkan may split it).
 //
 // Rules that keep the code correct under drivers that reassociate float
 // arithmetic (lavapipe's LLVM does): no "add and subtract a magic number"

@@ -6,6 +6,11 @@
 //! elementwise rules. Dtypes: f16, bf16 (in f32), f32, f64. Formulas and
 //! accuracy: [`crate::backend::cpu::vmath::Func`]. Parameters are given in f64
 //! and rounded to the tensor's precision once; `None` takes the default.
+//!
+//! On a GPU (feature `gpu`), f32, f16 and bf16 activations run rnx's own WGSL
+//! library with the same formulas (stable sigmoid, tanh-GELU as x·sigmoid(2u));
+//! bounds in `src/backend/gpu/math.rs` (sigmoid 2.5 ULP, softplus 2, ...).
+//! Every f64 activation on a GPU runs through the CPU.
 
 use super::elementwise::{unary_impl, unary_methods};
 use crate::backend::elementwise::UnaryOp;

@@ -170,11 +170,13 @@ binary_methods! {
     div, div_, div_out => Div;
     /// Elementwise remainder with the sign of the dividend (Nx `mod_`, C `%`,
     /// `fmod` for floats): `-7 rem 2 == -1`. Integer zero divisors are an error.
+    /// Float `rem` is exact on every device (the GPU uses integer long division).
     #[doc(alias = "mod")]
     #[doc(alias = "mod_")]
     rem, rem_, rem_out => Rem;
     /// Elementwise `self ** other`: `powf` for floats; integers wrap and a
-    /// negative exponent is an error.
+    /// negative exponent is an error. On a GPU, f32/f16/bf16 `pow` runs rnx's
+    /// WGSL library (C `pow` special cases; within 4.5 ULP, see the README).
     #[doc(alias = "pow_s")]
     pow, pow_, pow_out => Pow;
     /// Elementwise maximum; NaN if either is NaN.

@@ -126,6 +126,59 @@ fn assert_close(what: &str, g: &Tensor, c: &Tensor, rel: f64) {
     }
 }
 
+/// Math results of f32 and halves (the GPU runs rnx's WGSL library, see
+/// `src/backend/gpu/math.rs`) against the CPU's: within `ulps(x)` f32 ULPs
+/// (both devices' documented bounds added; 3 more on hardware adapters, whose
+/// division may be 2.5 ULP) at input `x`, or one unit of a half type; NaN and
+/// infinities exactly.
+fn assert_ulps(what: &str, g: &Tensor, c: &Tensor, x: &Tensor, ulps: impl Fn(f64) -> f64) {
+    assert_eq!(g.shape(), c.shape(), "{what}: shape");
+    let f = |t: &Tensor| {
+        t.to_device(Device::Cpu)
+            .unwrap()
+            .cast(DType::F64)
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap()
+    };
+    let (gv, cv, xv) = (f(g), f(c), f(x));
+    let slack = if rnx::gpu_devices()[0].is_software {
+        0.0
+    } else {
+        3.0
+    };
+    let (mant, emin) = match c.dtype() {
+        DType::F16 => (10, -14),
+        DType::BF16 => (7, -126),
+        _ => (23, -126),
+    };
+    for (i, (a, b)) in gv.iter().zip(&cv).enumerate() {
+        if a.is_nan() || b.is_nan() || a.is_infinite() || b.is_infinite() {
+            assert!(
+                a == b || (a.is_nan() && b.is_nan()),
+                "{what}[{i}]: {a} vs {b}"
+            );
+            continue;
+        }
+        let e = if *b == 0.0 {
+            emin
+        } else {
+            ((b.abs().to_bits() >> 52) as i64 - 1023).max(emin)
+        };
+        let unit = ((e - mant) as f64).exp2();
+        let allowed = if c.dtype() == DType::F32 {
+            ulps(xv[i]) + slack
+        } else {
+            1.0
+        };
+        assert!(
+            (a - b).abs() <= allowed * unit,
+            "{what}[{i}] at {}: gpu {a:e} cpu {b:e} (more than {allowed} units)",
+            xv[i]
+        );
+    }
+}
+
 const ALL: [DType; 12] = [
     DType::F32,
     DType::F16,
@@ -407,11 +460,15 @@ fn binary_ops_match_the_cpu() {
                         | BinaryOp::LogicalOr
                         | BinaryOp::LogicalXor
                         | BinaryOp::Rem
-                        | BinaryOp::Pow
-                        | BinaryOp::Atan2
-                        | BinaryOp::Hypot
-                );
-            if exact {
+                )
+                || (dt == DType::F64
+                    && matches!(op, BinaryOp::Pow | BinaryOp::Atan2 | BinaryOp::Hypot));
+            if matches!(op, BinaryOp::Pow | BinaryOp::Atan2 | BinaryOp::Hypot) && !exact {
+                // rnx's WGSL library: pow <= 4.5 ULP, atan2 <= 2, hypot <= 1.5
+                // (CPU: 0.5 + ε).
+                let ulps = if op == BinaryOp::Pow { 5.0 } else { 3.0 };
+                assert_ulps(&what, &g, &c, &a, |_| ulps);
+            } else if exact {
                 assert_same(&what, &g, &c);
             } else {
                 // Division: Vulkan promises 2.5 ULP for f32; 3 ULP allowed.
@@ -489,8 +546,25 @@ fn unary_ops_match_the_cpu() {
             let (cr, gr) = (unary(op, &c).unwrap(), unary(op, &g).unwrap());
             match op {
                 // Vulkan's division and square root are not correctly rounded.
-                Recip | Sqrt | Softsign if dt == DType::F32 => assert_close(&what, &gr, &cr, 4e-7),
+                Recip | Sqrt if dt == DType::F32 => assert_close(&what, &gr, &cr, 4e-7),
                 Recip | Sqrt | Softsign if dt == DType::F64 => assert_close(&what, &gr, &cr, 1e-15),
+                // rnx's WGSL library against the CPU's kernels: both bounds added
+                // (math.rs and vmath's `Func`).
+                Softsign | Exp | Tanh | Sigmoid | Gelu | Erf if dt != DType::F64 => {
+                    let ulps = |x: f64| match op {
+                        Softsign => 3.0,
+                        Erf => 2.5,
+                        Exp => 3.5,
+                        Tanh => 5.0,
+                        Sigmoid => 5.5,
+                        _ => {
+                            let c = (2.0 / std::f64::consts::PI).sqrt();
+                            let u2 = 2.0 * c * (x + 0.044715 * x * x * x);
+                            7.0 + 6.0 * u2.abs()
+                        }
+                    };
+                    assert_ulps(&what, &gr, &cr, &g, ulps)
+                }
                 _ => assert_same(&what, &gr, &cr),
             }
         }
@@ -631,7 +705,9 @@ fn round_trip_families_give_cpu_results() {
         &ga.argsort(0, true).unwrap(),
         &a.argsort(0, true).unwrap(),
     );
-    assert_same("exp", &ga.exp().unwrap(), &a.exp().unwrap());
+    // f64 math has no GPU kernel (it stays on the CPU): bit-identical.
+    let (a64, ga64) = (a.cast(DType::F64).unwrap(), ga.cast(DType::F64).unwrap());
+    assert_same("f64 exp", &ga64.exp().unwrap(), &a64.exp().unwrap());
     assert_same(
         "gather",
         &ga.slice(s![vec![3, 0, 3], ..]).unwrap(),

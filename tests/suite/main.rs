@@ -20,6 +20,8 @@ mod gpu;
 #[cfg(feature = "gpu")]
 mod gpu_creation;
 #[cfg(feature = "gpu")]
+mod gpu_math;
+#[cfg(feature = "gpu")]
 mod gpu_reduce;
 mod index;
 mod math;

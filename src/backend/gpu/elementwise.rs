@@ -2,12 +2,13 @@
 //! ternary maps, each one WGSL body in the shared map kernel (`kernel.rs`).
 //! Integer division by zero, negative shifts and negative integer exponents
 //! are found by a check pass (one flag word read back) before anything is
-//! written. Ops whose WGSL built-ins are less accurate than the CPU's own
-//! kernels (transcendental math and activations, float `rem`/`pow`, atan2,
-//! hypot), and f64 math that Vulkan's built-ins do not cover, go through the
-//! CPU (`via_cpu`): the README's device table lists them.
+//! written. Transcendental math, activations, float `rem`, `pow`, atan2 and
+//! hypot of f32, f16 and bf16 run rnx's own WGSL library (`math.rs`, with its
+//! accuracy table); f64 math goes through the CPU (`via_cpu`): the README's
+//! device table lists it.
 
-use super::kernel::{Map, Operand};
+use super::kernel::{param_bytes, Map, Operand};
+use super::math;
 use super::wgsl::{compute_ty, is_inf, is_nan, lit};
 use super::{via_cpu, GpuBackend};
 use crate::backend::elementwise::{BinaryOp, ClassOp, CmpOp, TernaryOp, UnaryOp};
@@ -84,6 +85,21 @@ fn unary_expr(op: UnaryOp, d: DType) -> Option<String> {
 impl ElementwiseBackend for GpuBackend {
     fn unary(&self, op: UnaryOp, x: &Tensor, out: &Tensor) -> Result<()> {
         let d = x.dtype();
+        if compute_ty(d) == "f32" {
+            if let Some((e, prm)) = math::unary(op) {
+                let ctx = self.ctx("unary")?;
+                Map {
+                    op: "unary",
+                    operands: vec![Operand::read(x), Operand::write(out)],
+                    helpers: format!("{}{}", helpers(d), math::MATH_F32),
+                    body: format!("    let x = ld0(i0);\n    st1(i1, {e});"),
+                    params: (!prm.is_empty()).then(|| param_bytes(d, &prm)),
+                    flag: false,
+                }
+                .run(&ctx)?;
+                return Ok(());
+            }
+        }
         let Some(e) = unary_expr(op, d) else {
             return via_cpu(&[x], &[out], |cpu, i, o| cpu.unary(op, &i[0], &o[0]));
         };
@@ -107,7 +123,13 @@ impl ElementwiseBackend for GpuBackend {
         let zero = lit(d, 0.0);
         let one = lit(d, 1.0);
         let w = width(d);
+        let f32ish = compute_ty(d) == "f32";
+        let mut helpers = helpers(d);
         let e = match op {
+            Rem | Pow | Atan2 | Hypot if f32ish => {
+                helpers.push_str(math::MATH_F32);
+                math::binary(op).expect("a math op").to_string()
+            }
             Add => "x + y".to_string(),
             Sub => "x - y".into(),
             Mul => "x * y".into(),
@@ -182,7 +204,7 @@ impl ElementwiseBackend for GpuBackend {
         Map {
             op: op.name(),
             operands: vec![Operand::read(a), Operand::read(b), Operand::write(out)],
-            helpers: helpers(d),
+            helpers,
             body: format!("    let x = ld0(i0);\n    let y = ld1(i1);\n    st2(i2, {e});"),
             params: None,
             flag: false,

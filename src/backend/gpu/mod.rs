@@ -18,6 +18,7 @@ pub(crate) mod context;
 mod core;
 mod elementwise;
 pub(crate) mod kernel;
+mod math;
 mod reduce;
 pub(crate) mod wgsl;
 

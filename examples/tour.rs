@@ -83,7 +83,7 @@ fn main() -> Result<()> {
     let m = Tensor::arange(DType::I32, 0, 12, 1)?.reshape(&[3, 4])?;
     println!("arange(12).reshape([3, 4]):\n{m}");
     println!("transpose:\n{}", m.transpose(None)?);
-    println!("flip rows: \n{}", m.flip(Some(&[0]))?);
+    println!("flip rows: \n{}", m.flip([0])?);
     println!("slice s![1.., ..;2]:\n{}", m.slice(s![1.., ..;2])?);
     println!(
         "shares storage with m: {}",
@@ -93,7 +93,7 @@ fn main() -> Result<()> {
     section("reductions and sorting");
     let r = Tensor::create(DType::F32, &[2, 3], &[3., 1., 2., 9., 7., 8.])?;
     println!("r =\n{r}");
-    println!("sum over axis 1: {}", r.sum(Some(&[1]), false)?);
+    println!("sum over axis 1: {}", r.sum([1], false)?);
     println!("mean (all): {}", r.mean(None, false)?);
     println!("argmax over axis 1: {}", r.argmax(Some(1), false)?);
     println!("softmax (last axis):\n{}", r.softmax(None)?);

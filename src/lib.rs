@@ -22,6 +22,7 @@
 //!   the values. Nothing panics on user input except documented operator sugar.
 //! - `RNX_NUM_THREADS` (or [`set_num_threads`]) sets the CPU thread count.
 
+pub mod axes;
 pub mod backend;
 pub mod buffer_cache;
 pub mod device;
@@ -38,11 +39,19 @@ pub mod random;
 pub mod storage;
 pub mod tensor;
 
+pub use axes::{Axes, NewShape};
+pub use backend::elementwise::CmpOp;
 pub use device::{gpu_devices, num_threads, set_num_threads, synchronize, Device, GpuInfo};
 pub use dtype::{DType, Element, Scalar, C32, C64};
 pub use error::{Error, Result};
 pub use layout::Layout;
+pub use ops::conv::{Conv1dOptions, Conv2dOptions, Padding};
+pub use ops::creation::Indexing;
+pub use ops::ewise::Operand;
+pub use ops::index::{Index, NewAxis};
+pub use ops::join::Sections;
 pub use ops::operators::OperatorScalar;
+pub use ops::softmax::SoftmaxOptions;
 pub use tensor::{SliceRef, Tensor};
 
 #[doc(hidden)]
@@ -52,5 +61,9 @@ pub use num_complex::Complex;
 
 /// The names most programs need: `use rnx::prelude::*;`.
 pub mod prelude {
-    pub use crate::{bf16, f16, Complex, DType, Device, Error, Result, Scalar, Tensor, C32, C64};
+    pub use crate::{
+        bf16, f16, s, Axes, CmpOp, Complex, Conv1dOptions, Conv2dOptions, DType, Device, Error,
+        Index, Indexing, NewAxis, NewShape, Operand, Padding, Result, Scalar, Sections,
+        SoftmaxOptions, Tensor, C32, C64,
+    };
 }

@@ -87,11 +87,11 @@ macro_rules! cmp_methods {
             pub fn $name<'a>(&self, other: impl Into<Operand<'a>>) -> Result<Tensor> {
                 compare_impl(stringify!($name), CmpOp::$op, Operand::Tensor(self), other.into(), None)
             }
-            #[doc = concat!("Synonym of [`Tensor::", stringify!($name), "`].")]
+            #[doc = concat!("Synonym of [`Tensor::", stringify!($name), "`](crate::Tensor::", stringify!($name), ").")]
             pub fn $syn<'a>(&self, other: impl Into<Operand<'a>>) -> Result<Tensor> {
                 compare_impl(stringify!($syn), CmpOp::$op, Operand::Tensor(self), other.into(), None)
             }
-            #[doc = concat!("[`Tensor::", stringify!($name), "`] written into the u8 tensor `out`; returns `out`.")]
+            #[doc = concat!("[`Tensor::", stringify!($name), "`](crate::Tensor::", stringify!($name), ") written into the u8 tensor `out`; returns `out`.")]
             pub fn $out<'a>(&self, other: impl Into<Operand<'a>>, out: &Tensor) -> Result<Tensor> {
                 compare_impl(stringify!($name), CmpOp::$op, Operand::Tensor(self), other.into(), Some(out))
             }

@@ -121,13 +121,13 @@ macro_rules! binary_methods {
             pub fn $name<'a>(&self, other: impl Into<$crate::ops::ewise::Operand<'a>>) -> $crate::Result<$crate::Tensor> {
                 $crate::ops::elementwise::binary_impl(stringify!($name), $crate::backend::elementwise::BinaryOp::$op, $crate::ops::ewise::Operand::Tensor(self), other.into(), None)
             }
-            #[doc = concat!("In-place [`Tensor::", stringify!($name),
-                "`]: writes into `self` (the broadcast result must have `self`'s shape) and returns it.")]
+            #[doc = concat!("In-place [`Tensor::", stringify!($name), "`](crate::Tensor::", stringify!($name), ")",
+                ": writes into `self` (the broadcast result must have `self`'s shape) and returns it.")]
             pub fn $inplace<'a>(&self, other: impl Into<$crate::ops::ewise::Operand<'a>>) -> $crate::Result<$crate::Tensor> {
                 $crate::ops::elementwise::binary_impl(stringify!($name), $crate::backend::elementwise::BinaryOp::$op, $crate::ops::ewise::Operand::Tensor(self), other.into(), Some(self))
             }
-            #[doc = concat!("[`Tensor::", stringify!($name),
-                "`] written into `out` (exactly the result's shape and dtype; any strides \
+            #[doc = concat!("[`Tensor::", stringify!($name), "`](crate::Tensor::", stringify!($name), ")",
+                " written into `out` (exactly the result's shape and dtype; any strides \
                  without self-overlap; it may overlap the inputs); returns `out`.")]
             pub fn $out<'a>(&self, other: impl Into<$crate::ops::ewise::Operand<'a>>, out: &$crate::Tensor) -> $crate::Result<$crate::Tensor> {
                 $crate::ops::elementwise::binary_impl(stringify!($name), $crate::backend::elementwise::BinaryOp::$op, $crate::ops::ewise::Operand::Tensor(self), other.into(), Some(out))
@@ -218,12 +218,12 @@ macro_rules! unary_methods {
             pub fn $name(&self) -> $crate::Result<$crate::Tensor> {
                 $crate::ops::elementwise::unary_impl(stringify!($name), $crate::backend::elementwise::UnaryOp::$op, self, None)
             }
-            #[doc = concat!("In-place [`Tensor::", stringify!($name), "`]; returns `self`.")]
+            #[doc = concat!("In-place [`Tensor::", stringify!($name), "`](crate::Tensor::", stringify!($name), "); returns `self`.")]
             pub fn $inplace(&self) -> $crate::Result<$crate::Tensor> {
                 $crate::ops::elementwise::unary_impl(stringify!($name), $crate::backend::elementwise::UnaryOp::$op, self, Some(self))
             }
-            #[doc = concat!("[`Tensor::", stringify!($name),
-                "`] written into `out` (exactly the result's shape and dtype); returns `out`.")]
+            #[doc = concat!("[`Tensor::", stringify!($name), "`](crate::Tensor::", stringify!($name), ")",
+                " written into `out` (exactly the result's shape and dtype); returns `out`.")]
             pub fn $out(&self, out: &$crate::Tensor) -> $crate::Result<$crate::Tensor> {
                 $crate::ops::elementwise::unary_impl(stringify!($name), $crate::backend::elementwise::UnaryOp::$op, self, Some(out))
             }

@@ -268,7 +268,11 @@ pub(crate) struct Access<'a> {
 /// Lock `writes` exclusively and `reads` shared, in id order (no deadlock between
 /// operations of different threads). A storage in both lists is locked once, for
 /// writing. A written storage that has a live borrowed slice is an error.
-pub(crate) fn lock<'a>(op: &str, reads: &[&'a Storage], writes: &[&'a Storage]) -> Result<Access<'a>> {
+pub(crate) fn lock<'a>(
+    op: &str,
+    reads: &[&'a Storage],
+    writes: &[&'a Storage],
+) -> Result<Access<'a>> {
     let mut all: Vec<(&'a Storage, bool)> = Vec::with_capacity(reads.len() + writes.len());
     for &w in writes {
         all.push((w, true));

@@ -21,9 +21,7 @@ pub(crate) mod reduce;
 pub(crate) mod sort;
 
 pub use self::core::CoreBackend;
-pub use self::elementwise::{
-    BinaryOp, ClassOp, CmpOp, ElementwiseBackend, TernaryOp, UnaryOp,
-};
+pub use self::elementwise::{BinaryOp, ClassOp, CmpOp, ElementwiseBackend, TernaryOp, UnaryOp};
 pub use self::index::IndexBackend;
 pub use self::linalg::LinalgBackend;
 pub use self::reduce::{ArgOp, ReduceBackend, ReduceOp, ScanOp, SoftmaxOp};

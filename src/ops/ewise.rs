@@ -4,12 +4,12 @@
 //! elementwise op (arithmetic, compare, logic, select, math) runs through
 //! `run`; no op-specific code lives here.
 
+pub(crate) use super::shape::broadcast_shapes;
 use crate::backend::Backend;
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
 use crate::overlap;
 use crate::tensor::Tensor;
-pub(crate) use super::shape::broadcast_shapes;
 
 /// An operand of an elementwise op: a tensor, or a Rust scalar converted to
 /// the op's dtype (which must represent it exactly).

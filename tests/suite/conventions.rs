@@ -4,6 +4,9 @@
 //! the root and prelude exports, the dtype-free accessors, the `N` index spec,
 //! softmax's scale option and the Threefry tensor op.
 
+// `&[1]` and `&[2, -1]` are forms users write; they are tested on purpose.
+#![allow(clippy::needless_borrows_for_generic_args)]
+
 use rnx::prelude::*;
 
 fn f32t(shape: &[usize], v: &[f32]) -> Tensor {

@@ -572,7 +572,7 @@ fn out_forms_follow_the_alias_rules() {
     let Some(d) = gpu() else { return };
     let c = Tensor::arange(DType::F32, 0, 24, 1)
         .unwrap()
-        .reshape(&[4, 6])
+        .reshape([4, 6])
         .unwrap();
     let g = c.to_device(d).unwrap();
     // A shifted view of the output as an input: read as if copied first.
@@ -716,8 +716,8 @@ fn tensors_larger_than_one_binding() {
     let (cs, gs) = (c.mul(3).unwrap(), g.mul(3).unwrap());
     assert_same("i32 mul, 2 windows", &gs, &cs);
     let (ct, gt) = (
-        c.reshape(&[(n / 1024) as isize, 1024]).unwrap(),
-        g.reshape(&[(n / 1024) as isize, 1024]).unwrap(),
+        c.reshape([(n / 1024) as isize, 1024]).unwrap(),
+        g.reshape([(n / 1024) as isize, 1024]).unwrap(),
     );
     let (ctt, gtt) = (
         ct.transpose(None).unwrap().contiguous().unwrap(),

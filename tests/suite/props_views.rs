@@ -366,7 +366,7 @@ proptest! {
         let n = bs[0] * bs[1];
         let steps = |s: (usize, usize)| [[1, 2, -1, -2][s.0], [1, 2, -1, -2][s.1]];
         let base = Tensor::arange(DType::I32, 0, n as i64, 1).unwrap()
-            .reshape(&[bs[0] as isize, bs[1] as isize]).unwrap();
+            .reshape([bs[0] as isize, bs[1] as isize]).unwrap();
         let want = [want.0, want.1];
         let Some((src, ms)) = window(&base, &bs, want, t2, steps(s2), st2) else { return Ok(()) };
         let Some((dst, md)) = window(&base, &bs, want, t1 && !use_set_slice, steps(s1), st1) else {

@@ -369,7 +369,8 @@ impl Tensor {
         self.scalar_at(&zeros)
     }
 
-    /// A rank-0 view of one element, with bounds checks.
+    /// A rank-0 view of one element, with bounds checks: [`Tensor::get`]'s
+    /// view with a full multi-index.
     pub(crate) fn element_view(&self, op: &str, index: &[isize]) -> Result<Tensor> {
         if index.len() != self.ndim() {
             return Err(Error::invalid(
@@ -381,21 +382,7 @@ impl Tensor {
                 ),
             ));
         }
-        let mut l = self.layout.clone();
-        for (axis, &i) in index.iter().enumerate() {
-            let size = self.shape()[axis];
-            let j = if i < 0 { i + size as isize } else { i };
-            if j < 0 || j >= size as isize {
-                return Err(Error::IndexOutOfBounds {
-                    op: op.into(),
-                    index: i,
-                    axis,
-                    size,
-                });
-            }
-            l = l.select(0, j as usize);
-        }
-        Ok(self.with_layout(l))
+        self.get_view(op, index)
     }
 
     /// Write one element at a full multi-index (the value must be representable).

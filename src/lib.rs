@@ -127,11 +127,11 @@ pub use error::{Error, Result};
 pub use layout::Layout;
 pub use ops::conv::{Conv1dOptions, Conv2dOptions, Padding};
 pub use ops::creation::Indexing;
-pub use ops::ewise::Operand;
 pub use ops::index::{Index, NewAxis};
 pub use ops::join::Sections;
 pub use ops::operators::OperatorScalar;
 pub use ops::softmax::SoftmaxOptions;
+pub use ops::Operand;
 pub use tensor::{SliceRef, Tensor};
 
 #[doc(hidden)]

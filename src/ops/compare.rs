@@ -3,7 +3,7 @@
 //! `_out`; and `array_equal`. Equality for every dtype, ordering for real and
 //! integer dtypes; NaN compares unequal to everything (so `ne` is 1).
 
-use super::ewise::{require, resolve, run, Operand};
+use super::frame::{require, resolve, run, Operand};
 use crate::backend::elementwise::CmpOp;
 use crate::dtype::DType;
 use crate::error::Result;
@@ -67,7 +67,7 @@ impl Tensor {
         super::same_device("array_equal", &[self, other])?;
         super::same_dtype("array_equal", &[self, other])?;
         let equal =
-            match super::ewise::broadcast_shapes("array_equal", &[self.shape(), other.shape()]) {
+            match super::frame::broadcast_shapes("array_equal", &[self.shape(), other.shape()]) {
                 Err(_) => false,
                 Ok(_) => {
                     let m =

@@ -12,7 +12,7 @@
 //! - an output must have exactly the result's shape and dtype, and a layout
 //!   without self-overlap; inputs behave as if fully read before any write.
 
-use super::ewise::{require, resolve, run, Operand};
+use super::frame::{require, resolve, run, Operand};
 use crate::backend::elementwise::{BinaryOp, TernaryOp, UnaryOp};
 use crate::dtype::{DType, Scalar};
 use crate::error::Result;
@@ -118,19 +118,19 @@ macro_rules! binary_methods {
     ($($(#[$m:meta])* $name:ident, $inplace:ident, $out:ident => $op:ident;)*) => {
         impl $crate::Tensor {$(
             $(#[$m])*
-            pub fn $name<'a>(&self, other: impl Into<$crate::ops::ewise::Operand<'a>>) -> $crate::Result<$crate::Tensor> {
-                $crate::ops::elementwise::binary_impl(stringify!($name), $crate::backend::elementwise::BinaryOp::$op, $crate::ops::ewise::Operand::Tensor(self), other.into(), None)
+            pub fn $name<'a>(&self, other: impl Into<$crate::ops::Operand<'a>>) -> $crate::Result<$crate::Tensor> {
+                $crate::ops::elementwise::binary_impl(stringify!($name), $crate::backend::elementwise::BinaryOp::$op, $crate::ops::Operand::Tensor(self), other.into(), None)
             }
             #[doc = concat!("In-place [`Tensor::", stringify!($name), "`](crate::Tensor::", stringify!($name), ")",
                 ": writes into `self` (the broadcast result must have `self`'s shape) and returns it.")]
-            pub fn $inplace<'a>(&self, other: impl Into<$crate::ops::ewise::Operand<'a>>) -> $crate::Result<$crate::Tensor> {
-                $crate::ops::elementwise::binary_impl(stringify!($name), $crate::backend::elementwise::BinaryOp::$op, $crate::ops::ewise::Operand::Tensor(self), other.into(), Some(self))
+            pub fn $inplace<'a>(&self, other: impl Into<$crate::ops::Operand<'a>>) -> $crate::Result<$crate::Tensor> {
+                $crate::ops::elementwise::binary_impl(stringify!($name), $crate::backend::elementwise::BinaryOp::$op, $crate::ops::Operand::Tensor(self), other.into(), Some(self))
             }
             #[doc = concat!("[`Tensor::", stringify!($name), "`](crate::Tensor::", stringify!($name), ")",
                 " written into `out` (exactly the result's shape and dtype; any strides \
                  without self-overlap; it may overlap the inputs); returns `out`.")]
-            pub fn $out<'a>(&self, other: impl Into<$crate::ops::ewise::Operand<'a>>, out: &$crate::Tensor) -> $crate::Result<$crate::Tensor> {
-                $crate::ops::elementwise::binary_impl(stringify!($name), $crate::backend::elementwise::BinaryOp::$op, $crate::ops::ewise::Operand::Tensor(self), other.into(), Some(out))
+            pub fn $out<'a>(&self, other: impl Into<$crate::ops::Operand<'a>>, out: &$crate::Tensor) -> $crate::Result<$crate::Tensor> {
+                $crate::ops::elementwise::binary_impl(stringify!($name), $crate::backend::elementwise::BinaryOp::$op, $crate::ops::Operand::Tensor(self), other.into(), Some(out))
             }
         )*}
     };
@@ -187,7 +187,7 @@ macro_rules! reversed {
     ($($(#[$m:meta])* $name:ident => $op:ident;)*) => {
         impl Tensor {$(
             $(#[$m])*
-            pub fn $name<'a>(&self, other: impl Into<$crate::ops::ewise::Operand<'a>>) -> Result<Tensor> {
+            pub fn $name<'a>(&self, other: impl Into<$crate::ops::Operand<'a>>) -> Result<Tensor> {
                 $crate::ops::elementwise::binary_impl(stringify!($name), $crate::backend::elementwise::BinaryOp::$op, other.into(), Operand::Tensor(self), None)
             }
         )*}

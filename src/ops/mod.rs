@@ -8,7 +8,9 @@ pub mod conv;
 pub mod convert;
 pub mod creation;
 pub mod elementwise;
-pub mod ewise;
+/// The elementwise frame (operands, broadcasting, output and alias checks)
+/// every elementwise family runs through.
+pub(crate) mod frame;
 pub mod index;
 pub mod join;
 pub mod linalg;
@@ -20,6 +22,8 @@ pub mod select;
 pub mod shape;
 pub mod softmax;
 pub mod sort;
+
+pub use frame::Operand;
 
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;

@@ -1,4 +1,5 @@
-//! Shared frontend machinery of the elementwise family: `Operand` (a tensor or
+//! The elementwise frame: the frontend machinery every elementwise family
+//! (arithmetic, math, activations, compare, logic, select) shares: `Operand` (a tensor or
 //! a Rust scalar), the broadcasting rule, output validation and the alias rule
 //! (snapshot an input only when it partially overlaps the output). Every
 //! elementwise op (arithmetic, compare, logic, select, math) runs through

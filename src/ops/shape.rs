@@ -47,21 +47,9 @@ pub fn broadcast_shapes(op: &str, shapes: &[&[usize]]) -> Result<Vec<usize>> {
     Ok(out)
 }
 
-/// Normalise a list of axes, rejecting duplicates.
+/// Normalise a list of axes, rejecting duplicates (in the given order).
 pub(crate) fn normalize_axes(op: &str, axes: &[isize], ndim: usize) -> Result<Vec<usize>> {
-    let mut seen = vec![false; ndim];
-    axes.iter()
-        .map(|&a| {
-            let u = normalize_axis(op, a, ndim)?;
-            if std::mem::replace(&mut seen[u], true) {
-                return Err(Error::invalid(
-                    op,
-                    format!("axis {a} appears more than once in {axes:?}"),
-                ));
-            }
-            Ok(u)
-        })
-        .collect()
+    Axes::from(axes).resolve(op, ndim)
 }
 
 impl Tensor {

@@ -1,8 +1,7 @@
 //! A tour of rnx: run with `cargo run --release --example tour`.
 //! Prints real tensors and results, section by section.
 
-use rnx::ops::creation::Indexing;
-use rnx::{s, DType, Result, Tensor};
+use rnx::prelude::*;
 
 fn section(title: &str) {
     println!("\n== {title} ==");
@@ -80,11 +79,16 @@ fn main() -> Result<()> {
     );
 
     section("views and indexing (no copies)");
-    let m = Tensor::arange(DType::I32, 0, 12, 1)?.reshape(&[3, 4])?;
-    println!("arange(12).reshape([3, 4]):\n{m}");
+    let m = Tensor::arange(DType::I32, 0, 12, 1)?.reshape([3, -1])?;
+    println!("arange(12).reshape([3, -1]) (the -1 is inferred):\n{m}");
     println!("transpose:\n{}", m.transpose(None)?);
-    println!("flip rows: \n{}", m.flip(Some(&[0]))?);
+    println!("flip rows: \n{}", m.flip([0])?);
     println!("slice s![1.., ..;2]:\n{}", m.slice(s![1.., ..;2])?);
+    println!(
+        "new axis s![.., NewAxis, 0]: shape {:?}",
+        m.slice(s![.., NewAxis, 0])?.shape()
+    );
+    println!("transpose([-1, 0]):\n{}", m.transpose([-1, 0])?);
     println!(
         "shares storage with m: {}",
         m.transpose(None)?.same_storage(&m)
@@ -93,10 +97,27 @@ fn main() -> Result<()> {
     section("reductions and sorting");
     let r = Tensor::create(DType::F32, &[2, 3], &[3., 1., 2., 9., 7., 8.])?;
     println!("r =\n{r}");
-    println!("sum over axis 1: {}", r.sum(Some(&[1]), false)?);
+    // Axes: `None` (the op's default), one axis, or a list (array, slice, Vec).
+    println!("sum over axis 1: {}", r.sum(1, false)?);
+    println!("sum over [0, 1]: {}", r.sum([0, 1], false)?);
     println!("mean (all): {}", r.mean(None, false)?);
-    println!("argmax over axis 1: {}", r.argmax(Some(1), false)?);
+    println!("argmax over axis 1: {}", r.argmax(1, false)?);
+    println!("argmax of the flattened tensor: {}", r.argmax(None, false)?);
+    println!("cumsum (flattened): {}", r.cumsum(None)?);
     println!("softmax (last axis):\n{}", r.softmax(None)?);
+    println!(
+        "softmax with scale 0.5:\n{}",
+        r.softmax_with(None, SoftmaxOptions { scale: 0.5 })?
+    );
+    // Scalars and tensors are both operands; values come back without naming the type.
+    println!("clamp(2, 8): {:?}", r.clamp(2, 8)?.to_vec_f64()?);
+    println!("max as f64: {}", r.max(None, false)?.item_f64()?);
+    // Every op allocates (`add`), works in place (`add_`) or writes an output (`add_out`).
+    let y = r.add(1)?;
+    y.mul_(2)?;
+    let out = Tensor::zeros(DType::F32, &[2, 3])?;
+    r.add_out(&y, &out)?;
+    println!("(r + 1) * 2 in place, then r + that into out:\n{out}");
     let (sorted, idx) = r.sort(-1, false)?;
     println!("sort rows:\n{sorted}\nargsort:\n{idx}");
 

@@ -167,7 +167,7 @@ pub fn num_threads() -> usize {
 }
 
 /// The CPU backend's thread pool (built on first use).
-pub fn pool() -> &'static rayon::ThreadPool {
+pub(crate) fn pool() -> &'static rayon::ThreadPool {
     POOL.get_or_init(|| {
         let n = REQUESTED
             .get()

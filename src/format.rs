@@ -12,16 +12,8 @@ pub const SUMMARY_THRESHOLD: usize = 1000;
 /// Items kept at each end of a summarised axis.
 pub const EDGE_ITEMS: usize = 3;
 
-/// C's `%g` with `prec` significant digits (`0.909091`, `3.14`, `1e+06`, `-0`).
-///
-/// ```
-/// use rnx::format::fmt_g;
-/// assert_eq!(fmt_g(10.0 / 11.0, 6), "0.909091");
-/// assert_eq!(fmt_g(1e6, 6), "1e+06");
-/// assert_eq!(fmt_g(-0.0, 6), "-0");
-/// assert_eq!(fmt_g(1.5e-5, 6), "1.5e-05");
-/// assert_eq!(fmt_g(123456.0, 6), "123456");
-/// ```
+/// C's `%g` with `prec` significant digits (`0.909091`, `3.14`, `1e+06`, `-0`);
+/// the unit test `fmt_g_matches_c` below checks these.
 pub fn fmt_g(x: f64, prec: usize) -> String {
     if x.is_nan() {
         return "nan".into();
@@ -159,5 +151,19 @@ impl fmt::Debug for Tensor {
             self.device(),
             self
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fmt_g;
+
+    #[test]
+    fn fmt_g_matches_c() {
+        assert_eq!(fmt_g(10.0 / 11.0, 6), "0.909091");
+        assert_eq!(fmt_g(1e6, 6), "1e+06");
+        assert_eq!(fmt_g(-0.0, 6), "-0");
+        assert_eq!(fmt_g(1.5e-5, 6), "1.5e-05");
+        assert_eq!(fmt_g(123456.0, 6), "123456");
     }
 }

@@ -1,48 +1,137 @@
 //! # rnx — n-dimensional tensors for Rust
 //!
 //! NumPy-class arrays with the API of the Nx array library and the strict
-//! elementwise semantics of the cl-tensor specification, on a multi-threaded CPU
-//! backend.
+//! elementwise semantics of the cl-tensor specification, on a multi-threaded
+//! SIMD CPU backend and (cargo feature `gpu`) a wgpu GPU backend.
 //!
 //! ```
-//! use rnx::{Tensor, DType};
-//! let t = Tensor::create(DType::I32, &[2, 3], &[0, 1, 2, 3, 4, 5]).unwrap();
+//! use rnx::prelude::*;
+//! let t = Tensor::create(DType::I32, &[2, 3], &[0, 1, 2, 3, 4, 5])?;
 //! assert_eq!(t.to_string(), "[[0, 1, 2],\n [3, 4, 5]]");
-//! let x = Tensor::linspace(DType::F32, 0.0, 10.0, 5, true).unwrap();
-//! assert_eq!(x.to_vec::<f32>().unwrap(), vec![0.0, 2.5, 5.0, 7.5, 10.0]);
+//! let x = Tensor::linspace(DType::F32, 0.0, 10.0, 5, true)?;
+//! assert_eq!(x.to_vec::<f32>()?, vec![0.0, 2.5, 5.0, 7.5, 10.0]);
+//! assert_eq!(t.sum(1, false)?.to_vec_f64()?, vec![3.0, 12.0]);
+//! # Ok::<(), rnx::Error>(())
 //! ```
 //!
 //! ## The rules
 //! - A [`Tensor`] is a view (shape, signed strides, offset) over shared storage;
 //!   `clone()` is O(1) and shares it. Views never copy; copies are explicit.
 //! - Tensors in one operation must have the same dtype and device (an error names
-//!   both otherwise); Rust scalars convert to the tensor's dtype and must be
-//!   representable there.
+//!   both otherwise; convert with [`Tensor::cast`] and [`Tensor::to_device`]);
+//!   Rust scalars convert to the tensor's dtype and must be representable there.
 //! - Every fallible function returns [`Result`]; messages name the operation and
-//!   the values. Nothing panics on user input except documented operator sugar.
+//!   the values. Nothing panics on user input except the documented operator
+//!   sugar (`&a + &b`), which panics with the same message, as `std` indexing does.
+//! - Integers wrap at their width; integer division or remainder by zero is an
+//!   error; f16/bf16 compute in f32 and round once per result.
 //! - `RNX_NUM_THREADS` (or [`set_num_threads`]) sets the CPU thread count.
+//!
+//! ## Conventions
+//!
+//! One way to say each kind of argument, in every operation:
+//!
+//! - **Axes** are `isize`; negative values count from the end (`-1` is the
+//!   last). A parameter naming a *set* of axes takes `impl Into<`[`Axes`]`>`:
+//!   `None` (the operation's default: all axes for reductions, the last axis for
+//!   softmax, reversed order for `transpose`), [`Axes::all()`], one axis (`1`),
+//!   or a list (`[0, 1]`, `&[0, 1]`, `&v`, `v` for a `Vec<isize>`). A parameter
+//!   naming *one optional* axis takes `impl Into<Option<isize>>`: `1`, `Some(1)`
+//!   or `None`, which means the flattened tensor (`argmax`, `cumsum`, `roll`,
+//!   `repeat`, `concatenate`, as Nx).
+//! - **Shapes** are `&[usize]` everywhere, except in `reshape`, `expand` and
+//!   `unflatten`, which infer a `-1` entry and take `impl Into<`[`NewShape`]`>`
+//!   (`[3, -1]`, `other.shape()`, a `Vec`).
+//! - **Scalars and tensors** are interchangeable operands: every elementwise
+//!   argument is `impl Into<`[`Operand`]`>`, so `x.add(&y)`, `x.add(2)`,
+//!   `x.clamp(0, &hi)` all work; a scalar converts to the tensor's dtype and
+//!   must be representable there (`x.add(2.5)` on i32 is an error).
+//! - **Options** that Nx passes as optional arguments are a `struct` with
+//!   `Default` ([`Conv1dOptions`], [`Conv2dOptions`], [`SoftmaxOptions`]):
+//!   `Conv1dOptions { stride: 2, ..Default::default() }`. The plain method
+//!   (`softmax`) is the one with default options; `_with` takes the struct.
+//! - **Writes**: each elementwise op comes allocating (`add`), in place
+//!   (`add_`, writes into `self` and returns it) and into an output (`add_out`,
+//!   which must have exactly the result's shape and dtype; any strides without
+//!   self-overlap). Inputs behave as if read completely before the output is
+//!   written, also when they overlap it.
+//! - **Indexing** uses Nx's spec: [`Index`] (`I` select, `L` list, `R` range,
+//!   `N` new axis) built most easily with [`s!`]: `s![1, .., 0..4;2, NewAxis]`.
+//! - **Reading values** without naming the Rust type: [`Tensor::to_vec_f64`],
+//!   [`Tensor::item_f64`], [`Tensor::item_i64`]; typed: `to_vec::<T>()`,
+//!   `item::<T>()`.
+//!
+//! ```
+//! use rnx::prelude::*;
+//! let x = Tensor::arange(DType::F32, 0, 6, 1)?.reshape([2, -1])?;
+//! assert_eq!(x.sum(None, false)?.item_f64()?, 15.0);   // default axes: all
+//! assert_eq!(x.sum(-1, false)?.to_vec_f64()?, vec![3.0, 12.0]);
+//! assert_eq!(x.transpose([1, 0])?.shape(), &[3, 2]);
+//! assert_eq!(x.clamp(1, 4)?.to_vec_f64()?, vec![1., 1., 2., 3., 4., 4.]);
+//! let y = x.mul(2)?;           // allocating
+//! y.add_(&x)?;                 // in place: y = 3x
+//! let out = x.zeros_like()?;
+//! x.add_out(1, &out)?;         // into an output
+//! assert_eq!(y.to_vec_f64()?, vec![0., 3., 6., 9., 12., 15.]);
+//! assert_eq!(out.slice(s![NewAxis, 1, ..])?.shape(), &[1, 3]);
+//! # Ok::<(), rnx::Error>(())
+//! ```
+//!
+//! ## Where things live
+//!
+//! Every operation is a method of [`Tensor`]; the modules group them by family
+//! (each module's page lists its rules):
+//!
+//! | family | module |
+//! |---|---|
+//! | creation: `zeros`, `full`, `arange`, `linspace`, `eye`, `meshgrid`, ... | [`ops::creation`] |
+//! | random (`rand`, `randn`, `randint`, Threefry) | [`random`] |
+//! | views: `reshape`, `transpose`, `expand`, `squeeze`, `flip`, ... | [`ops::shape`] |
+//! | copies: `concatenate`, `stack`, `pad`, `tile`, `repeat`, `roll`, splits | [`ops::join`] |
+//! | indexing: `slice`, `set_slice`, `s!`, `blit`, `fill` | [`ops::index`] |
+//! | arithmetic, `clamp`, `lerp`; the generic `unary`/`binary` | [`ops::elementwise`] |
+//! | math functions (`exp`, `sin`, `erf`, ...) and activations | [`ops::math`], [`ops::activation`] |
+//! | comparisons, logic, `where_cond`/`select` | [`ops::compare`], [`ops::logic`], [`ops::select`] |
+//! | reductions, `argmax`, `cumsum`; softmax family; sorting | [`ops::reduce`], [`ops::softmax`], [`ops::sort`] |
+//! | `matmul`, `dot`; convolution and correlation | [`ops::linalg`], [`ops::conv`] |
+//! | `cast`, `contiguous`, `to_device` | [`ops::convert`] |
+//! | operators (`&a + &b`, panicking sugar) | [`ops::operators`] |
+//! | dtypes, scalars, devices, errors | [`dtype`], [`device`], [`error`] |
+//! | layouts and storage (foreign-memory views), the [`backend::Backend`] trait for backend writers | [`layout`], [`storage`], [`backend`] |
+//!
+//! Most programs need only `use rnx::prelude::*;`.
 
+pub mod axes;
 pub mod backend;
-pub mod buffer_cache;
+pub(crate) mod buffer_cache;
 pub mod device;
 pub mod dtype;
 pub mod error;
-pub mod format;
-pub mod huge_pages;
+pub(crate) mod format;
+pub(crate) mod huge_pages;
 #[cfg(feature = "ndarray")]
 pub mod interop;
 pub mod layout;
 pub mod ops;
+#[doc(hidden)]
 pub mod overlap;
 pub mod random;
 pub mod storage;
 pub mod tensor;
 
+pub use axes::{Axes, NewShape};
+pub use backend::elementwise::CmpOp;
 pub use device::{gpu_devices, num_threads, set_num_threads, synchronize, Device, GpuInfo};
 pub use dtype::{DType, Element, Scalar, C32, C64};
 pub use error::{Error, Result};
 pub use layout::Layout;
+pub use ops::conv::{Conv1dOptions, Conv2dOptions, Padding};
+pub use ops::creation::Indexing;
+pub use ops::index::{Index, NewAxis};
+pub use ops::join::Sections;
 pub use ops::operators::OperatorScalar;
+pub use ops::softmax::SoftmaxOptions;
+pub use ops::Operand;
 pub use tensor::{SliceRef, Tensor};
 
 #[doc(hidden)]
@@ -52,5 +141,9 @@ pub use num_complex::Complex;
 
 /// The names most programs need: `use rnx::prelude::*;`.
 pub mod prelude {
-    pub use crate::{bf16, f16, Complex, DType, Device, Error, Result, Scalar, Tensor, C32, C64};
+    pub use crate::{
+        bf16, f16, s, Axes, CmpOp, Complex, Conv1dOptions, Conv2dOptions, DType, Device, Error,
+        Index, Indexing, NewAxis, NewShape, Operand, Padding, Result, Scalar, Sections,
+        SoftmaxOptions, Tensor, C32, C64,
+    };
 }

@@ -11,6 +11,11 @@ use rayon::prelude::*;
 const ROT: [u32; 8] = [13, 15, 26, 6, 17, 29, 16, 24];
 
 /// Threefry-2x32 with 20 rounds: the 64-bit block for `counter` under `key`.
+/// The tensor form is [`Tensor::threefry2x32`].
+///
+/// ```
+/// assert_eq!(rnx::random::threefry2x32([0, 0], [0, 0]), [0x6b20_0159, 0x99ba_4efe]);
+/// ```
 pub fn threefry2x32(key: [u32; 2], counter: [u32; 2]) -> [u32; 2] {
     let ks = [key[0], key[1], 0x1BD1_1BDA ^ key[0] ^ key[1]];
     let mut x0 = counter[0].wrapping_add(ks[0]);
@@ -64,6 +69,62 @@ fn mantissa_bits(dtype: DType) -> u32 {
 }
 
 impl Tensor {
+    /// Threefry-2x32 (20 rounds) as a tensor operation, Nx's `threefry`: `key`
+    /// and `counter` are u32 tensors whose last axis has size 2 (one 64-bit
+    /// key or counter block per row, `[low word, high word]`); their leading
+    /// axes broadcast. Row `r` of the result (u32, last axis 2) is
+    /// [`threefry2x32`]`(key[r], counter[r])`, the same block the scalar
+    /// function gives, on every device (the result is on `key`'s device).
+    ///
+    /// ```
+    /// use rnx::{Tensor, DType};
+    /// let key = Tensor::create(DType::U32, &[2], &[0, 0]).unwrap();
+    /// let ctr = Tensor::create(DType::U32, &[3, 2], &[0, 0, 1, 0, 2, 0]).unwrap();
+    /// let out = Tensor::threefry2x32(&key, &ctr).unwrap();
+    /// assert_eq!(out.shape(), &[3, 2]);
+    /// let v = out.to_vec::<u32>().unwrap();
+    /// assert_eq!([v[0], v[1]], rnx::random::threefry2x32([0, 0], [0, 0]));
+    /// assert_eq!([v[4], v[5]], rnx::random::threefry2x32([0, 0], [2, 0]));
+    /// ```
+    pub fn threefry2x32(key: &Tensor, counter: &Tensor) -> Result<Tensor> {
+        let op = "threefry2x32";
+        crate::ops::same_device(op, &[key, counter])?;
+        for t in [key, counter] {
+            if t.dtype() != DType::U32 {
+                return Err(Error::invalid(
+                    op,
+                    format!("key and counter must be u32, got {}", t.dtype()),
+                ));
+            }
+            if t.shape().last() != Some(&2) {
+                return Err(Error::invalid(
+                    op,
+                    format!(
+                        "key and counter need a last axis of size 2, got shape {:?}",
+                        t.shape()
+                    ),
+                ));
+            }
+        }
+        let (k, c) = key.broadcasted(counter, false).map_err(|_| {
+            Error::shapes(
+                op,
+                key.shape(),
+                counter.shape(),
+                "cannot be broadcast together",
+            )
+        })?;
+        let shape = k.shape().to_vec();
+        let kv = k.to_vec::<u32>()?;
+        let cv = c.to_vec::<u32>()?;
+        let out: Vec<u32> = kv
+            .chunks_exact(2)
+            .zip(cv.chunks_exact(2))
+            .flat_map(|(k, c)| threefry2x32([k[0], k[1]], [c[0], c[1]]))
+            .collect();
+        Tensor::from_slice(&out, &shape)?.to_device(key.device())
+    }
+
     /// Uniform values in `[0, 1)` for float dtypes (f16, bf16, f32, f64), from
     /// `seed`. Each value is a multiple of 2^-p for the dtype's precision p, so
     /// rounding never produces 1.

@@ -260,7 +260,7 @@ impl Storage {
 }
 
 /// Locks held while an operation reads and writes storages.
-pub struct Access<'a> {
+pub(crate) struct Access<'a> {
     _reads: Vec<RwLockReadGuard<'a, ()>>,
     _writes: Vec<RwLockWriteGuard<'a, ()>>,
 }
@@ -268,7 +268,11 @@ pub struct Access<'a> {
 /// Lock `writes` exclusively and `reads` shared, in id order (no deadlock between
 /// operations of different threads). A storage in both lists is locked once, for
 /// writing. A written storage that has a live borrowed slice is an error.
-pub fn lock<'a>(op: &str, reads: &[&'a Storage], writes: &[&'a Storage]) -> Result<Access<'a>> {
+pub(crate) fn lock<'a>(
+    op: &str,
+    reads: &[&'a Storage],
+    writes: &[&'a Storage],
+) -> Result<Access<'a>> {
     let mut all: Vec<(&'a Storage, bool)> = Vec::with_capacity(reads.len() + writes.len());
     for &w in writes {
         all.push((w, true));

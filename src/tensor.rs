@@ -290,7 +290,87 @@ impl Tensor {
         Ok(self.to_vec::<T>()?[0])
     }
 
-    /// A rank-0 view of one element, with bounds checks.
+    /// The elements as `f64` in row-major order, for any real or integer
+    /// dtype (no need to name the Rust type: printing, tests, interop).
+    /// Integers above 2^53 in magnitude round to the nearest f64. Complex
+    /// dtypes are an error, so an imaginary part is never dropped silently
+    /// (`cast` to f32/f64 first to take the real part).
+    ///
+    /// ```
+    /// use rnx::{Tensor, DType};
+    /// let t = Tensor::create(DType::I16, &[3], &[-1, 0, 7]).unwrap();
+    /// assert_eq!(t.to_vec_f64().unwrap(), vec![-1.0, 0.0, 7.0]);
+    /// ```
+    pub fn to_vec_f64(&self) -> Result<Vec<f64>> {
+        self.real_only("to_vec_f64")?;
+        crate::dispatch!(self.dtype(), T => {
+            Ok(self.to_vec::<T>()?.into_iter().map(Element::to_f64).collect())
+        })
+    }
+
+    /// The only element of a one-element tensor as `f64` (real and integer
+    /// dtypes; complex is an error, as in [`Tensor::to_vec_f64`]).
+    ///
+    /// ```
+    /// use rnx::{Tensor, DType};
+    /// let t = Tensor::create(DType::U8, &[1, 1], &[200]).unwrap();
+    /// assert_eq!(t.item_f64().unwrap(), 200.0);
+    /// ```
+    pub fn item_f64(&self) -> Result<f64> {
+        self.real_only("item_f64")?;
+        Ok(self.only_element("item_f64")?.to_f64())
+    }
+
+    /// The only element of a one-element tensor as `i64`: integer dtypes give
+    /// the exact value, float dtypes a whole number that fits (3.0 gives 3);
+    /// a fraction, NaN, a value outside i64 (u64 above `i64::MAX`) or a
+    /// complex dtype is an error.
+    ///
+    /// ```
+    /// use rnx::{Tensor, DType};
+    /// let t = Tensor::create(DType::F32, &[], &[3.0]).unwrap();
+    /// assert_eq!(t.item_i64().unwrap(), 3);
+    /// assert!(Tensor::create(DType::F32, &[], &[2.5]).unwrap().item_i64().is_err());
+    /// ```
+    pub fn item_i64(&self) -> Result<i64> {
+        self.real_only("item_i64")?;
+        let v = self
+            .only_element("item_i64")?
+            .to_dtype(DType::I64, "item_i64")?;
+        Ok(v.get::<i64>())
+    }
+
+    fn real_only(&self, op: &str) -> Result<()> {
+        if self.dtype().is_complex() {
+            return Err(Error::invalid(
+                op,
+                format!(
+                    "dtype {} is complex; cast to a real dtype first to take the real part",
+                    self.dtype()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The single element as a [`Scalar`], or an error naming `op`.
+    fn only_element(&self, op: &str) -> Result<Scalar> {
+        if self.size() != 1 {
+            return Err(Error::invalid(
+                op,
+                format!(
+                    "tensor of shape {:?} has {} elements, not 1",
+                    self.shape(),
+                    self.size()
+                ),
+            ));
+        }
+        let zeros = vec![0isize; self.ndim()];
+        self.scalar_at(&zeros)
+    }
+
+    /// A rank-0 view of one element, with bounds checks: [`Tensor::get`]'s
+    /// view with a full multi-index.
     pub(crate) fn element_view(&self, op: &str, index: &[isize]) -> Result<Tensor> {
         if index.len() != self.ndim() {
             return Err(Error::invalid(
@@ -302,21 +382,7 @@ impl Tensor {
                 ),
             ));
         }
-        let mut l = self.layout.clone();
-        for (axis, &i) in index.iter().enumerate() {
-            let size = self.shape()[axis];
-            let j = if i < 0 { i + size as isize } else { i };
-            if j < 0 || j >= size as isize {
-                return Err(Error::IndexOutOfBounds {
-                    op: op.into(),
-                    index: i,
-                    axis,
-                    size,
-                });
-            }
-            l = l.select(0, j as usize);
-        }
-        Ok(self.with_layout(l))
+        self.get_view(op, index)
     }
 
     /// Write one element at a full multi-index (the value must be representable).

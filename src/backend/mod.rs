@@ -8,18 +8,20 @@
 //! device implements them family by family. No method assumes host memory: data
 //! crosses the device boundary only through `upload`/`download`.
 
-pub mod core;
+pub(crate) mod core;
+#[doc(hidden)]
 pub mod cpu;
 pub mod elementwise;
 #[cfg(feature = "gpu")]
+#[doc(hidden)]
 pub mod gpu;
-pub mod index;
-pub mod linalg;
-pub mod reduce;
-pub mod sort;
+pub(crate) mod index;
+pub(crate) mod linalg;
+pub(crate) mod reduce;
+pub(crate) mod sort;
 
 pub use self::core::CoreBackend;
-pub use self::elementwise::ElementwiseBackend;
+pub use self::elementwise::{BinaryOp, ClassOp, CmpOp, ElementwiseBackend, TernaryOp, UnaryOp};
 pub use self::index::IndexBackend;
 pub use self::linalg::LinalgBackend;
 pub use self::reduce::{ArgOp, ReduceBackend, ReduceOp, ScanOp, SoftmaxOp};

@@ -65,13 +65,13 @@ macro_rules! param_activation {
                 $(let $p = $p.unwrap_or($d);)+
                 unary_impl(stringify!($name), $op, self, None)
             }
-            #[doc = concat!("In-place [`Tensor::", stringify!($name), "`]; returns `self`.")]
+            #[doc = concat!("In-place [`Tensor::", stringify!($name), "`](crate::Tensor::", stringify!($name), "); returns `self`.")]
             pub fn $inplace(&self, $($p: Option<f64>),+) -> Result<Tensor> {
                 $(let $p = $p.unwrap_or($d);)+
                 unary_impl(stringify!($name), $op, self, Some(self))
             }
-            #[doc = concat!("[`Tensor::", stringify!($name),
-                "`] written into `out` (exactly the result's shape and dtype); returns `out`.")]
+            #[doc = concat!("[`Tensor::", stringify!($name), "`](crate::Tensor::", stringify!($name), ")",
+                " written into `out` (exactly the result's shape and dtype); returns `out`.")]
             pub fn $out(&self, $($p: Option<f64>,)+ out: &Tensor) -> Result<Tensor> {
                 $(let $p = $p.unwrap_or($d);)+
                 unary_impl(stringify!($name), $op, self, Some(out))

@@ -3,7 +3,7 @@
 //! `_out`; and `array_equal`. Equality for every dtype, ordering for real and
 //! integer dtypes; NaN compares unequal to everything (so `ne` is 1).
 
-use super::ewise::{require, resolve, run, Operand};
+use super::frame::{require, resolve, run, Operand};
 use crate::backend::elementwise::CmpOp;
 use crate::dtype::DType;
 use crate::error::Result;
@@ -67,7 +67,7 @@ impl Tensor {
         super::same_device("array_equal", &[self, other])?;
         super::same_dtype("array_equal", &[self, other])?;
         let equal =
-            match super::ewise::broadcast_shapes("array_equal", &[self.shape(), other.shape()]) {
+            match super::frame::broadcast_shapes("array_equal", &[self.shape(), other.shape()]) {
                 Err(_) => false,
                 Ok(_) => {
                     let m =
@@ -87,11 +87,11 @@ macro_rules! cmp_methods {
             pub fn $name<'a>(&self, other: impl Into<Operand<'a>>) -> Result<Tensor> {
                 compare_impl(stringify!($name), CmpOp::$op, Operand::Tensor(self), other.into(), None)
             }
-            #[doc = concat!("Synonym of [`Tensor::", stringify!($name), "`].")]
+            #[doc = concat!("Synonym of [`Tensor::", stringify!($name), "`](crate::Tensor::", stringify!($name), ").")]
             pub fn $syn<'a>(&self, other: impl Into<Operand<'a>>) -> Result<Tensor> {
                 compare_impl(stringify!($syn), CmpOp::$op, Operand::Tensor(self), other.into(), None)
             }
-            #[doc = concat!("[`Tensor::", stringify!($name), "`] written into the u8 tensor `out`; returns `out`.")]
+            #[doc = concat!("[`Tensor::", stringify!($name), "`](crate::Tensor::", stringify!($name), ") written into the u8 tensor `out`; returns `out`.")]
             pub fn $out<'a>(&self, other: impl Into<Operand<'a>>, out: &Tensor) -> Result<Tensor> {
                 compare_impl(stringify!($name), CmpOp::$op, Operand::Tensor(self), other.into(), Some(out))
             }

@@ -160,6 +160,7 @@ pub const WINOGRAD_WIDE_MIN_TILES: usize = 192;
 /// assert!(!uses_winograd(DType::F32, [3, 3], [2, 2], [1, 1], [64, 64], 8, [56, 56]));
 /// assert!(!uses_winograd(DType::F16, [3, 3], [1, 1], [1, 1], [64, 64], 8, [56, 56]));
 /// ```
+#[doc(hidden)]
 pub fn uses_winograd(
     dtype: DType,
     kernel: [usize; 2],

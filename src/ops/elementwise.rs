@@ -12,7 +12,7 @@
 //! - an output must have exactly the result's shape and dtype, and a layout
 //!   without self-overlap; inputs behave as if fully read before any write.
 
-use super::ewise::{require, resolve, run, Operand};
+use super::frame::{require, resolve, run, Operand};
 use crate::backend::elementwise::{BinaryOp, TernaryOp, UnaryOp};
 use crate::dtype::{DType, Scalar};
 use crate::error::Result;
@@ -118,19 +118,19 @@ macro_rules! binary_methods {
     ($($(#[$m:meta])* $name:ident, $inplace:ident, $out:ident => $op:ident;)*) => {
         impl $crate::Tensor {$(
             $(#[$m])*
-            pub fn $name<'a>(&self, other: impl Into<$crate::ops::ewise::Operand<'a>>) -> $crate::Result<$crate::Tensor> {
-                $crate::ops::elementwise::binary_impl(stringify!($name), $crate::backend::elementwise::BinaryOp::$op, $crate::ops::ewise::Operand::Tensor(self), other.into(), None)
+            pub fn $name<'a>(&self, other: impl Into<$crate::ops::Operand<'a>>) -> $crate::Result<$crate::Tensor> {
+                $crate::ops::elementwise::binary_impl(stringify!($name), $crate::backend::elementwise::BinaryOp::$op, $crate::ops::Operand::Tensor(self), other.into(), None)
             }
-            #[doc = concat!("In-place [`Tensor::", stringify!($name),
-                "`]: writes into `self` (the broadcast result must have `self`'s shape) and returns it.")]
-            pub fn $inplace<'a>(&self, other: impl Into<$crate::ops::ewise::Operand<'a>>) -> $crate::Result<$crate::Tensor> {
-                $crate::ops::elementwise::binary_impl(stringify!($name), $crate::backend::elementwise::BinaryOp::$op, $crate::ops::ewise::Operand::Tensor(self), other.into(), Some(self))
+            #[doc = concat!("In-place [`Tensor::", stringify!($name), "`](crate::Tensor::", stringify!($name), ")",
+                ": writes into `self` (the broadcast result must have `self`'s shape) and returns it.")]
+            pub fn $inplace<'a>(&self, other: impl Into<$crate::ops::Operand<'a>>) -> $crate::Result<$crate::Tensor> {
+                $crate::ops::elementwise::binary_impl(stringify!($name), $crate::backend::elementwise::BinaryOp::$op, $crate::ops::Operand::Tensor(self), other.into(), Some(self))
             }
-            #[doc = concat!("[`Tensor::", stringify!($name),
-                "`] written into `out` (exactly the result's shape and dtype; any strides \
+            #[doc = concat!("[`Tensor::", stringify!($name), "`](crate::Tensor::", stringify!($name), ")",
+                " written into `out` (exactly the result's shape and dtype; any strides \
                  without self-overlap; it may overlap the inputs); returns `out`.")]
-            pub fn $out<'a>(&self, other: impl Into<$crate::ops::ewise::Operand<'a>>, out: &$crate::Tensor) -> $crate::Result<$crate::Tensor> {
-                $crate::ops::elementwise::binary_impl(stringify!($name), $crate::backend::elementwise::BinaryOp::$op, $crate::ops::ewise::Operand::Tensor(self), other.into(), Some(out))
+            pub fn $out<'a>(&self, other: impl Into<$crate::ops::Operand<'a>>, out: &$crate::Tensor) -> $crate::Result<$crate::Tensor> {
+                $crate::ops::elementwise::binary_impl(stringify!($name), $crate::backend::elementwise::BinaryOp::$op, $crate::ops::Operand::Tensor(self), other.into(), Some(out))
             }
         )*}
     };
@@ -189,7 +189,7 @@ macro_rules! reversed {
     ($($(#[$m:meta])* $name:ident => $op:ident;)*) => {
         impl Tensor {$(
             $(#[$m])*
-            pub fn $name<'a>(&self, other: impl Into<$crate::ops::ewise::Operand<'a>>) -> Result<Tensor> {
+            pub fn $name<'a>(&self, other: impl Into<$crate::ops::Operand<'a>>) -> Result<Tensor> {
                 $crate::ops::elementwise::binary_impl(stringify!($name), $crate::backend::elementwise::BinaryOp::$op, other.into(), Operand::Tensor(self), None)
             }
         )*}
@@ -220,12 +220,12 @@ macro_rules! unary_methods {
             pub fn $name(&self) -> $crate::Result<$crate::Tensor> {
                 $crate::ops::elementwise::unary_impl(stringify!($name), $crate::backend::elementwise::UnaryOp::$op, self, None)
             }
-            #[doc = concat!("In-place [`Tensor::", stringify!($name), "`]; returns `self`.")]
+            #[doc = concat!("In-place [`Tensor::", stringify!($name), "`](crate::Tensor::", stringify!($name), "); returns `self`.")]
             pub fn $inplace(&self) -> $crate::Result<$crate::Tensor> {
                 $crate::ops::elementwise::unary_impl(stringify!($name), $crate::backend::elementwise::UnaryOp::$op, self, Some(self))
             }
-            #[doc = concat!("[`Tensor::", stringify!($name),
-                "`] written into `out` (exactly the result's shape and dtype); returns `out`.")]
+            #[doc = concat!("[`Tensor::", stringify!($name), "`](crate::Tensor::", stringify!($name), ")",
+                " written into `out` (exactly the result's shape and dtype); returns `out`.")]
             pub fn $out(&self, out: &$crate::Tensor) -> $crate::Result<$crate::Tensor> {
                 $crate::ops::elementwise::unary_impl(stringify!($name), $crate::backend::elementwise::UnaryOp::$op, self, Some(out))
             }
@@ -299,35 +299,84 @@ fn clamp_impl(
 }
 
 impl Tensor {
-    /// Limit values to `[lo, hi]`; a missing bound does not limit. Bounds are
-    /// tensors (broadcast) or scalars. NaN in any input gives NaN; when
-    /// `lo > hi` the result is `hi` (as NumPy). Real and integer dtypes.
+    /// Limit values to `[lo, hi]`. Bounds are tensors (broadcast) or scalars
+    /// (anything that converts into an [`Operand`]). NaN in any input gives
+    /// NaN; when `lo > hi` the result is `hi` (as NumPy). Real and integer
+    /// dtypes. For one bound only, see [`Tensor::clamp_min`] and
+    /// [`Tensor::clamp_max`].
     ///
     /// ```
     /// use rnx::{Tensor, DType};
     /// let x = Tensor::create(DType::I32, &[4], &[-5, 0, 5, 10]).unwrap();
-    /// assert_eq!(x.clamp(Some(0.into()), Some(6.into())).unwrap().to_string(), "[0, 0, 5, 6]");
-    /// assert_eq!(x.clamp(None, Some(1.into())).unwrap().to_string(), "[-5, 0, 1, 1]");
+    /// assert_eq!(x.clamp(0, 6).unwrap().to_string(), "[0, 0, 5, 6]");
+    /// let hi = Tensor::create(DType::I32, &[4], &[1, 1, 9, 9]).unwrap();
+    /// assert_eq!(x.clamp(-1, &hi).unwrap().to_string(), "[-1, 0, 5, 9]");
+    /// assert!(x.clamp(0.5, 6).is_err()); // 0.5 is not an i32
     /// ```
-    pub fn clamp<'a>(&self, lo: Option<Operand<'a>>, hi: Option<Operand<'a>>) -> Result<Tensor> {
-        clamp_impl("clamp", self, lo, hi, None)
+    pub fn clamp<'a>(
+        &self,
+        lo: impl Into<Operand<'a>>,
+        hi: impl Into<Operand<'a>>,
+    ) -> Result<Tensor> {
+        clamp_impl("clamp", self, Some(lo.into()), Some(hi.into()), None)
     }
     /// In-place [`Tensor::clamp`]; returns `self`.
-    pub fn clamp_<'a>(&self, lo: Option<Operand<'a>>, hi: Option<Operand<'a>>) -> Result<Tensor> {
-        clamp_impl("clamp", self, lo, hi, Some(self))
+    pub fn clamp_<'a>(
+        &self,
+        lo: impl Into<Operand<'a>>,
+        hi: impl Into<Operand<'a>>,
+    ) -> Result<Tensor> {
+        clamp_impl("clamp", self, Some(lo.into()), Some(hi.into()), Some(self))
     }
     /// [`Tensor::clamp`] written into `out`; returns `out`.
     pub fn clamp_out<'a>(
         &self,
-        lo: Option<Operand<'a>>,
-        hi: Option<Operand<'a>>,
+        lo: impl Into<Operand<'a>>,
+        hi: impl Into<Operand<'a>>,
         out: &Tensor,
     ) -> Result<Tensor> {
-        clamp_impl("clamp", self, lo, hi, Some(out))
+        clamp_impl("clamp", self, Some(lo.into()), Some(hi.into()), Some(out))
     }
     /// Synonym of [`Tensor::clamp`].
-    pub fn clip<'a>(&self, lo: Option<Operand<'a>>, hi: Option<Operand<'a>>) -> Result<Tensor> {
-        clamp_impl("clip", self, lo, hi, None)
+    pub fn clip<'a>(
+        &self,
+        lo: impl Into<Operand<'a>>,
+        hi: impl Into<Operand<'a>>,
+    ) -> Result<Tensor> {
+        clamp_impl("clip", self, Some(lo.into()), Some(hi.into()), None)
+    }
+    /// Limit values from below: `max(self, lo)` with NaN propagating, as
+    /// [`Tensor::clamp`] without an upper bound.
+    ///
+    /// ```
+    /// use rnx::{Tensor, DType};
+    /// let x = Tensor::create(DType::F32, &[3], &[-2., 0.5, 3.]).unwrap();
+    /// assert_eq!(x.clamp_min(0).unwrap().to_string(), "[0, 0.5, 3]");
+    /// assert_eq!(x.clamp_max(1).unwrap().to_string(), "[-2, 0.5, 1]");
+    /// ```
+    pub fn clamp_min<'a>(&self, lo: impl Into<Operand<'a>>) -> Result<Tensor> {
+        clamp_impl("clamp_min", self, Some(lo.into()), None, None)
+    }
+    /// In-place [`Tensor::clamp_min`]; returns `self`.
+    pub fn clamp_min_<'a>(&self, lo: impl Into<Operand<'a>>) -> Result<Tensor> {
+        clamp_impl("clamp_min", self, Some(lo.into()), None, Some(self))
+    }
+    /// [`Tensor::clamp_min`] written into `out`; returns `out`.
+    pub fn clamp_min_out<'a>(&self, lo: impl Into<Operand<'a>>, out: &Tensor) -> Result<Tensor> {
+        clamp_impl("clamp_min", self, Some(lo.into()), None, Some(out))
+    }
+    /// Limit values from above: `min(self, hi)` with NaN propagating, as
+    /// [`Tensor::clamp`] without a lower bound.
+    pub fn clamp_max<'a>(&self, hi: impl Into<Operand<'a>>) -> Result<Tensor> {
+        clamp_impl("clamp_max", self, None, Some(hi.into()), None)
+    }
+    /// In-place [`Tensor::clamp_max`]; returns `self`.
+    pub fn clamp_max_<'a>(&self, hi: impl Into<Operand<'a>>) -> Result<Tensor> {
+        clamp_impl("clamp_max", self, None, Some(hi.into()), Some(self))
+    }
+    /// [`Tensor::clamp_max`] written into `out`; returns `out`.
+    pub fn clamp_max_out<'a>(&self, hi: impl Into<Operand<'a>>, out: &Tensor) -> Result<Tensor> {
+        clamp_impl("clamp_max", self, None, Some(hi.into()), Some(out))
     }
 
     /// Linear interpolation `self + weight * (end - self)` (floats); `end` and

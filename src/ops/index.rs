@@ -1,4 +1,5 @@
-//! Indexing with Nx's index spec (`I` select, `L` fancy index, `R` range) and
+//! Indexing with Nx's index spec (`I` select, `L` fancy index, `R` range, `N`
+//! new axis) and
 //! the `s![..]` macro; slice, set_slice, slice_ranges, set_slice_ranges, set;
 //! and the overlap-aware assignments blit and fill. Views for `I`/`R`, a backend
 //! gather for `L`. Assignments validate everything, then snapshot a source that
@@ -11,8 +12,9 @@ use crate::layout::Layout;
 use crate::overlap::{same_view, tensors_overlap};
 use crate::tensor::Tensor;
 
-/// One entry of an index spec (Nx's `I`, `L`, `R`), per axis from the first;
-/// missing trailing entries select everything.
+/// One entry of an index spec (Nx's `I`, `L`, `R`, `N`), per axis from the
+/// first; missing trailing entries select everything. `N` (or the [`NewAxis`]
+/// marker in [`crate::s!`]) inserts a size-1 axis and consumes no input axis.
 ///
 /// Negative positions count from the end. Ranges follow NumPy's rules with
 /// strict bounds: `R(start, stop, step)` visits `start, start+step, ...` while
@@ -29,6 +31,7 @@ use crate::tensor::Tensor;
 /// assert_eq!(x.slice(&[Index::I(1)]).unwrap().to_string(), "[5, 6, 7, 8]");
 /// assert_eq!(x.slice(s![.., ..;-2]).unwrap().to_string(), "[[4, 2],\n [8, 6]]");
 /// assert_eq!(x.slice(s![1, [0, -1]]).unwrap().to_string(), "[5, 8]");
+/// assert_eq!(x.slice(&[Index::N, Index::I(0)]).unwrap().shape(), &[1, 4]);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Index {
@@ -38,6 +41,33 @@ pub enum Index {
     L(Vec<isize>),
     /// Range `(start, stop, step)`; `step != 0`. A view.
     R(Option<isize>, Option<isize>, isize),
+    /// A new axis of size 1 here (Nx's `N`, NumPy's `np.newaxis`); consumes no
+    /// axis of the input. A view.
+    N,
+}
+
+/// The new-axis marker for [`crate::s!`]: `s![NewAxis, ..]` is
+/// `[Index::N, Index::all()]`.
+///
+/// ```
+/// use rnx::{s, NewAxis, Tensor, DType};
+/// let x = Tensor::create(DType::I32, &[3], &[1, 2, 3]).unwrap();
+/// assert_eq!(x.slice(s![.., NewAxis]).unwrap().shape(), &[3, 1]);
+/// assert_eq!(x.slice(s![NewAxis, 1..]).unwrap().to_string(), "[[2, 3]]");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NewAxis;
+
+impl From<NewAxis> for Index {
+    fn from(_: NewAxis) -> Index {
+        Index::N
+    }
+}
+
+impl Index {
+    /// Synonym of [`Index::N`].
+    #[allow(non_upper_case_globals)]
+    pub const NewAxis: Index = Index::N;
 }
 
 impl Index {
@@ -167,7 +197,8 @@ impl From<std::ops::RangeFull> for Index {
 /// Build an index spec (`Vec<Index>`) with Rust syntax: an integer selects
 /// (`I`), a range is `R` (`a..b`, `a..`, `..b`, `a..=b`, `..`), `range; step`
 /// gives a step (negative steps walk backwards, NumPy-style: `4..0;-1`,
-/// `..;-1`), and an array or `Vec` of integers is a fancy index (`L`).
+/// `..;-1`), an array or `Vec` of integers is a fancy index (`L`), and
+/// [`NewAxis`] inserts a size-1 axis (`N`).
 ///
 /// ```
 /// use rnx::{s, Tensor, DType};
@@ -262,12 +293,12 @@ fn range_of(
 }
 
 fn resolve(op: &str, t: &Tensor, spec: &[Index]) -> Result<Resolved> {
-    if spec.len() > t.ndim() {
+    let consumed = spec.iter().filter(|ix| **ix != Index::N).count();
+    if consumed > t.ndim() {
         return Err(Error::invalid(
             op,
             format!(
-                "{} index entries given for a tensor of rank {}",
-                spec.len(),
+                "{consumed} index entries (besides new axes) given for a tensor of rank {}",
                 t.ndim()
             ),
         ));
@@ -275,8 +306,10 @@ fn resolve(op: &str, t: &Tensor, spec: &[Index]) -> Result<Resolved> {
     let mut view = t.layout().clone();
     let mut gathers = Vec::new();
     let mut r = 0usize; // axis in the view being built
-    for (axis, ix) in spec.iter().enumerate() {
-        let size = t.shape()[axis];
+    let mut axis = 0usize; // axis of the input
+    for ix in spec {
+        // A new axis may come after the last input axis: no size then.
+        let size = t.shape().get(axis).copied().unwrap_or(0);
         let check = |i: isize| -> Result<isize> {
             let j = if i < 0 { i + size as isize } else { i };
             if j < 0 || j >= size as isize {
@@ -304,7 +337,13 @@ fn resolve(op: &str, t: &Tensor, spec: &[Index]) -> Result<Resolved> {
                 view = view.slice_axis(r, s, len, *step);
                 r += 1;
             }
+            Index::N => {
+                view = view.unsqueeze(r);
+                r += 1;
+                continue;
+            }
         }
+        axis += 1;
     }
     Ok(Resolved { view, gathers })
 }

@@ -65,8 +65,8 @@ impl Tensor {
     /// let x = Tensor::create(DType::I32, &[5], &[1, 2, 3, 4, 5]).unwrap();
     /// assert_eq!(x.roll(2, None).unwrap().to_string(), "[4, 5, 1, 2, 3]");
     /// ```
-    pub fn roll(&self, shift: isize, axis: Option<isize>) -> Result<Tensor> {
-        let Some(axis) = axis else {
+    pub fn roll(&self, shift: isize, axis: impl Into<Option<isize>>) -> Result<Tensor> {
+        let Some(axis) = axis.into() else {
             let flat = self.ravel()?;
             return flat.roll(shift, Some(0))?.reshape_exact(self.shape());
         };
@@ -181,8 +181,8 @@ impl Tensor {
     /// let x = Tensor::create(DType::I32, &[3], &[1, 2, 3]).unwrap();
     /// assert_eq!(x.repeat(2, None).unwrap().to_string(), "[1, 1, 2, 2, 3, 3]");
     /// ```
-    pub fn repeat(&self, count: usize, axis: Option<isize>) -> Result<Tensor> {
-        let Some(axis) = axis else {
+    pub fn repeat(&self, count: usize, axis: impl Into<Option<isize>>) -> Result<Tensor> {
+        let Some(axis) = axis.into() else {
             return self.ravel()?.repeat(count, Some(0));
         };
         let a = normalize_axis("repeat", axis, self.ndim())?;
@@ -213,13 +213,16 @@ impl Tensor {
     /// use rnx::{Tensor, DType};
     /// let a = Tensor::create(DType::I32, &[2, 2], &[1, 2, 3, 4]).unwrap();
     /// let b = Tensor::create(DType::I32, &[1, 2], &[5, 6]).unwrap();
-    /// let c = Tensor::concatenate(&[&a, &b], Some(0)).unwrap();
+    /// let c = Tensor::concatenate(&[&a, &b], 0).unwrap();
     /// assert_eq!(c.to_string(), "[[1, 2],\n [3, 4],\n [5, 6]]");
     /// ```
-    pub fn concatenate<T: Borrow<Tensor>>(ts: &[T], axis: Option<isize>) -> Result<Tensor> {
+    pub fn concatenate<T: Borrow<Tensor>>(
+        ts: &[T],
+        axis: impl Into<Option<isize>>,
+    ) -> Result<Tensor> {
         let op = "concatenate";
         let v = check_list(op, ts)?;
-        let Some(axis) = axis else {
+        let Some(axis) = axis.into() else {
             let flat: Vec<Tensor> = v
                 .iter()
                 .map(|t| t.reshape_exact(&[t.size()]))

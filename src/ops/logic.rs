@@ -5,7 +5,7 @@
 //! place) and `_out` forms where the dtype allows.
 
 use super::elementwise::{binary_methods, unary_methods};
-use super::ewise::{require, run};
+use super::frame::{require, run};
 use crate::backend::elementwise::ClassOp;
 use crate::dtype::DType;
 use crate::error::Result;

@@ -9,7 +9,9 @@ pub mod convert;
 pub mod creation;
 pub mod creation_on;
 pub mod elementwise;
-pub mod ewise;
+/// The elementwise frame (operands, broadcasting, output and alias checks)
+/// every elementwise family runs through.
+pub(crate) mod frame;
 pub mod index;
 pub mod join;
 pub mod linalg;
@@ -21,6 +23,8 @@ pub mod select;
 pub mod shape;
 pub mod softmax;
 pub mod sort;
+
+pub use frame::Operand;
 
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;

@@ -3,30 +3,17 @@
 //! cumulative cumsum/cumprod. Validation, dtype rules and output shapes live
 //! here; the arithmetic is the backend's `ReduceBackend`.
 
+use crate::axes::Axes;
 use crate::backend::{ArgOp, ReduceOp, ScanOp};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::{normalize_axis, Layout};
 use crate::tensor::Tensor;
 
-/// Resolve `axes` (None = all) against `ndim`: sorted, unique, non-negative.
-pub(crate) fn resolve_axes(op: &str, ndim: usize, axes: Option<&[isize]>) -> Result<Vec<usize>> {
-    let Some(axes) = axes else {
-        return Ok((0..ndim).collect());
-    };
-    let mut v = Vec::with_capacity(axes.len());
-    for &a in axes {
-        let n = normalize_axis(op, a, ndim)?;
-        if v.contains(&n) {
-            return Err(Error::invalid(
-                op,
-                format!("axis {a} appears more than once in {axes:?}"),
-            ));
-        }
-        v.push(n);
-    }
-    v.sort_unstable();
-    Ok(v)
+/// Resolve `axes` (the default = all) against `ndim`: sorted, unique,
+/// non-negative.
+pub(crate) fn resolve_axes(op: &str, ndim: usize, axes: &Axes) -> Result<Vec<usize>> {
+    axes.resolve_sorted(op, ndim)
 }
 
 /// `shape` with `axes` set to 1 (the keepdims shape).
@@ -51,13 +38,7 @@ pub(crate) fn finish_shape(out: Tensor, axes: &[usize], keepdims: bool) -> Tenso
 }
 
 impl Tensor {
-    fn reduce_impl(
-        &self,
-        name: &str,
-        op: ReduceOp,
-        axes: Option<&[isize]>,
-        keepdims: bool,
-    ) -> Result<Tensor> {
+    fn reduce_impl(&self, name: &str, op: ReduceOp, axes: Axes, keepdims: bool) -> Result<Tensor> {
         let dt = self.dtype();
         let ok = match op {
             ReduceOp::Sum | ReduceOp::Prod | ReduceOp::All | ReduceOp::Any => true,
@@ -68,7 +49,7 @@ impl Tensor {
         if !ok {
             return Err(Error::dtype(name, dt));
         }
-        let axes = resolve_axes(name, self.ndim(), axes)?;
+        let axes = resolve_axes(name, self.ndim(), &axes)?;
         let count: usize = axes.iter().map(|&a| self.shape()[a]).product();
         let shape = keep_shape(self.shape(), &axes);
         let out_numel: usize = shape.iter().product();
@@ -102,7 +83,8 @@ impl Tensor {
         Ok(finish_shape(out, &axes, keepdims))
     }
 
-    /// Sum over `axes` (None = all; negative axes count from the end), keeping
+    /// Sum over `axes` (any [`Axes`]: `None` = all, one axis, or a list;
+    /// negative axes count from the end), keeping
     /// the reduced axes as size 1 when `keepdims`. The result has the input's
     /// dtype. Floats are summed pairwise (error grows like log n); f16/bf16
     /// accumulate in f32 and round once; integer sums wrap at the dtype's width.
@@ -112,11 +94,11 @@ impl Tensor {
     /// use rnx::{Tensor, DType};
     /// let x = Tensor::create(DType::F32, &[2, 2], &[1., 2., 3., 4.]).unwrap();
     /// assert_eq!(x.sum(None, false).unwrap().item::<f32>().unwrap(), 10.0);
-    /// assert_eq!(x.sum(Some(&[0]), false).unwrap().to_string(), "[4, 6]");
-    /// assert_eq!(x.sum(Some(&[-1]), true).unwrap().shape(), &[2, 1]);
+    /// assert_eq!(x.sum(0, false).unwrap().to_string(), "[4, 6]");
+    /// assert_eq!(x.sum([-1], true).unwrap().shape(), &[2, 1]);
     /// ```
-    pub fn sum(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
-        self.reduce_impl("sum", ReduceOp::Sum, axes, keepdims)
+    pub fn sum(&self, axes: impl Into<Axes>, keepdims: bool) -> Result<Tensor> {
+        self.reduce_impl("sum", ReduceOp::Sum, axes.into(), keepdims)
     }
 
     /// Product over `axes` (see [`Tensor::sum`] for the arguments). Integers
@@ -127,8 +109,8 @@ impl Tensor {
     /// let x = Tensor::create(DType::I32, &[3], &[2, 3, 4]).unwrap();
     /// assert_eq!(x.prod(None, false).unwrap().item::<i32>().unwrap(), 24);
     /// ```
-    pub fn prod(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
-        self.reduce_impl("prod", ReduceOp::Prod, axes, keepdims)
+    pub fn prod(&self, axes: impl Into<Axes>, keepdims: bool) -> Result<Tensor> {
+        self.reduce_impl("prod", ReduceOp::Prod, axes.into(), keepdims)
     }
 
     /// Maximum over `axes` (real and integer dtypes). NaN propagates: a group
@@ -138,15 +120,15 @@ impl Tensor {
     /// ```
     /// use rnx::{Tensor, DType};
     /// let x = Tensor::create(DType::F32, &[2, 2], &[1., 2., 3., 4.]).unwrap();
-    /// assert_eq!(x.max(Some(&[0]), false).unwrap().to_string(), "[3, 4]");
+    /// assert_eq!(x.max([0], false).unwrap().to_string(), "[3, 4]");
     /// ```
-    pub fn max(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
-        self.reduce_impl("max", ReduceOp::Max, axes, keepdims)
+    pub fn max(&self, axes: impl Into<Axes>, keepdims: bool) -> Result<Tensor> {
+        self.reduce_impl("max", ReduceOp::Max, axes.into(), keepdims)
     }
 
     /// Minimum over `axes`; as [`Tensor::max`].
-    pub fn min(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
-        self.reduce_impl("min", ReduceOp::Min, axes, keepdims)
+    pub fn min(&self, axes: impl Into<Axes>, keepdims: bool) -> Result<Tensor> {
+        self.reduce_impl("min", ReduceOp::Min, axes.into(), keepdims)
     }
 
     /// Arithmetic mean over `axes` (float and complex dtypes; cast integers
@@ -155,10 +137,10 @@ impl Tensor {
     /// ```
     /// use rnx::{Tensor, DType};
     /// let x = Tensor::create(DType::F32, &[2, 3], &[1., 2., 3., 4., 5., 6.]).unwrap();
-    /// assert_eq!(x.mean(Some(&[1]), false).unwrap().to_string(), "[2, 5]");
+    /// assert_eq!(x.mean([1], false).unwrap().to_string(), "[2, 5]");
     /// ```
-    pub fn mean(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
-        self.reduce_impl("mean", ReduceOp::Mean, axes, keepdims)
+    pub fn mean(&self, axes: impl Into<Axes>, keepdims: bool) -> Result<Tensor> {
+        self.reduce_impl("mean", ReduceOp::Mean, axes.into(), keepdims)
     }
 
     /// Variance `sum((x - mean)^2) / (n - ddof)` over `axes` (float dtypes),
@@ -172,13 +154,13 @@ impl Tensor {
     /// assert_eq!(x.var(None, false, 1).unwrap().item::<f32>().unwrap(), 2.5);
     /// assert!(x.var(None, false, 5).is_err());
     /// ```
-    pub fn var(&self, axes: Option<&[isize]>, keepdims: bool, ddof: usize) -> Result<Tensor> {
-        self.reduce_impl("var", ReduceOp::Var { ddof }, axes, keepdims)
+    pub fn var(&self, axes: impl Into<Axes>, keepdims: bool, ddof: usize) -> Result<Tensor> {
+        self.reduce_impl("var", ReduceOp::Var { ddof }, axes.into(), keepdims)
     }
 
     /// Standard deviation: the square root of [`Tensor::var`].
-    pub fn std(&self, axes: Option<&[isize]>, keepdims: bool, ddof: usize) -> Result<Tensor> {
-        self.reduce_impl("std", ReduceOp::Std { ddof }, axes, keepdims)
+    pub fn std(&self, axes: impl Into<Axes>, keepdims: bool, ddof: usize) -> Result<Tensor> {
+        self.reduce_impl("std", ReduceOp::Std { ddof }, axes.into(), keepdims)
     }
 
     /// 1 (u8) where every element over `axes` is non-zero (NaN is non-zero),
@@ -187,16 +169,16 @@ impl Tensor {
     /// ```
     /// use rnx::{Tensor, DType};
     /// let x = Tensor::create(DType::I32, &[2, 2], &[1, 0, 1, 1]).unwrap();
-    /// assert_eq!(x.all(Some(&[1]), false).unwrap().to_vec::<u8>().unwrap(), vec![0, 1]);
+    /// assert_eq!(x.all([1], false).unwrap().to_vec::<u8>().unwrap(), vec![0, 1]);
     /// ```
-    pub fn all(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
-        self.reduce_impl("all", ReduceOp::All, axes, keepdims)
+    pub fn all(&self, axes: impl Into<Axes>, keepdims: bool) -> Result<Tensor> {
+        self.reduce_impl("all", ReduceOp::All, axes.into(), keepdims)
     }
 
     /// 1 (u8) where some element over `axes` is non-zero, else 0; any dtype.
     /// An empty reduction gives 0.
-    pub fn any(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
-        self.reduce_impl("any", ReduceOp::Any, axes, keepdims)
+    pub fn any(&self, axes: impl Into<Axes>, keepdims: bool) -> Result<Tensor> {
+        self.reduce_impl("any", ReduceOp::Any, axes.into(), keepdims)
     }
 
     fn arg_impl(
@@ -266,20 +248,28 @@ impl Tensor {
     /// ```
     /// use rnx::{Tensor, DType};
     /// let x = Tensor::create(DType::I32, &[2, 3], &[1, 5, 3, 2, 4, 6]).unwrap();
-    /// assert_eq!(x.argmax(Some(1), false).unwrap().to_vec::<i32>().unwrap(), vec![1, 2]);
+    /// assert_eq!(x.argmax(1, false).unwrap().to_vec::<i32>().unwrap(), vec![1, 2]);
     /// assert_eq!(x.argmax(None, false).unwrap().item::<i32>().unwrap(), 5);
     /// ```
-    pub fn argmax(&self, axis: Option<isize>, keepdims: bool) -> Result<Tensor> {
-        self.arg_impl("argmax", ArgOp::Max, axis, keepdims)
+    pub fn argmax(&self, axis: impl Into<Option<isize>>, keepdims: bool) -> Result<Tensor> {
+        self.arg_impl("argmax", ArgOp::Max, axis.into(), keepdims)
     }
 
     /// Index (i32) of the smallest element; as [`Tensor::argmax`] (NaN counts
     /// as the smallest).
-    pub fn argmin(&self, axis: Option<isize>, keepdims: bool) -> Result<Tensor> {
-        self.arg_impl("argmin", ArgOp::Min, axis, keepdims)
+    pub fn argmin(&self, axis: impl Into<Option<isize>>, keepdims: bool) -> Result<Tensor> {
+        self.arg_impl("argmin", ArgOp::Min, axis.into(), keepdims)
     }
 
-    fn scan_impl(&self, name: &str, op: ScanOp, axis: isize) -> Result<Tensor> {
+    fn scan_impl(&self, name: &str, op: ScanOp, axis: Option<isize>) -> Result<Tensor> {
+        let Some(axis) = axis else {
+            // Nx: no axis scans the flattened tensor (a 1-D result).
+            let flat = match self.layout().reshape(&[self.size()]) {
+                Some(l) => self.with_layout(l),
+                None => self.copy()?.reshape_contiguous(&[self.size()]),
+            };
+            return flat.scan_impl(name, op, Some(0));
+        };
         let axis = normalize_axis(name, axis, self.ndim())?;
         let out = Tensor::empty_on(self.dtype(), self.shape(), self.device())?;
         super::locked(name, &[self], &[&out], || {
@@ -289,20 +279,25 @@ impl Tensor {
     }
 
     /// Inclusive cumulative sum along `axis` (same shape and dtype; f16/bf16
-    /// accumulate in f32, integers wrap).
+    /// accumulate in f32, integers wrap). `None` scans the flattened tensor in
+    /// row-major order and returns a 1-D tensor (Nx's default).
     ///
     /// ```
     /// use rnx::{Tensor, DType};
     /// let x = Tensor::create(DType::I32, &[2, 3], &[1, 2, 3, 4, 5, 6]).unwrap();
     /// assert_eq!(x.cumsum(1).unwrap().to_vec::<i32>().unwrap(), vec![1, 3, 6, 4, 9, 15]);
     /// assert_eq!(x.cumsum(0).unwrap().to_vec::<i32>().unwrap(), vec![1, 2, 3, 5, 7, 9]);
+    /// let flat = x.cumsum(None).unwrap();
+    /// assert_eq!(flat.shape(), &[6]);
+    /// assert_eq!(flat.to_vec::<i32>().unwrap(), vec![1, 3, 6, 10, 15, 21]);
     /// ```
-    pub fn cumsum(&self, axis: isize) -> Result<Tensor> {
-        self.scan_impl("cumsum", ScanOp::Sum, axis)
+    pub fn cumsum(&self, axis: impl Into<Option<isize>>) -> Result<Tensor> {
+        self.scan_impl("cumsum", ScanOp::Sum, axis.into())
     }
 
-    /// Inclusive cumulative product along `axis` (integers wrap).
-    pub fn cumprod(&self, axis: isize) -> Result<Tensor> {
-        self.scan_impl("cumprod", ScanOp::Prod, axis)
+    /// Inclusive cumulative product along `axis` (integers wrap); `None` scans
+    /// the flattened tensor, as [`Tensor::cumsum`].
+    pub fn cumprod(&self, axis: impl Into<Option<isize>>) -> Result<Tensor> {
+        self.scan_impl("cumprod", ScanOp::Prod, axis.into())
     }
 }

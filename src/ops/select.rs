@@ -3,7 +3,7 @@
 //! (cl-tensor: a u8 mask, tensor or scalar branches, an explicit dtype when
 //! both branches are scalars), each also `_out`.
 
-use super::ewise::{resolve_as, run, Operand};
+use super::frame::{resolve_as, run, Operand};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;

@@ -5,6 +5,7 @@
 //! shape functions live in `join.rs`, indexing in `index.rs`. Nothing here
 //! touches element memory except through `contiguous`.
 
+use crate::axes::{Axes, NewShape};
 use crate::error::{Error, Result};
 use crate::layout::{checked_numel, normalize_axis, Layout};
 use crate::tensor::Tensor;
@@ -46,83 +47,26 @@ pub fn broadcast_shapes(op: &str, shapes: &[&[usize]]) -> Result<Vec<usize>> {
     Ok(out)
 }
 
-/// Resolve a shape with at most one `-1` against `numel` elements.
-fn infer_shape(op: &str, shape: &[isize], numel: usize, from: &[usize]) -> Result<Vec<usize>> {
-    let mut infer = None;
-    let mut known = 1usize;
-    for (i, &d) in shape.iter().enumerate() {
-        if d == -1 {
-            if infer.replace(i).is_some() {
-                return Err(Error::invalid(
-                    op,
-                    format!("shape {shape:?} has more than one -1"),
-                ));
-            }
-        } else if d < 0 {
-            return Err(Error::invalid(
-                op,
-                format!("shape {shape:?} has a negative dimension"),
-            ));
-        } else {
-            known = known.checked_mul(d as usize).ok_or_else(|| {
-                Error::invalid(op, format!("shape {shape:?} has too many elements"))
-            })?;
-        }
-    }
-    let mut out: Vec<usize> = shape.iter().map(|&d| d.max(0) as usize).collect();
-    let bad = || {
-        Error::invalid(
-            op,
-            format!("cannot reshape {from:?} ({numel} elements) to {shape:?}"),
-        )
-    };
-    match infer {
-        Some(i) => {
-            if known == 0 || !numel.is_multiple_of(known) {
-                return Err(bad());
-            }
-            out[i] = numel / known;
-        }
-        None => {
-            if known != numel {
-                return Err(bad());
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// Normalise a list of axes, rejecting duplicates.
+/// Normalise a list of axes, rejecting duplicates (in the given order).
 pub(crate) fn normalize_axes(op: &str, axes: &[isize], ndim: usize) -> Result<Vec<usize>> {
-    let mut seen = vec![false; ndim];
-    axes.iter()
-        .map(|&a| {
-            let u = normalize_axis(op, a, ndim)?;
-            if std::mem::replace(&mut seen[u], true) {
-                return Err(Error::invalid(
-                    op,
-                    format!("axis {a} appears more than once in {axes:?}"),
-                ));
-            }
-            Ok(u)
-        })
-        .collect()
+    Axes::from(axes).resolve(op, ndim)
 }
 
 impl Tensor {
-    /// The same elements in a new shape; at most one dimension may be `-1`
+    /// The same elements in a new shape (a [`NewShape`]: `[3, 2]`,
+    /// `other.shape()`, `vec![..]`); at most one dimension may be `-1`
     /// (inferred). A view when the strides allow it (always for contiguous
     /// tensors), otherwise a contiguous copy.
     ///
     /// ```
     /// use rnx::{Tensor, DType};
     /// let t = Tensor::create(DType::I32, &[6], &[1, 2, 3, 4, 5, 6]).unwrap();
-    /// let r = t.reshape(&[3, -1]).unwrap();
+    /// let r = t.reshape([3, -1]).unwrap();
     /// assert_eq!(r.to_string(), "[[1, 2],\n [3, 4],\n [5, 6]]");
     /// assert!(r.same_storage(&t));
     /// ```
-    pub fn reshape(&self, shape: &[isize]) -> Result<Tensor> {
-        let shape = infer_shape("reshape", shape, self.size(), self.shape())?;
+    pub fn reshape(&self, shape: impl Into<NewShape>) -> Result<Tensor> {
+        let shape = shape.into().infer("reshape", self.size(), self.shape())?;
         self.reshape_exact(&shape)
     }
 
@@ -169,43 +113,40 @@ impl Tensor {
         Ok(if reverse { (b, a) } else { (a, b) })
     }
 
-    /// Broadcast where `-1` keeps the (right-aligned) existing dimension; new
-    /// dimensions are added on the left (where `-1` is an error).
+    /// Broadcast to a [`NewShape`] where `-1` keeps the (right-aligned)
+    /// existing dimension (several `-1` are allowed); new dimensions are added
+    /// on the left (where `-1` is an error).
     ///
     /// ```
     /// use rnx::{Tensor, DType};
     /// let t = Tensor::ones(DType::F32, &[1, 4, 1]).unwrap();
-    /// assert_eq!(t.expand(&[3, -1, 5]).unwrap().shape(), &[3, 4, 5]);
+    /// assert_eq!(t.expand([3, -1, 5]).unwrap().shape(), &[3, 4, 5]);
     /// ```
-    pub fn expand(&self, shape: &[isize]) -> Result<Tensor> {
-        let n = shape.len();
+    pub fn expand(&self, shape: impl Into<NewShape>) -> Result<Tensor> {
+        let shape = shape.into();
+        let entries = shape.entries("expand")?;
+        let n = entries.len();
         let m = self.ndim();
         if m > n {
             return Err(Error::invalid(
                 "expand",
                 format!(
-                    "target {shape:?} has fewer dimensions than the tensor {:?}",
+                    "target {shape} has fewer dimensions than the tensor {:?}",
                     self.shape()
                 ),
             ));
         }
         let mut target = Vec::with_capacity(n);
-        for (i, &d) in shape.iter().enumerate() {
-            if d == -1 {
-                if i < n - m {
+        for (i, d) in entries.into_iter().enumerate() {
+            match d {
+                None if i < n - m => {
                     return Err(Error::invalid(
                         "expand",
-                        format!("-1 at new leading dimension {i} of {shape:?}"),
+                        format!("-1 at new leading dimension {i} of {shape}"),
                     ));
                 }
-                target.push(self.shape()[i - (n - m)]);
-            } else if d < 0 {
-                return Err(Error::invalid(
-                    "expand",
-                    format!("shape {shape:?} has a negative dimension"),
-                ));
-            } else {
-                target.push(d as usize);
+                None => target.push(self.shape()[i - (n - m)]),
+                Some(d) => target.push(d),
             }
         }
         self.layout()
@@ -245,44 +186,47 @@ impl Tensor {
         self.reshape_exact(&shape)
     }
 
-    /// Split dimension `dim` into `sizes` (one may be `-1`, inferred); the inverse
-    /// of [`Tensor::flatten`].
+    /// Split dimension `dim` into `sizes` (a [`NewShape`]; one may be `-1`,
+    /// inferred); the inverse of [`Tensor::flatten`].
     ///
     /// ```
     /// use rnx::{Tensor, DType};
     /// let t = Tensor::ones(DType::F32, &[6, 5]).unwrap();
-    /// assert_eq!(t.unflatten(0, &[-1, 2]).unwrap().shape(), &[3, 2, 5]);
+    /// assert_eq!(t.unflatten(0, [-1, 2]).unwrap().shape(), &[3, 2, 5]);
     /// ```
-    pub fn unflatten(&self, dim: isize, sizes: &[isize]) -> Result<Tensor> {
+    pub fn unflatten(&self, dim: isize, sizes: impl Into<NewShape>) -> Result<Tensor> {
         let d = normalize_axis("unflatten", dim, self.ndim())?;
-        let inner = infer_shape("unflatten", sizes, self.shape()[d], &self.shape()[d..=d])?;
+        let inner = sizes
+            .into()
+            .infer("unflatten", self.shape()[d], &self.shape()[d..=d])?;
         let mut shape: Vec<usize> = self.shape()[..d].to_vec();
         shape.extend_from_slice(&inner);
         shape.extend_from_slice(&self.shape()[d + 1..]);
         self.reshape_exact(&shape)
     }
 
-    /// Remove size-1 dimensions: all of them (`None`) or the given axes, each
-    /// of which must have size 1.
+    /// Remove size-1 dimensions: all of them (`None`) or the given [`Axes`],
+    /// each of which must have size 1.
     ///
     /// ```
     /// use rnx::{Tensor, DType};
     /// let t = Tensor::ones(DType::F32, &[1, 3, 1, 4]).unwrap();
     /// assert_eq!(t.squeeze(None).unwrap().shape(), &[3, 4]);
-    /// assert_eq!(t.squeeze(Some(&[0, 2])).unwrap().shape(), &[3, 4]);
-    /// assert!(t.squeeze(Some(&[1])).is_err());
+    /// assert_eq!(t.squeeze([0, 2]).unwrap().shape(), &[3, 4]);
+    /// assert!(t.squeeze(1).is_err());
     /// ```
-    pub fn squeeze(&self, axes: Option<&[isize]>) -> Result<Tensor> {
-        let mut axes: Vec<usize> = match axes {
-            None => (0..self.ndim()).filter(|&a| self.shape()[a] == 1).collect(),
-            Some(ax) => {
-                let v = normalize_axes("squeeze", ax, self.ndim())?;
-                for (&u, &a) in v.iter().zip(ax) {
+    pub fn squeeze(&self, axes: impl Into<Axes>) -> Result<Tensor> {
+        let axes = axes.into();
+        let mut axes: Vec<usize> = match axes.is_default() {
+            true => (0..self.ndim()).filter(|&a| self.shape()[a] == 1).collect(),
+            false => {
+                let v = axes.resolve("squeeze", self.ndim())?;
+                for &u in &v {
                     if self.shape()[u] != 1 {
                         return Err(Error::invalid(
                             "squeeze",
                             format!(
-                                "axis {a} has size {}, not 1 (shape {:?})",
+                                "axis {u} has size {}, not 1 (shape {:?})",
                                 self.shape()[u],
                                 self.shape()
                             ),
@@ -302,7 +246,7 @@ impl Tensor {
 
     /// Remove dimension `axis`, which must have size 1.
     pub fn squeeze_axis(&self, axis: isize) -> Result<Tensor> {
-        self.squeeze(Some(&[axis]))
+        self.squeeze(axis)
     }
 
     /// Insert size-1 dimensions at `axes`, which are positions in the result
@@ -334,36 +278,37 @@ impl Tensor {
         self.unsqueeze(&[axis])
     }
 
-    /// Permute dimensions: result axis `i` is input axis `axes[i]`; `None`
-    /// reverses all dimensions. A view; `axes` must be a permutation of
-    /// `0..ndim`.
+    /// Permute dimensions: result axis `i` is input axis `axes[i]` (any
+    /// [`Axes`]; negative axes count from the end); `None` reverses all
+    /// dimensions. A view; `axes` must be a permutation of the axes.
     ///
     /// ```
     /// use rnx::{Tensor, DType};
     /// let x = Tensor::create(DType::I32, &[2, 3], &[1, 2, 3, 4, 5, 6]).unwrap();
     /// assert_eq!(x.transpose(None).unwrap().to_string(), "[[1, 4],\n [2, 5],\n [3, 6]]");
+    /// let y = Tensor::zeros(DType::F32, &[2, 3, 4]).unwrap();
+    /// assert_eq!(y.transpose([0, -1, 1]).unwrap().shape(), &[2, 4, 3]);
+    /// assert!(y.transpose([0, 1]).is_err());
     /// ```
-    pub fn transpose(&self, axes: Option<&[usize]>) -> Result<Tensor> {
-        let perm: Vec<usize> = match axes {
-            Some(a) => a.to_vec(),
-            None => (0..self.ndim()).rev().collect(),
+    pub fn transpose(&self, axes: impl Into<Axes>) -> Result<Tensor> {
+        let axes = axes.into();
+        let perm: Vec<usize> = match axes.is_default() {
+            true => (0..self.ndim()).rev().collect(),
+            false => axes.resolve("transpose", self.ndim())?,
         };
         Ok(self.with_layout(self.layout().permute(&perm)?))
     }
 
-    /// Reverse the order along `axes` (all when `None`): a view with negative
-    /// strides.
+    /// Reverse the order along `axes` (any [`Axes`]; all when `None`): a view
+    /// with negative strides.
     ///
     /// ```
     /// use rnx::{Tensor, DType};
     /// let x = Tensor::create(DType::I32, &[2, 3], &[1, 2, 3, 4, 5, 6]).unwrap();
-    /// assert_eq!(x.flip(Some(&[1])).unwrap().to_string(), "[[3, 2, 1],\n [6, 5, 4]]");
+    /// assert_eq!(x.flip(1).unwrap().to_string(), "[[3, 2, 1],\n [6, 5, 4]]");
     /// ```
-    pub fn flip(&self, axes: Option<&[isize]>) -> Result<Tensor> {
-        let ax: Vec<usize> = match axes {
-            None => (0..self.ndim()).collect(),
-            Some(a) => normalize_axes("flip", a, self.ndim())?,
-        };
+    pub fn flip(&self, axes: impl Into<Axes>) -> Result<Tensor> {
+        let ax = axes.into().resolve("flip", self.ndim())?;
         let mut l = self.layout().clone();
         for a in ax {
             l = l.flip_axis(a);

@@ -208,7 +208,7 @@ proptest! {
             0 => ac.sub(&bc).unwrap(),
             1 => ac.neg().unwrap(),
             2 => Tensor::where_cond(&ac.cmpgt(&bc).unwrap(), &bc, &ac).unwrap(),
-            _ => ac.clamp(Some((&bc).into()), Some(50.into())).unwrap(),
+            _ => ac.clamp(&bc, 50).unwrap(),
         }.to_vec::<i32>().unwrap();
         let mut expect = init.clone();
         let ol = out.layout();
@@ -225,7 +225,7 @@ proptest! {
             0 => { a.sub_out(&b, &out).unwrap(); }
             1 => { a.neg_out(&out).unwrap(); }
             2 => { Tensor::where_cond_out(&a.cmpgt(&b).unwrap(), &b, &a, &out).unwrap(); }
-            _ => { a.clamp_out(Some((&b).into()), Some(50.into()), &out).unwrap(); }
+            _ => { a.clamp_out(&b, 50, &out).unwrap(); }
         }
         prop_assert_eq!(all(&base), expect);
     }

@@ -514,9 +514,7 @@ fn tensor(dtype: DType, shape: &[usize], v: &[f64], strided: bool) -> Tensor {
         }
     }
     let ax = shape.len() - 1;
-    let wide = t(dtype, &wide_shape, &data)
-        .flip(Some(&[ax as isize]))
-        .unwrap();
+    let wide = t(dtype, &wide_shape, &data).flip([ax as isize]).unwrap();
     let l = wide.layout().slice_axis(ax, 0, last, 2);
     let out = Tensor::from_parts(wide.storage().clone(), l).unwrap();
     assert_eq!(f64s(&out), v);
@@ -794,7 +792,7 @@ fn winograd_vs_direct() {
                         tv[(plane * w + x) * h + y] = e;
                     }
                     t(dtype, &[shape[0], shape[1], w, h], &tv)
-                        .transpose(Some(&[0, 1, 3, 2]))
+                        .transpose([0, 1, 3, 2])
                         .unwrap()
                 };
                 let (xv, outv) = (view(&pshape, &pv), view(&shape, &pre));

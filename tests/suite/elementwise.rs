@@ -256,11 +256,7 @@ fn float_edge_cases() {
     assert_eq!(r.to_vec::<f64>().unwrap(), vec![-1.5, 1.5]);
     let s = x.sign().unwrap().to_vec::<f64>().unwrap();
     assert!(s[0].is_nan() && s[1] == 1.0 && s[2] == 1.0);
-    let c = x
-        .clamp(Some(0.5.into()), Some(2.0.into()))
-        .unwrap()
-        .to_vec::<f64>()
-        .unwrap();
+    let c = x.clamp(0.5, 2.0).unwrap().to_vec::<f64>().unwrap();
     assert!(c[0].is_nan());
     assert_eq!(&c[1..], &[1.0, 2.0, 0.5, 0.5]);
     let p = Tensor::from_vec(vec![2.0f32, 9.0], &[2])

@@ -283,7 +283,7 @@ fn views_copy_like_the_cpu() {
         let g = c.to_device(d).unwrap();
         let views: Vec<(&str, Box<dyn Fn(&Tensor) -> Tensor>)> = vec![
             ("transpose", Box::new(|t| t.transpose(None).unwrap())),
-            ("flip", Box::new(|t| t.flip(Some(&[1, 2])).unwrap())),
+            ("flip", Box::new(|t| t.flip([1, 2]).unwrap())),
             (
                 "step",
                 Box::new(|t| t.slice(s![1.., ..;2, 5..0;-2]).unwrap()),
@@ -621,8 +621,8 @@ fn compare_classify_select_clamp_lerp() {
         let (glo, ghi) = (lo.to_device(d).unwrap(), hi.to_device(d).unwrap());
         assert_same(
             &format!("{dt} clamp"),
-            &ga.clamp(Some((&glo).into()), Some((&ghi).into())).unwrap(),
-            &a.clamp(Some((&lo).into()), Some((&hi).into())).unwrap(),
+            &ga.clamp(&glo, &ghi).unwrap(),
+            &a.clamp(&lo, &hi).unwrap(),
         );
         if dt.is_float() {
             // The driver may fuse x + w * (y - x): one rounding less.
@@ -646,7 +646,7 @@ fn out_forms_follow_the_alias_rules() {
     let Some(d) = gpu() else { return };
     let c = Tensor::arange(DType::F32, 0, 24, 1)
         .unwrap()
-        .reshape(&[4, 6])
+        .reshape([4, 6])
         .unwrap();
     let g = c.to_device(d).unwrap();
     // A shifted view of the output as an input: read as if copied first.
@@ -792,8 +792,8 @@ fn tensors_larger_than_one_binding() {
     let (cs, gs) = (c.mul(3).unwrap(), g.mul(3).unwrap());
     assert_same("i32 mul, 2 windows", &gs, &cs);
     let (ct, gt) = (
-        c.reshape(&[(n / 1024) as isize, 1024]).unwrap(),
-        g.reshape(&[(n / 1024) as isize, 1024]).unwrap(),
+        c.reshape([(n / 1024) as isize, 1024]).unwrap(),
+        g.reshape([(n / 1024) as isize, 1024]).unwrap(),
     );
     let (ctt, gtt) = (
         ct.transpose(None).unwrap().contiguous().unwrap(),
@@ -802,13 +802,13 @@ fn tensors_larger_than_one_binding() {
     assert_same("i32 transposed copy", &gtt, &ctt);
     assert_same(
         "i32 sum over rows",
-        &gt.sum(Some(&[0]), false).unwrap(),
-        &ct.sum(Some(&[0]), false).unwrap(),
+        &gt.sum([0], false).unwrap(),
+        &ct.sum([0], false).unwrap(),
     );
     assert_same(
         "i32 max over columns",
-        &gt.max(Some(&[1]), false).unwrap(),
-        &ct.max(Some(&[1]), false).unwrap(),
+        &gt.max([1], false).unwrap(),
+        &ct.max([1], false).unwrap(),
     );
     // The maximum is the last element: in the last window.
     let am = g.argmax(None, false).unwrap();

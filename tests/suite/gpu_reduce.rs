@@ -121,8 +121,8 @@ type View = (&'static str, fn(&Tensor) -> Tensor);
 fn views() -> Vec<View> {
     vec![
         ("contiguous", |t| t.clone()),
-        ("transposed", |t| t.transpose(Some(&[2, 0, 1])).unwrap()),
-        ("flipped", |t| t.flip(Some(&[0, 2])).unwrap()),
+        ("transposed", |t| t.transpose([2, 0, 1]).unwrap()),
+        ("flipped", |t| t.flip([0, 2]).unwrap()),
         ("stepped", |t| {
             t.slice([
                 Index::all(),
@@ -247,10 +247,10 @@ fn gpu_reduce_empty_and_nan() {
         let base = Tensor::zeros(d, &[3, 0, 2]).unwrap();
         let id = |t: &Tensor| t.clone();
         let ops: Vec<Box<dyn Fn(&Tensor) -> Tensor>> = vec![
-            Box::new(|t| t.sum(Some(&[1]), false).unwrap()),
-            Box::new(|t| t.prod(Some(&[1]), true).unwrap()),
-            Box::new(|t| t.all(Some(&[1]), false).unwrap()),
-            Box::new(|t| t.any(Some(&[1]), false).unwrap()),
+            Box::new(|t| t.sum([1], false).unwrap()),
+            Box::new(|t| t.prod([1], true).unwrap()),
+            Box::new(|t| t.all([1], false).unwrap()),
+            Box::new(|t| t.any([1], false).unwrap()),
         ];
         for f in &ops {
             let (c, g) = both(&base, &id, f.as_ref());
@@ -258,9 +258,9 @@ fn gpu_reduce_empty_and_nan() {
         }
         if d.is_float() {
             let ops: Vec<Box<dyn Fn(&Tensor) -> Tensor>> = vec![
-                Box::new(|t| t.mean(Some(&[1]), false).unwrap()),
-                Box::new(|t| t.var(Some(&[1]), false, 0).unwrap()),
-                Box::new(|t| t.std(Some(&[1]), false, 0).unwrap()),
+                Box::new(|t| t.mean([1], false).unwrap()),
+                Box::new(|t| t.var([1], false, 0).unwrap()),
+                Box::new(|t| t.std([1], false, 0).unwrap()),
             ];
             for f in &ops {
                 let (c, g) = both(&base, &id, f.as_ref());
@@ -279,14 +279,14 @@ fn gpu_reduce_empty_and_nan() {
         let base = Tensor::create(d, &[5, 300], &v).unwrap();
         let id = |t: &Tensor| t.clone();
         let ops: Vec<Box<dyn Fn(&Tensor) -> Tensor>> = vec![
-            Box::new(|t| t.max(Some(&[1]), false).unwrap()),
-            Box::new(|t| t.min(Some(&[-1]), false).unwrap()),
+            Box::new(|t| t.max([1], false).unwrap()),
+            Box::new(|t| t.min([-1], false).unwrap()),
             Box::new(|t| t.max(None, false).unwrap()),
             Box::new(|t| t.argmax(Some(1), false).unwrap()),
             Box::new(|t| t.argmin(Some(1), true).unwrap()),
             Box::new(|t| t.argmax(Some(0), false).unwrap()),
-            Box::new(|t| t.all(Some(&[1]), false).unwrap()),
-            Box::new(|t| t.any(Some(&[0]), false).unwrap()),
+            Box::new(|t| t.all([1], false).unwrap()),
+            Box::new(|t| t.any([0], false).unwrap()),
         ];
         for (k, f) in ops.iter().enumerate() {
             let (c, g) = both(&base, &id, f.as_ref());
@@ -337,17 +337,17 @@ fn gpu_reduce_many_outputs() {
     // 70,001 outputs: past the 65,535 workgroups of one dispatch dimension.
     let base = data(DType::F32, &[70_001, 3], 5);
     let id = |t: &Tensor| t.clone();
-    let (c, g) = both(&base, &id, &|t| t.max(Some(&[1]), false).unwrap());
+    let (c, g) = both(&base, &id, &|t| t.max([1], false).unwrap());
     exact(&c, &g, "max many");
-    let (c, g) = both(&base, &id, &|t| t.sum(Some(&[1]), false).unwrap());
+    let (c, g) = both(&base, &id, &|t| t.sum([1], false).unwrap());
     close(&c, &g, 1e-6, 1e-6, "sum many");
     let (c, g) = both(&base, &id, &|t| t.argmin(Some(1), false).unwrap());
     exact(&c, &g, "argmin many");
     // Sub-word output words shared by neighbouring workgroups.
     let base = data(DType::U8, &[70_001, 2], 6);
-    let (c, g) = both(&base, &id, &|t| t.sum(Some(&[1]), false).unwrap());
+    let (c, g) = both(&base, &id, &|t| t.sum([1], false).unwrap());
     exact(&c, &g, "u8 sum many");
-    let (c, g) = both(&base, &id, &|t| t.any(Some(&[1]), false).unwrap());
+    let (c, g) = both(&base, &id, &|t| t.any([1], false).unwrap());
     exact(&c, &g, "u8 any many");
 }
 

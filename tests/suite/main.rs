@@ -13,6 +13,7 @@ mod bench_smoke;
 mod cast;
 mod compare_logic;
 mod conv;
+mod conventions;
 mod creation;
 mod elementwise;
 #[cfg(feature = "gpu")]

@@ -101,7 +101,11 @@ fn step(t: &Tensor, m: &Model, kind: u8, a: u32, b: u32, c: u32) -> (Tensor, Mod
                 }
                 old
             });
-            (t.transpose(Some(&perm)).unwrap(), mm)
+            (
+                t.transpose(perm.iter().map(|&p| p as isize).collect::<Vec<_>>())
+                    .unwrap(),
+                mm,
+            )
         }
         // flip one axis
         2 if nd > 0 => {
@@ -111,7 +115,7 @@ fn step(t: &Tensor, m: &Model, kind: u8, a: u32, b: u32, c: u32) -> (Tensor, Mod
                 o[ax] = sh[ax] - 1 - i[ax];
                 o
             });
-            (t.flip(Some(&[ax as isize])).unwrap(), mm)
+            (t.flip([ax as isize]).unwrap(), mm)
         }
         // slice one axis with a step (positive or negative)
         3 if nd > 0 => {
@@ -214,7 +218,7 @@ fn step(t: &Tensor, m: &Model, kind: u8, a: u32, b: u32, c: u32) -> (Tensor, Mod
                 t.squeeze(None).unwrap()
             } else {
                 let ax: Vec<isize> = drop.iter().map(|&i| i as isize).collect();
-                t.squeeze(Some(&ax)).unwrap()
+                t.squeeze(&ax).unwrap()
             };
             (
                 r,
@@ -362,7 +366,7 @@ proptest! {
         let n = bs[0] * bs[1];
         let steps = |s: (usize, usize)| [[1, 2, -1, -2][s.0], [1, 2, -1, -2][s.1]];
         let base = Tensor::arange(DType::I32, 0, n as i64, 1).unwrap()
-            .reshape(&[bs[0] as isize, bs[1] as isize]).unwrap();
+            .reshape([bs[0] as isize, bs[1] as isize]).unwrap();
         let want = [want.0, want.1];
         let Some((src, ms)) = window(&base, &bs, want, t2, steps(s2), st2) else { return Ok(()) };
         let Some((dst, md)) = window(&base, &bs, want, t1 && !use_set_slice, steps(s1), st1) else {

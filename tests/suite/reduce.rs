@@ -20,17 +20,17 @@ fn seed_sum() {
     let x = f32t(&[2, 2], &[1., 2., 3., 4.]);
     let s = x.sum(None, false).unwrap();
     assert_eq!((s.shape(), s.item::<f32>().unwrap()), (&[][..], 10.0));
-    let s = x.sum(Some(&[0]), false).unwrap();
+    let s = x.sum([0], false).unwrap();
     assert_eq!((s.shape(), s.to_string()), (&[2][..], "[4, 6]".to_string()));
     assert_eq!(s.dtype(), DType::F32);
     let x = f32t(&[1, 2], &[1., 2.]);
-    let s = x.sum(Some(&[1]), true).unwrap();
+    let s = x.sum([1], true).unwrap();
     assert_eq!(
         (s.shape(), s.to_string()),
         (&[1, 1][..], "[[3]]".to_string())
     );
     let x = f32t(&[1, 3], &[1., 2., 3.]);
-    let s = x.sum(Some(&[-1]), false).unwrap();
+    let s = x.sum([-1], false).unwrap();
     assert_eq!((s.shape(), s.to_string()), (&[1][..], "[6]".to_string()));
 }
 
@@ -40,10 +40,10 @@ fn seed_max_min() {
     assert_eq!(x.max(None, false).unwrap().item::<f32>().unwrap(), 6.0);
     assert_eq!(x.min(None, false).unwrap().item::<f32>().unwrap(), 1.0);
     let x = f32t(&[2, 2], &[1., 2., 3., 4.]);
-    assert_eq!(x.max(Some(&[0]), false).unwrap().to_string(), "[3, 4]");
-    assert_eq!(x.min(Some(&[0]), false).unwrap().to_string(), "[1, 2]");
+    assert_eq!(x.max([0], false).unwrap().to_string(), "[3, 4]");
+    assert_eq!(x.min([0], false).unwrap().to_string(), "[1, 2]");
     let x = f32t(&[1, 2], &[1., 2.]);
-    let m = x.max(Some(&[1]), true).unwrap();
+    let m = x.max([1], true).unwrap();
     assert_eq!(
         (m.shape(), m.to_string()),
         (&[1, 1][..], "[[2]]".to_string())
@@ -56,7 +56,7 @@ fn seed_prod() {
     let p = x.prod(None, false).unwrap();
     assert_eq!((p.dtype(), p.item::<i32>().unwrap()), (DType::I32, 24));
     let x = i32t(&[2, 2], &[1, 2, 3, 4]);
-    assert_eq!(x.prod(Some(&[0]), false).unwrap().to_string(), "[3, 8]");
+    assert_eq!(x.prod([0], false).unwrap().to_string(), "[3, 8]");
 }
 
 #[test]
@@ -64,7 +64,7 @@ fn seed_mean() {
     let x = f32t(&[4], &[1., 2., 3., 4.]);
     assert_eq!(x.mean(None, false).unwrap().item::<f32>().unwrap(), 2.5);
     let x = f32t(&[2, 3], &[1., 2., 3., 4., 5., 6.]);
-    assert_eq!(x.mean(Some(&[1]), false).unwrap().to_string(), "[2, 5]");
+    assert_eq!(x.mean([1], false).unwrap().to_string(), "[2, 5]");
 }
 
 #[test]
@@ -138,19 +138,19 @@ fn seed_argmax_argmin() {
 #[test]
 fn errors_name_the_op() {
     let x = f32t(&[2, 2], &[1., 2., 3., 4.]);
-    let e = x.sum(Some(&[2]), false).unwrap_err().to_string();
+    let e = x.sum([2], false).unwrap_err().to_string();
     assert!(e.starts_with("sum:") && e.contains("axis 2"), "{e}");
-    assert!(x.sum(Some(&[-3]), false).is_err());
-    let e = x.max(Some(&[0, -2]), false).unwrap_err().to_string();
+    assert!(x.sum([-3], false).is_err());
+    let e = x.max([0, -2], false).unwrap_err().to_string();
     assert!(e.starts_with("max:") && e.contains("more than once"), "{e}");
     let e = x.var(None, false, 4).unwrap_err().to_string();
     assert!(e.starts_with("var:") && e.contains("ddof 4"), "{e}");
     assert!(x
-        .std(Some(&[1]), false, 2)
+        .std([1], false, 2)
         .unwrap_err()
         .to_string()
         .starts_with("std:"));
-    assert!(x.var(Some(&[1]), false, 1).is_ok());
+    assert!(x.var([1], false, 1).is_ok());
     let e = i32t(&[2], &[1, 2])
         .mean(None, false)
         .unwrap_err()
@@ -194,23 +194,23 @@ fn empty_reductions() {
         .to_string()
         .starts_with("argmax:"));
     let z = Tensor::zeros(DType::I32, &[0, 3]).unwrap();
-    let s = z.sum(Some(&[0]), false).unwrap();
+    let s = z.sum([0], false).unwrap();
     assert_eq!(
         (s.shape(), s.to_vec::<i32>().unwrap()),
         (&[3][..], vec![0, 0, 0])
     );
-    let p = z.prod(Some(&[0]), true).unwrap();
+    let p = z.prod([0], true).unwrap();
     assert_eq!(
         (p.shape(), p.to_vec::<i32>().unwrap()),
         (&[1, 3][..], vec![1, 1, 1])
     );
     // The result is empty: nothing is reduced over an empty axis, no error.
-    assert_eq!(z.max(Some(&[1]), false).unwrap().shape(), &[0]);
-    assert!(z.max(Some(&[0]), false).is_err());
+    assert_eq!(z.max([1], false).unwrap().shape(), &[0]);
+    assert!(z.max([0], false).is_err());
     // No axes: the identity reduction.
     let x = f32t(&[2], &[1.5, -2.0]);
     assert_eq!(
-        x.sum(Some(&[]), false).unwrap().to_vec::<f32>().unwrap(),
+        x.sum([], false).unwrap().to_vec::<f32>().unwrap(),
         vec![1.5, -2.0]
     );
 }
@@ -219,20 +219,20 @@ fn empty_reductions() {
 fn nan_propagates() {
     let x = f32t(&[2, 3], &[1., f64::NAN, 3., 4., 5., 6.]);
     for r in [
-        x.max(Some(&[1]), false),
-        x.min(Some(&[1]), false),
-        x.mean(Some(&[1]), false),
-        x.var(Some(&[1]), false, 0),
-        x.sum(Some(&[1]), false),
+        x.max([1], false),
+        x.min([1], false),
+        x.mean([1], false),
+        x.var([1], false, 0),
+        x.sum([1], false),
     ] {
         let v = r.unwrap().to_vec::<f32>().unwrap();
         assert!(v[0].is_nan() && !v[1].is_nan(), "{v:?}");
     }
     // NaN first or last in a group, and in the across-outputs kernel.
     let y = f32t(&[3, 2], &[f64::NAN, 1., 2., 3., 4., f64::NAN]);
-    let m = y.max(Some(&[0]), false).unwrap().to_vec::<f32>().unwrap();
+    let m = y.max([0], false).unwrap().to_vec::<f32>().unwrap();
     assert!(m[0].is_nan() && m[1].is_nan());
-    let m = y.min(Some(&[1]), false).unwrap().to_vec::<f32>().unwrap();
+    let m = y.min([1], false).unwrap().to_vec::<f32>().unwrap();
     assert!(m[0].is_nan() && m[1] == 2.0 && m[2].is_nan());
     assert_eq!(y.all(None, false).unwrap().item::<u8>().unwrap(), 1);
 }
@@ -281,17 +281,9 @@ fn halves_accumulate_in_f32() {
         4096.0
     );
     let x = Tensor::ones(DType::BF16, &[64, 600]).unwrap();
-    let s = x
-        .sum(Some(&[0]), false)
-        .unwrap()
-        .to_vec::<rnx::bf16>()
-        .unwrap();
+    let s = x.sum([0], false).unwrap().to_vec::<rnx::bf16>().unwrap();
     assert!(s.iter().all(|v| v.to_f32() == 64.0));
-    let s = x
-        .sum(Some(&[1]), false)
-        .unwrap()
-        .to_vec::<rnx::bf16>()
-        .unwrap();
+    let s = x.sum([1], false).unwrap().to_vec::<rnx::bf16>().unwrap();
     assert!(s.iter().all(|v| v.to_f32() == 600.0));
     let c = Tensor::ones(DType::F16, &[3000])
         .unwrap()
@@ -313,7 +305,7 @@ fn sum_of_ten_million_f32_is_accurate() {
         rnx::Layout::contiguous(&[1_250_000, 8]),
     )
     .unwrap();
-    let cols = y.sum(Some(&[0]), false).unwrap().to_vec::<f32>().unwrap();
+    let cols = y.sum([0], false).unwrap().to_vec::<f32>().unwrap();
     let data = x.to_vec::<f32>().unwrap();
     for (c, &got) in cols.iter().enumerate() {
         let exact: f64 = data.iter().skip(c).step_by(8).map(|&v| v as f64).sum();
@@ -330,8 +322,8 @@ fn leading_and_trailing_axes_agree() {
     })
     .unwrap();
     let v = x.to_vec::<f32>().unwrap();
-    let s0 = x.sum(Some(&[0]), false).unwrap().to_vec::<f32>().unwrap();
-    let s1 = x.sum(Some(&[1]), false).unwrap().to_vec::<f32>().unwrap();
+    let s0 = x.sum([0], false).unwrap().to_vec::<f32>().unwrap();
+    let s1 = x.sum([1], false).unwrap().to_vec::<f32>().unwrap();
     for j in 0..517 {
         assert_eq!(s0[j], (0..300).map(|i| v[i * 517 + j]).sum::<f32>());
     }
@@ -340,9 +332,9 @@ fn leading_and_trailing_axes_agree() {
     }
     // Many rows (several cascade levels) in the across-outputs kernel.
     let t = Tensor::init(DType::F64, &[5000, 3], |i| (i[0] % 5) as f64 + i[1] as f64).unwrap();
-    let s = t.sum(Some(&[0]), false).unwrap().to_vec::<f64>().unwrap();
+    let s = t.sum([0], false).unwrap().to_vec::<f64>().unwrap();
     assert_eq!(s, vec![10000.0, 15000.0, 20000.0]);
-    let m = t.max(Some(&[0]), false).unwrap().to_vec::<f64>().unwrap();
+    let m = t.max([0], false).unwrap().to_vec::<f64>().unwrap();
     assert_eq!(m, vec![4.0, 5.0, 6.0]);
     // Rows four at a time, then a tail of one to three, on contiguous and
     // stepped (every other column) kept lanes, integer and float sums.
@@ -353,16 +345,12 @@ fn leading_and_trailing_axes_agree() {
         .unwrap();
         let v = x.to_vec::<i64>().unwrap();
         let stepped = x.slice(rnx::s![.., 0..9;2]).unwrap();
-        let s = x.sum(Some(&[0]), false).unwrap().to_vec::<i64>().unwrap();
-        let ss = stepped
-            .sum(Some(&[0]), false)
-            .unwrap()
-            .to_vec::<i64>()
-            .unwrap();
+        let s = x.sum([0], false).unwrap().to_vec::<i64>().unwrap();
+        let ss = stepped.sum([0], false).unwrap().to_vec::<i64>().unwrap();
         let mf = x
             .astype(DType::F32)
             .unwrap()
-            .mean(Some(&[0]), false)
+            .mean([0], false)
             .unwrap()
             .to_vec::<f32>()
             .unwrap();
@@ -393,21 +381,9 @@ fn leading_axes_split_over_threads() {
     let v = x.to_vec::<f64>().unwrap();
     let v = &v;
     let col = |k: usize| (0..a * b).map(move |r| v[r * c + k]);
-    let sum = x
-        .sum(Some(&[0, 1]), false)
-        .unwrap()
-        .to_vec::<f64>()
-        .unwrap();
-    let max = x
-        .max(Some(&[1, 0]), false)
-        .unwrap()
-        .to_vec::<f64>()
-        .unwrap();
-    let var = x
-        .var(Some(&[0, 1]), false, 0)
-        .unwrap()
-        .to_vec::<f64>()
-        .unwrap();
+    let sum = x.sum([0, 1], false).unwrap().to_vec::<f64>().unwrap();
+    let max = x.max([1, 0], false).unwrap().to_vec::<f64>().unwrap();
+    let var = x.var([0, 1], false, 0).unwrap().to_vec::<f64>().unwrap();
     for k in 0..c {
         let s: f64 = col(k).sum();
         assert_eq!(sum[k], s, "sum {k}");

@@ -48,14 +48,10 @@ fn stable_for_large_inputs() {
 #[test]
 fn special_values_and_errors() {
     let x = Tensor::create(DType::F32, &[2, 2], &[f64::NAN, 1., 2., 3.]).unwrap();
-    let s = x.softmax(Some(&[1])).unwrap().to_vec::<f32>().unwrap();
+    let s = x.softmax([1]).unwrap().to_vec::<f32>().unwrap();
     assert!(s[0].is_nan() && s[1].is_nan() && !s[2].is_nan());
     let e = Tensor::zeros(DType::F32, &[2, 0]).unwrap();
-    let l = e
-        .logsumexp(Some(&[1]), false)
-        .unwrap()
-        .to_vec::<f32>()
-        .unwrap();
+    let l = e.logsumexp([1], false).unwrap().to_vec::<f32>().unwrap();
     assert_eq!(l, vec![f32::NEG_INFINITY; 2]);
     assert_eq!(e.softmax(None).unwrap().shape(), &[2, 0]);
     let inf = Tensor::create(DType::F64, &[3], &[1.0, f64::INFINITY, 2.0]).unwrap();
@@ -76,7 +72,7 @@ fn special_values_and_errors() {
         .starts_with("softmax:"));
     let x = Tensor::zeros(DType::F32, &[2]).unwrap();
     assert!(x
-        .softmax(Some(&[1]))
+        .softmax([1])
         .unwrap_err()
         .to_string()
         .starts_with("softmax:"));
@@ -137,7 +133,7 @@ fn long_groups_match_reference() {
                 .unwrap()
                 .astype(dtype)
                 .unwrap();
-            let got = x.softmax(Some(&[-1])).unwrap();
+            let got = x.softmax([-1]).unwrap();
             let got = got.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
             for r in 0..rows {
                 // Reference on the values as stored in `dtype`.
@@ -193,7 +189,9 @@ fn strided_groups_match_contiguous() {
                 .unwrap()
                 .astype(dtype)
                 .unwrap();
-            let x = base.transpose(Some(&perm)).unwrap();
+            let x = base
+                .transpose(perm.iter().map(|&p| p as isize).collect::<Vec<_>>())
+                .unwrap();
             let xc = x.contiguous().unwrap();
             let what = format!("{dtype} {bshape:?} {perm:?} {axes:?}");
             let check = |got: Tensor, want: Tensor, op: &str| {

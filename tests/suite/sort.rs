@@ -370,7 +370,7 @@ fn every_size_for<T: Elem>() {
                 if len <= 1000 {
                     // Along axis 0 of the plain tensor, and a reversed view.
                     check_2d::<T>(&base, 0, desc, &format!("{what} axis 0"));
-                    let f = base.flip(Some(&[1])).unwrap();
+                    let f = base.flip([1]).unwrap();
                     check_2d::<T>(&f, 1, desc, &format!("{what} flipped"));
                 }
             }

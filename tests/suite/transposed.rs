@@ -56,7 +56,9 @@ fn check_type<T: Element>() {
         (vec![67, 3, 90], vec![2, 1, 0]),
     ] {
         let (x, xv) = ramp::<T>(&shape, 0);
-        let xt = x.transpose(Some(&perm)).unwrap();
+        let xt = x
+            .transpose(perm.iter().map(|&p| p as isize).collect::<Vec<_>>())
+            .unwrap();
         let want = permuted(&xv, &shape, &perm);
         let what = format!("{} {shape:?} {perm:?}", T::DTYPE);
         // A contiguous copy of the transposed view.
@@ -106,7 +108,9 @@ fn check_type<T: Element>() {
         }
         // Contiguous inputs into a transposed output.
         let out = Tensor::zeros(T::DTYPE, &shape).unwrap();
-        let out_t = out.transpose(Some(&perm)).unwrap();
+        let out_t = out
+            .transpose(perm.iter().map(|&p| p as isize).collect::<Vec<_>>())
+            .unwrap();
         y.add_out(&y, &out_t).unwrap();
         let twice: Vec<f64> = yv.iter().map(|v| 2.0 * v).collect();
         assert_eq!(

@@ -1,7 +1,7 @@
 //! Cache-blocked traversal for plans whose operands disagree on the contiguous
 //! axis (a transposed input against a row-major output): the two axes are walked
 //! in square tiles so that both operands' cache lines are reused, and
-//! [`TileInput`] stages a transposed input's tile into a buffer (through
+//! `TileInput` stages a transposed input's tile into a buffer (through
 //! `transpose.rs`) so that every run of the tile reads it contiguously. Same
 //! run interface as `Plan::par_for_each_run`; knows nothing about ops.
 

@@ -17,7 +17,7 @@ pub mod vmath;
 use crate::dtype::Element;
 use crate::tensor::Tensor;
 
-/// The CPU backend (stateless; its thread pool is [`crate::device::pool`]).
+/// The CPU backend (stateless; its thread pool is `crate::device::pool` (sized by [`crate::set_num_threads`])).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CpuBackend;
 

@@ -1,5 +1,5 @@
 //! CPU reductions: splits a reduction into "kept" and "reduced" axes, then runs
-//! one of two traversals, generic over a [`reducers::Reducer`]:
+//! one of two traversals, generic over a `reducers::Reducer`:
 //! `inner.rs` when the reduced axes are the contiguous ones, `outer.rs` when a
 //! kept axis is (vectorised across outputs). Arg-reductions, softmax and scans
 //! have their own files; this file holds the planning and the dtype dispatch.

@@ -1,9 +1,11 @@
-//! Shared frontend machinery of the elementwise family: `Operand` (a tensor or
+//! The elementwise frame: the frontend machinery every elementwise family
+//! (arithmetic, math, activations, compare, logic, select) shares: `Operand` (a tensor or
 //! a Rust scalar), the broadcasting rule, output validation and the alias rule
 //! (snapshot an input only when it partially overlaps the output). Every
 //! elementwise op (arithmetic, compare, logic, select, math) runs through
-//! [`run`]; no op-specific code lives here.
+//! `run`; no op-specific code lives here.
 
+pub(crate) use super::shape::broadcast_shapes;
 use crate::backend::Backend;
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
@@ -71,44 +73,6 @@ impl Operand<'_> {
             Operand::Scalar(_) => None,
         }
     }
-}
-
-/// The broadcast shape of `shapes` (align right; each pair of dimensions equal
-/// or one of them 1; a missing axis is 1; 0 with 1 gives 0).
-///
-/// ```
-/// use rnx::ops::ewise::broadcast_shapes;
-/// assert_eq!(broadcast_shapes("add", &[&[2, 1], &[3]]).unwrap(), vec![2, 3]);
-/// assert_eq!(broadcast_shapes("add", &[&[0], &[1]]).unwrap(), vec![0]);
-/// assert!(broadcast_shapes("add", &[&[2], &[3]]).is_err());
-/// ```
-pub fn broadcast_shapes(op: &str, shapes: &[&[usize]]) -> Result<Vec<usize>> {
-    let n = shapes.iter().map(|s| s.len()).max().unwrap_or(0);
-    let mut out = vec![1usize; n];
-    for (k, s) in shapes.iter().enumerate() {
-        for (i, &d) in s.iter().rev().enumerate() {
-            let o = &mut out[n - 1 - i];
-            if *o == d || d == 1 {
-                continue;
-            }
-            if *o == 1 {
-                *o = d;
-            } else {
-                let prev: Vec<usize> = shapes[..k]
-                    .iter()
-                    .map(|p| p.to_vec())
-                    .reduce(|a, b| broadcast_pair(&a, &b))
-                    .unwrap_or_default();
-                return Err(Error::shapes(op, &prev, s, "cannot be broadcast together"));
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// Best-effort broadcast of two shapes for error messages.
-fn broadcast_pair(a: &[usize], b: &[usize]) -> Vec<usize> {
-    broadcast_shapes("", &[a, b]).unwrap_or_else(|_| a.to_vec())
 }
 
 /// Turn operands into tensors of one dtype on one device. The dtype is that of

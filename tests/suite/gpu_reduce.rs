@@ -577,9 +577,9 @@ fn gpu_long_reductions() {
     let base = data(DType::I32, &[m, 3], 31);
     let id = |t: &Tensor| t.clone();
     for f in [
-        (|t: &Tensor| t.sum(Some(&[0]), false).unwrap()) as fn(&Tensor) -> Tensor,
-        |t| t.max(Some(&[0]), true).unwrap(),
-        |t| t.prod(Some(&[0]), false).unwrap(),
+        (|t: &Tensor| t.sum([0], false).unwrap()) as fn(&Tensor) -> Tensor,
+        |t| t.max([0], true).unwrap(),
+        |t| t.prod([0], false).unwrap(),
         |t| t.argmax(Some(0), false).unwrap(),
         |t| t.argmin(Some(0), true).unwrap(),
         |t| t.cumsum(0).unwrap(),
@@ -593,7 +593,7 @@ fn gpu_long_reductions() {
     // A float mean over two axes, and a long f32 scan (carries added in
     // another order than the CPU's: within the float sum bound).
     let base = data(DType::F32, &[300, 4, 200], 32);
-    let (c, g) = both(&base, &id, &|t| t.mean(Some(&[0, 2]), false).unwrap());
+    let (c, g) = both(&base, &id, &|t| t.mean([0, 2], false).unwrap());
     close(&c, &g, 1e-5, 1e-6, "f32 mean over axes 0, 2");
     let (c, g) = both(&ones.to_device(Device::Cpu).unwrap(), &id, &|t| {
         t.cumsum(0).unwrap()

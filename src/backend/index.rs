@@ -1,16 +1,25 @@
-//! The indexing primitives: gather along an axis (fancy index `L`).
+//! The indexing primitives: gather and scatter along an axis (the fancy index
+//! `L` of `slice` and `set_slice`).
 //!
-//! What the frontend guarantees: storages are locked for the call; `indices` is
-//! a 1-D i64 tensor on the same device whose every value lies in
-//! `0..src.shape()[axis]`; `out` has `src`'s dtype and shape except
-//! `out.shape()[axis] == indices.size()`; `out` maps distinct elements to
-//! distinct addresses and overlaps neither `src` nor `indices`.
-
+//! What the frontend guarantees to both: storages are locked for the call;
+//! `indices` is a 1-D i32 or i64 tensor on the same device (i32 whenever the
+//! axis length fits in i32, so that devices without 64-bit integers can run
+//! it) whose every value lies in `0..len` of the indexed axis; the tensors
+//! have one dtype; the written tensor maps distinct elements to distinct
+//! addresses and overlaps neither the other tensor nor `indices`.
 use crate::error::Result;
 use crate::tensor::Tensor;
 
-/// Gather (and later scatter) along one axis.
+/// Gather and scatter along one axis.
 pub trait IndexBackend {
     /// `out[.., j, ..] = src[.., indices[j], ..]` along `axis`, for every `j`.
+    /// `out` has `src`'s shape except `out.shape()[axis] == indices.size()`.
     fn gather(&self, src: &Tensor, axis: usize, indices: &Tensor, out: &Tensor) -> Result<()>;
+
+    /// `dst[.., indices[j], ..] = src[.., j, ..]` along `axis`, for every `j`;
+    /// the other positions of `dst` keep their values. `src` has `dst`'s shape
+    /// except `src.shape()[axis] == indices.size()`, and the indices are
+    /// distinct (the frontend keeps the last of repeated positions), so every
+    /// written element is written once.
+    fn scatter(&self, src: &Tensor, axis: usize, indices: &Tensor, dst: &Tensor) -> Result<()>;
 }

@@ -6,6 +6,7 @@
 //! overlaps its destination (copy-first semantics), then write.
 
 use super::{locked, same_device, same_dtype, unique_output};
+use crate::device::Device;
 use crate::dtype::Scalar;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
@@ -363,8 +364,7 @@ impl Tensor {
         let mut shape = self.shape().to_vec();
         shape[axis] = idx.len();
         let out = Tensor::empty_on(self.dtype(), &shape, self.device())?;
-        let host: Vec<i64> = idx.iter().map(|&i| i as i64).collect();
-        let it = Tensor::from_slice(&host, &[host.len()])?.to_device(self.device())?;
+        let it = index_tensor(idx, self.shape()[axis], self.device())?;
         locked("slice", &[self, &it], &[&out], || {
             self.backend().gather(self, axis, &it, &out)
         })?;
@@ -581,16 +581,66 @@ fn assign(
     locked(op, &[&v], &[dst], || write_gathered(dst, &v, gathers))
 }
 
+/// The 1-D index tensor of positions `idx` along an axis of length `len`, on
+/// `device`: i32 when `len` fits (devices without 64-bit integers can read
+/// it), else i64 (the [`crate::backend::IndexBackend`] contract).
+fn index_tensor(idx: &[isize], len: usize, device: Device) -> Result<Tensor> {
+    let t = if len <= i32::MAX as usize {
+        let v: Vec<i32> = idx.iter().map(|&i| i as i32).collect();
+        Tensor::from_slice(&v, &[v.len()])?
+    } else {
+        let v: Vec<i64> = idx.iter().map(|&i| i as i64).collect();
+        Tensor::from_slice(&v, &[v.len()])?
+    };
+    t.to_device(device)
+}
+
+/// The positions `j` of the last occurrence of each distinct value of `idx`,
+/// and those values, in the order of `j`.
+fn last_occurrences(idx: &[isize]) -> (Vec<isize>, Vec<isize>) {
+    let mut seen = std::collections::HashSet::with_capacity(idx.len());
+    let mut kept: Vec<(isize, isize)> = idx
+        .iter()
+        .enumerate()
+        .rev()
+        .filter(|&(_, &k)| seen.insert(k))
+        .map(|(j, &k)| (j as isize, k))
+        .collect();
+    kept.reverse();
+    kept.into_iter().unzip()
+}
+
 /// Copy `v` into `dst`, expanding the `L` entries (positions along an axis of
-/// `dst`) one axis at a time. Runs with the storages locked.
+/// `dst`) one axis at a time: a scatter along the first listed axis (of the
+/// last occurrence of each repeated position: the last write wins), and for
+/// further listed axes a gather of the selected slabs, written recursively,
+/// then scattered back. Runs with the storages locked; the temporaries are
+/// fresh tensors.
 fn write_gathered(dst: &Tensor, v: &Tensor, gathers: &[(usize, Vec<isize>)]) -> Result<()> {
     let Some(((axis, idx), rest)) = gathers.split_first() else {
         return dst.backend().copy(v, dst);
     };
-    for (j, &k) in idx.iter().enumerate() {
-        let d = dst.with_layout(dst.layout().slice_axis(*axis, k as usize, 1, 1));
-        let s = v.with_layout(v.layout().slice_axis(*axis, j, 1, 1));
-        write_gathered(&d, &s, rest)?;
+    let (axis, len) = (*axis, dst.shape()[*axis]);
+    let (js, ks) = last_occurrences(idx);
+    let fresh = |like: &Tensor, n: usize| {
+        let mut shape = like.shape().to_vec();
+        shape[axis] = n;
+        Tensor::empty_on(like.dtype(), &shape, like.device())
+    };
+    let v = if js.len() < idx.len() {
+        let picked = fresh(v, js.len())?;
+        let ji = index_tensor(&js, v.shape()[axis], v.device())?;
+        v.backend().gather(v, axis, &ji, &picked)?;
+        picked
+    } else {
+        v.clone()
+    };
+    let ki = index_tensor(&ks, len, dst.device())?;
+    if rest.is_empty() {
+        return dst.backend().scatter(&v, axis, &ki, dst);
     }
-    Ok(())
+    let slabs = fresh(dst, ks.len())?;
+    dst.backend().gather(dst, axis, &ki, &slabs)?;
+    write_gathered(&slabs, &v, rest)?;
+    dst.backend().scatter(&slabs, axis, &ki, dst)
 }

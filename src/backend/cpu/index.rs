@@ -1,10 +1,11 @@
-//! CPU gather along an axis: one planned traversal of the other axes, and for
-//! each run the list of gathered positions. No validation (the frontend did it).
+//! CPU gather and scatter along an axis: one planned traversal of the other
+//! axes, and for each run the list of indexed positions. No validation (the
+//! frontend did it).
 
 use super::strided::Plan;
 use super::{base_ptr, CpuBackend};
 use crate::backend::index::IndexBackend;
-use crate::dtype::Element;
+use crate::dtype::{DType, Element};
 use crate::error::Result;
 use crate::layout::Layout;
 use crate::tensor::Tensor;
@@ -18,10 +19,38 @@ fn drop_axis(l: &Layout, axis: usize) -> Layout {
     Layout::new(shape, strides, l.offset())
 }
 
+/// The index values of a 1-D i32 or i64 tensor.
+fn index_values(indices: &Tensor) -> Vec<isize> {
+    let il = indices.layout();
+    let at = |j: usize| il.offset() as isize + j as isize * il.strides()[0];
+    if indices.dtype() == DType::I32 {
+        let ip = base_ptr::<i32>(indices);
+        // SAFETY: a 1-D in-bounds layout of a locked i32 buffer.
+        (0..indices.size())
+            .map(|j| unsafe { *ip.offset(at(j)) } as isize)
+            .collect()
+    } else {
+        let ip = base_ptr::<i64>(indices);
+        // SAFETY: a 1-D in-bounds layout of a locked i64 buffer.
+        (0..indices.size())
+            .map(|j| unsafe { *ip.offset(at(j)) } as isize)
+            .collect()
+    }
+}
+
+/// `out[.., j, ..] = src[.., idx[j], ..]` (gather) or, with `scatter`,
+/// `out[.., idx[j], ..] = src[.., j, ..]`.
+///
 /// # Safety
-/// The frontend contract of [`IndexBackend::gather`]; `idx` holds valid
-/// positions of `axis`.
-unsafe fn gather_typed<T: Element>(src: &Tensor, axis: usize, idx: &[isize], out: &Tensor) {
+/// The frontend contract of [`IndexBackend`]; `idx` holds valid positions of
+/// the indexed tensor's `axis`.
+unsafe fn move_typed<T: Element>(
+    src: &Tensor,
+    axis: usize,
+    idx: &[isize],
+    out: &Tensor,
+    scatter: bool,
+) {
     let (sl, ol) = (src.layout(), out.layout());
     let (ss, os) = (sl.strides()[axis], ol.strides()[axis]);
     let (rs, ro) = (drop_axis(sl, axis), drop_axis(ol, axis));
@@ -30,8 +59,13 @@ unsafe fn gather_typed<T: Element>(src: &Tensor, axis: usize, idx: &[isize], out
     let (sp, op) = (base_ptr::<T>(src) as *const T, base_ptr::<T>(out));
     plan.for_each_run(0, plan.numel(), |[o0, s0], len| {
         for (j, &k) in idx.iter().enumerate() {
-            let od = o0 + j as isize * os;
-            let sd = s0 + k * ss;
+            let (oj, sj) = if scatter {
+                (k, j as isize)
+            } else {
+                (j as isize, k)
+            };
+            let od = o0 + oj * os;
+            let sd = s0 + sj * ss;
             for i in 0..len as isize {
                 // SAFETY: offsets of in-bounds layouts at valid positions.
                 unsafe { *op.offset(od + i * io) = *sp.offset(sd + i * is) };
@@ -40,24 +74,33 @@ unsafe fn gather_typed<T: Element>(src: &Tensor, axis: usize, idx: &[isize], out
     });
 }
 
-impl IndexBackend for CpuBackend {
-    fn gather(&self, src: &Tensor, axis: usize, indices: &Tensor, out: &Tensor) -> Result<()> {
-        if out.size() == 0 {
+impl CpuBackend {
+    fn move_axis(
+        &self,
+        src: &Tensor,
+        axis: usize,
+        indices: &Tensor,
+        out: &Tensor,
+        scatter: bool,
+    ) -> Result<()> {
+        if src.size() == 0 || out.size() == 0 {
             return Ok(());
         }
-        let il = indices.layout();
-        let ip = base_ptr::<i64>(indices);
-        let idx: Vec<isize> = (0..indices.size())
-            // SAFETY: a 1-D in-bounds layout of a locked i64 buffer.
-            .map(
-                |j| unsafe { *ip.offset(il.offset() as isize + j as isize * il.strides()[0]) }
-                    as isize,
-            )
-            .collect();
+        let idx = index_values(indices);
         crate::dispatch!(src.dtype(), T => {
             // SAFETY: frontend contract (see the trait).
-            unsafe { gather_typed::<T>(src, axis, &idx, out) };
+            unsafe { move_typed::<T>(src, axis, &idx, out, scatter) };
         });
         Ok(())
+    }
+}
+
+impl IndexBackend for CpuBackend {
+    fn gather(&self, src: &Tensor, axis: usize, indices: &Tensor, out: &Tensor) -> Result<()> {
+        self.move_axis(src, axis, indices, out, false)
+    }
+
+    fn scatter(&self, src: &Tensor, axis: usize, indices: &Tensor, dst: &Tensor) -> Result<()> {
+        self.move_axis(src, axis, indices, dst, true)
     }
 }

@@ -17,7 +17,7 @@ use crate::tensor::Tensor;
 use std::sync::Arc;
 
 /// The unsigned dtype of `d`'s width, used to move elements as bits.
-fn bits_dtype(d: DType, has_int64: bool) -> DType {
+pub(crate) fn bits_dtype(d: DType, has_int64: bool) -> DType {
     match d.itemsize() {
         1 => DType::U8,
         2 => DType::U16,

@@ -17,15 +17,19 @@ pub(crate) mod buffer;
 pub(crate) mod context;
 mod core;
 mod elementwise;
+mod index;
 pub(crate) mod kernel;
 mod math;
+mod peak;
 mod reduce;
 pub(crate) mod wgsl;
 
 pub use buffer::GpuBuffer;
+#[doc(hidden)]
+pub use peak::fma_peak_gflops;
 
 use crate::backend::cpu::CpuBackend;
-use crate::backend::{CoreBackend, IndexBackend, LinalgBackend, SortBackend};
+use crate::backend::{CoreBackend, LinalgBackend, SortBackend};
 use crate::error::Result;
 use crate::layout::Layout;
 use crate::storage::Storage;
@@ -121,15 +125,6 @@ pub(crate) fn via_cpu(
 /// Like [`via_cpu`] for an optional output.
 fn opt_host(t: Option<&Tensor>) -> Result<Option<Tensor>> {
     t.map(to_host).transpose()
-}
-
-impl IndexBackend for GpuBackend {
-    /// CPU round trip (no GPU kernel yet).
-    fn gather(&self, src: &Tensor, axis: usize, indices: &Tensor, out: &Tensor) -> Result<()> {
-        via_cpu(&[src, indices], &[out], |cpu, i, o| {
-            cpu.gather(&i[0], axis, &i[1], &o[0])
-        })
-    }
 }
 
 impl LinalgBackend for GpuBackend {

@@ -26,6 +26,9 @@ pub struct Options {
     pub help: bool,
     /// The device the cases' inputs live on and their operations run on.
     pub device: rnx::Device,
+    /// The device's FP32 peak in GFLOP/s (datasheet), for the limit column of
+    /// the FLOP-counted cases; measured with an FMA loop on a GPU when absent.
+    pub peak_gflops: Option<f64>,
 }
 
 /// Per-case time budget of a real run (the issue: "about one second per case").
@@ -55,6 +58,9 @@ usage: cargo run --release --bin rnx-bench -- [--only NAME...] [--json] [options
                    inputs are created there and every timed run ends with
                    rnx::synchronize; operations without a GPU kernel take their
                    documented CPU round trip (see the README's device table)
+  --peak-gflops G  the device's FP32 peak (GFLOP/s, from its datasheet): the FLOP-
+                   counted cases (matmul, conv) report their fraction of it; without
+                   it a GPU run measures an FMA loop, a CPU run reports none
   --help           this text
 
 Cases named *_1t run in a child process of this binary with RNX_NUM_THREADS=1
@@ -69,6 +75,13 @@ fn parse_seconds(v: &str) -> Result<Duration, String> {
         return Err(format!("--seconds: {v} is outside 0..=3600"));
     }
     Ok(Duration::from_secs_f64(s))
+}
+
+fn parse_peak(v: &str) -> Result<f64, String> {
+    match v.parse::<f64>() {
+        Ok(g) if g.is_finite() && g > 0.0 => Ok(g),
+        _ => Err(format!("--peak-gflops: `{v}` is not a positive number")),
+    }
 }
 
 /// `cpu`, `gpu` (adapter 0) or `gpu:N`.
@@ -102,6 +115,7 @@ where
         cases: Vec::new(),
         help: false,
         device: rnx::Device::Cpu,
+        peak_gflops: None,
     };
     let mut budget = None;
     let mut i = 0;
@@ -135,6 +149,11 @@ where
                 i += 1;
                 o.device = parse_device(v)?;
             }
+            "--peak-gflops" => {
+                let v = args.get(i).ok_or("--peak-gflops needs a value")?;
+                i += 1;
+                o.peak_gflops = Some(parse_peak(v)?);
+            }
             "--seconds" => {
                 let v = args.get(i).ok_or("--seconds needs a value")?;
                 i += 1;
@@ -145,6 +164,8 @@ where
                     o.only.push(v.to_string());
                 } else if let Some(v) = a.strip_prefix("--device=") {
                     o.device = parse_device(v)?;
+                } else if let Some(v) = a.strip_prefix("--peak-gflops=") {
+                    o.peak_gflops = Some(parse_peak(v)?);
                 } else if let Some(v) = a.strip_prefix("--seconds=") {
                     budget = Some(parse_seconds(v)?);
                 } else {
@@ -220,6 +241,19 @@ mod tests {
         assert!(parse(["--device", "tpu"]).is_err());
         assert!(parse(["--device", "gpu:x"]).is_err());
         assert!(parse(["--device"]).is_err());
+        assert!(parse(["--peak-gflops", "0"]).is_err());
+        assert!(parse(["--peak-gflops=fast"]).is_err());
+    }
+
+    #[test]
+    fn peak_gflops() {
+        assert_eq!(parse(Vec::<String>::new()).unwrap().peak_gflops, None);
+        let o = parse(["--peak-gflops", "51200", "--device", "gpu"]).unwrap();
+        assert_eq!(o.peak_gflops, Some(51200.0));
+        assert_eq!(
+            parse(["--peak-gflops=1e3"]).unwrap().peak_gflops,
+            Some(1000.0)
+        );
     }
 
     #[test]

@@ -12,7 +12,7 @@ mod timing;
 
 use cases::{Body, Case, Scale, Threads};
 use cli::Options;
-use report::{Outcome, Row};
+use report::{Limits, Outcome, Row};
 use std::io::Write;
 use std::process::{Command, ExitCode, Stdio};
 
@@ -82,6 +82,65 @@ fn measure_bandwidth(opts: &Options) -> timing::Bandwidth {
     let elems = scale(opts).pick(BANDWIDTH_ELEMS.0, BANDWIDTH_ELEMS.1);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     timing::copy_bandwidth(elems, threads, opts.budget)
+}
+
+/// f32 elements per buffer of a GPU copy-bandwidth measurement (64 MiB each,
+/// within every adapter's largest storage binding).
+const GPU_COPY_ELEMS: (usize, usize) = (1 << 24, 1 << 12);
+/// Workgroups of 256 invocations of the GPU FMA-peak kernel (16,384 FLOP per
+/// invocation: ~275 GFLOP per dispatch at full size, a few ms on a large GPU).
+const GPU_FMA_GROUPS: (u32, u32) = (1 << 16, 16);
+
+/// The device's limits: its copy bandwidth (the host's for the CPU; a device
+/// to device copy for a GPU) and its FP32 peak (`--peak-gflops`, else on a
+/// GPU an FMA loop), with where the peak came from.
+fn measure_limits(opts: &Options, host: &timing::Bandwidth) -> Result<(Limits, String), String> {
+    let device = opts.device;
+    let (copy_gb_s, measured_peak) = match device {
+        rnx::Device::Cpu => (host.best_gb_s(), None),
+        rnx::Device::Gpu(_i) => {
+            let n = scale(opts).pick(GPU_COPY_ELEMS.0, GPU_COPY_ELEMS.1);
+            let e = |e: rnx::Error| format!("measuring the device's limits: {e}");
+            let src = rnx::Tensor::ones_on(rnx::DType::F32, &[n], device).map_err(e)?;
+            let dst = rnx::Tensor::zeros_on(rnx::DType::F32, &[n], device).map_err(e)?;
+            let all = [rnx::Index::all()];
+            let stats = timing::measure(
+                || {
+                    dst.set_slice(&all, &src)?;
+                    rnx::synchronize(device)
+                },
+                opts.budget,
+            )
+            .map_err(e)?;
+            let gb_s = 2.0 * (n * 4) as f64 / stats.median_s / 1e9;
+            #[cfg(feature = "gpu")]
+            let peak = match opts.peak_gflops {
+                Some(_) => None,
+                None => {
+                    let groups = match scale(opts) {
+                        Scale::Full => GPU_FMA_GROUPS.0,
+                        Scale::Quick => GPU_FMA_GROUPS.1,
+                    };
+                    Some(rnx::backend::gpu::fma_peak_gflops(_i, groups, 3).map_err(e)?)
+                }
+            };
+            #[cfg(not(feature = "gpu"))]
+            let peak = None;
+            (gb_s, peak)
+        }
+    };
+    let (peak_gflops, source) = match (opts.peak_gflops, measured_peak) {
+        (Some(p), _) => (Some(p), "--peak-gflops"),
+        (None, Some(p)) => (Some(p), "measured FMA loop"),
+        (None, None) => (None, ""),
+    };
+    Ok((
+        Limits {
+            copy_gb_s,
+            peak_gflops,
+        },
+        source.to_string(),
+    ))
 }
 
 fn bandwidth_only(opts: &Options) {
@@ -163,6 +222,9 @@ fn run_parent(opts: &Options) -> Result<bool, String> {
     );
     let bw = measure_bandwidth(opts);
     eprintln!("{}", report::bandwidth_line(&bw));
+    let (limits, peak_source) = measure_limits(opts, &bw)?;
+    let limits_line = report::limits_line(&limits, &peak_source);
+    eprintln!("{limits_line}");
 
     let mut outcomes: Vec<Option<Outcome>> = vec![None; all.len()];
     let mut child_names = Vec::new();
@@ -197,11 +259,11 @@ fn run_parent(opts: &Options) -> Result<bool, String> {
         .collect();
 
     let text = format!(
-        "\nrnx-bench ({}, {} threads; _1t cases on 1 thread)\n{}\n\n{}",
+        "\nrnx-bench ({}, {} threads; _1t cases on 1 thread)\n{}\n{limits_line}\n\n{}",
         opts.device,
         rnx::num_threads(),
         report::bandwidth_line(&bw),
-        report::table(&rows)
+        report::table(&rows, &limits)
     );
     if opts.json {
         eprint!("{text}");

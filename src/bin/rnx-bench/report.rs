@@ -45,6 +45,37 @@ fn rate(work: Option<Work>, seconds: f64) -> String {
     }
 }
 
+/// The device's limits the rates are compared with: its copy bandwidth
+/// (bytes read + written per second) for the byte-counted cases, its FP32
+/// peak for the FLOP-counted ones (when known).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Limits {
+    pub copy_gb_s: f64,
+    pub peak_gflops: Option<f64>,
+}
+
+/// The fraction of the device's limit a case reaches at `seconds` per run.
+pub fn limit_fraction(work: Option<Work>, seconds: f64, limits: &Limits) -> Option<f64> {
+    match work? {
+        Work::Bytes(b) => Some(b / seconds / 1e9 / limits.copy_gb_s),
+        Work::Flops(f) => Some(f / seconds / 1e9 / limits.peak_gflops?),
+    }
+}
+
+/// The limits line printed above the table.
+pub fn limits_line(l: &Limits, peak_source: &str) -> String {
+    match l.peak_gflops {
+        Some(p) => format!(
+            "limits: copy {:.1} GB/s, FP32 peak {p:.0} GFLOP/s ({peak_source})",
+            l.copy_gb_s
+        ),
+        None => format!(
+            "limits: copy {:.1} GB/s, FP32 peak unknown (give --peak-gflops)",
+            l.copy_gb_s
+        ),
+    }
+}
+
 /// The copy-bandwidth line printed above the table.
 pub fn bandwidth_line(bw: &Bandwidth) -> String {
     format!(
@@ -53,24 +84,27 @@ pub fn bandwidth_line(bw: &Bandwidth) -> String {
     )
 }
 
-/// The human-readable table.
-pub fn table(rows: &[Row]) -> String {
+/// The human-readable table; the last column is the rate at the median and
+/// its fraction of the device's limit.
+pub fn table(rows: &[Row], limits: &Limits) -> String {
     let w = rows.iter().map(|(n, _)| n.len()).max().unwrap_or(4).max(4);
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{:<w$}  {:>11}  {:>11}  {:>6}  rate at median",
+        "{:<w$}  {:>11}  {:>11}  {:>6}  rate at median (of limit)",
         "case", "median", "min", "reps"
     );
     for (name, o) in rows {
         let _ = match o {
             Outcome::Measured { stats, work } => writeln!(
                 s,
-                "{name:<w$}  {:>11}  {:>11}  {:>6}  {}",
+                "{name:<w$}  {:>11}  {:>11}  {:>6}  {}{}",
                 format_time(stats.median_s),
                 format_time(stats.min_s),
                 stats.reps,
-                rate(*work, stats.median_s)
+                rate(*work, stats.median_s),
+                limit_fraction(*work, stats.median_s, limits)
+                    .map_or(String::new(), |f| format!(" ({:.0}%)", f * 100.0))
             ),
             Outcome::Missing { needs } => writeln!(s, "{name:<w$}  MISSING: needs {needs}"),
             Outcome::Failed { error } => writeln!(s, "{name:<w$}  FAILED: {error}"),
@@ -298,8 +332,35 @@ mod tests {
     }
 
     #[test]
+    fn fractions_of_the_limits() {
+        let l = Limits {
+            copy_gb_s: 19.2,
+            peak_gflops: Some(447.4),
+        };
+        let f = limit_fraction(Some(Work::Bytes(1.2e8)), 0.0125, &l).unwrap();
+        assert!((f - 0.5).abs() < 1e-12, "{f}");
+        let f = limit_fraction(Some(Work::Flops(3.3554432e7)), 1.5e-4, &l).unwrap();
+        assert!((f - 0.5).abs() < 1e-3, "{f}");
+        let none = Limits {
+            peak_gflops: None,
+            ..l
+        };
+        assert_eq!(limit_fraction(Some(Work::Flops(1.0)), 1.0, &none), None);
+        assert_eq!(limit_fraction(None, 1.0, &l), None);
+        let t = table(&rows(), &l);
+        assert!(t.contains("9.6 GB/s (50%)"), "{t}");
+        assert!(t.contains("223.7 GFLOP/s (50%)"), "{t}");
+        assert!(limits_line(&l, "measured").contains("FP32 peak 447 GFLOP/s (measured)"));
+        assert!(limits_line(&none, "").contains("give --peak-gflops"));
+    }
+
+    #[test]
     fn table_lists_missing_and_failed() {
-        let t = table(&rows());
+        let l = Limits {
+            copy_gb_s: 10.0,
+            peak_gflops: None,
+        };
+        let t = table(&rows(), &l);
         assert!(t.contains("add_f32_10M"), "{t}");
         assert!(t.contains("12.500 ms"), "{t}");
         assert!(t.contains("9.6 GB/s"), "{t}");

@@ -1,0 +1,95 @@
+//! GPU gather and scatter along an axis, as map kernels over the gathered
+//! (scattered) side: the indexed tensor is given to the map frame as a view
+//! with stride 0 along the axis, and each element adds `indices[j] * stride`
+//! to its address. Elements move as raw bits (NaN payloads kept). Indices are
+//! i32 (or i64 on adapters with 64-bit integers), per the trait contract.
+
+use super::core::bits_dtype;
+use super::kernel::{Map, Operand};
+use super::GpuBackend;
+use crate::backend::index::IndexBackend;
+use crate::error::Result;
+use crate::layout::Layout;
+use crate::tensor::Tensor;
+
+/// `t` viewed with `shape` (the other side's) and stride 0 along `axis`:
+/// the address of element `[.., j, ..]` before the index is added.
+fn axis_base(t: &Tensor, axis: usize, shape: &[usize]) -> Tensor {
+    let mut strides = t.layout().strides().to_vec();
+    strides[axis] = 0;
+    t.with_layout(Layout::new(shape.to_vec(), strides, t.offset()))
+}
+
+/// `indices` broadcast along every axis but `axis` of `shape`.
+fn index_view(indices: &Tensor, axis: usize, shape: &[usize]) -> Tensor {
+    let mut strides = vec![0isize; shape.len()];
+    strides[axis] = indices.layout().strides()[0];
+    indices.with_layout(Layout::new(shape.to_vec(), strides, indices.offset()))
+}
+
+impl GpuBackend {
+    /// Gather (`scatter == false`: `a` is the output, `b` the source) or
+    /// scatter (`a` is the source, `b` the destination); `a` has the
+    /// indices' length along `axis`.
+    fn move_axis(
+        &self,
+        op: &str,
+        a: &Tensor,
+        b: &Tensor,
+        axis: usize,
+        indices: &Tensor,
+        scatter: bool,
+    ) -> Result<()> {
+        let ctx = self.ctx(op)?;
+        let bd = bits_dtype(
+            a.dtype(),
+            ctx.features.contains(wgpu::Features::SHADER_INT64),
+        );
+        let stride = b.layout().strides()[axis] as i32;
+        let based = axis_base(b, axis, a.shape());
+        let iv = index_view(indices, axis, a.shape());
+        // Operand 0 is the side in `a`'s shape, 1 the indexed side, 2 the
+        // indices; the indexed address is `i1 + indices[j] * stride`.
+        let (ops, body) = if scatter {
+            (
+                vec![
+                    Operand::read(a).with_dtype(bd),
+                    Operand::write(&based).with_dtype(bd),
+                    Operand::read(&iv),
+                ],
+                "    st1(u32(i32(i1) + i32(ld2(i2)) * prm[0]), ld0(i0));",
+            )
+        } else {
+            (
+                vec![
+                    Operand::write(a).with_dtype(bd),
+                    Operand::read(&based).with_dtype(bd),
+                    Operand::read(&iv),
+                ],
+                "    st0(i0, ld1(u32(i32(i1) + i32(ld2(i2)) * prm[0])));",
+            )
+        };
+        Map {
+            op,
+            operands: ops,
+            helpers: String::new(),
+            body: body.into(),
+            params: Some(("i32", stride.to_ne_bytes().to_vec())),
+            flag: false,
+        }
+        .run(&ctx)?;
+        Ok(())
+    }
+}
+
+impl IndexBackend for GpuBackend {
+    /// A map kernel over `out`.
+    fn gather(&self, src: &Tensor, axis: usize, indices: &Tensor, out: &Tensor) -> Result<()> {
+        self.move_axis("gather", out, src, axis, indices, false)
+    }
+
+    /// A map kernel over `src` (the indices are distinct: no write races).
+    fn scatter(&self, src: &Tensor, axis: usize, indices: &Tensor, dst: &Tensor) -> Result<()> {
+        self.move_axis("scatter", src, dst, axis, indices, true)
+    }
+}

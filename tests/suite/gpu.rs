@@ -366,6 +366,100 @@ fn sub_word_writes_leave_neighbours_alone() {
     }
 }
 
+/// Casts into a float dtype that round (f64 -> f32/f16/bf16, wide integers ->
+/// narrower floats) run on the GPU in integer arithmetic with one rounding:
+/// the same bits as the CPU at midpoints and just past them, subnormals,
+/// overflow and the ends of the integer ranges.
+#[test]
+fn rounding_casts_match_the_cpu_bit_for_bit() {
+    let Some(d) = gpu() else { return };
+    let p = |e: i32| 2f64.powi(e);
+    let f64s = vec![
+        1.0 + p(-11) + p(-30),
+        1.0 + p(-11),
+        1.0 + 3.0 * p(-11),
+        1.0 + p(-8) + p(-30),
+        1.0 + p(-8),
+        1.0 + 3.0 * p(-8),
+        1.0 + p(-24) + p(-60),
+        1.0 + p(-24),
+        -(1.0 + 3.0 * p(-24)),
+        p(-25),
+        p(-25) + p(-40),
+        p(-24) * 1.5,
+        p(-150),
+        p(-150) + p(-170),
+        p(-149) * 1.5,
+        p(-133),
+        p(-127) * 1.75,
+        65504.0,
+        65519.0,
+        65520.0,
+        3.4028235677973366e38,
+        3.4028235e38,
+        3.3895313892515355e38,
+        1e300,
+        -1e-300,
+        5e-324,
+        0.0,
+        -0.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        std::f64::consts::PI,
+        -1.0 / 3.0,
+    ];
+    let x = Tensor::from_vec(f64s, &[33]).unwrap();
+    let g = x.to_device(d).unwrap();
+    for t in [DType::F32, DType::F16, DType::BF16] {
+        assert_same(
+            &format!("f64 -> {t}"),
+            &g.cast(t).unwrap(),
+            &x.cast(t).unwrap(),
+        );
+    }
+    let i64s: Vec<i64> = vec![
+        (1 << 60) + (1 << 36) + 1,
+        (1 << 60) + (1 << 36),
+        (1 << 60) + (3 << 36),
+        i64::MAX,
+        i64::MIN,
+        i64::MIN + 1,
+        -((1 << 53) + 1),
+        (1 << 53) + 1,
+        16_842_753,
+        -16_842_753,
+        16_777_217,
+        2049,
+        2051,
+        65519,
+        65520,
+        -65520,
+        0,
+        -1,
+    ];
+    let n = i64s.len();
+    let x = Tensor::from_vec(i64s, &[n]).unwrap();
+    let g = x.to_device(d).unwrap();
+    for s in [
+        DType::I64,
+        DType::U64,
+        DType::I32,
+        DType::U32,
+        DType::I16,
+        DType::U16,
+    ] {
+        let (xs, gs) = (x.cast(s).unwrap(), g.cast(s).unwrap());
+        for t in [DType::F64, DType::F32, DType::F16, DType::BF16] {
+            assert_same(
+                &format!("{s} -> {t}"),
+                &gs.cast(t).unwrap(),
+                &xs.cast(t).unwrap(),
+            );
+        }
+    }
+}
+
 #[test]
 fn fill_and_cast_between_every_pair() {
     let Some(d) = gpu() else { return };

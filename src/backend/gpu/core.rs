@@ -1,8 +1,10 @@
 //! The GPU core primitives: allocation, upload, download, fill, strided copy
 //! and cast. Copies move raw bits (an unsigned type of the element's width),
 //! so NaN payloads and signed zeros survive; casts compute in WGSL with
-//! explicit truncation and saturation, and go through the CPU where WGSL's
-//! conversions do not promise one correctly rounded result.
+//! explicit truncation and saturation; where WGSL's conversions do not
+//! promise one correctly rounded result (f64 -> narrower floats, wide
+//! integers -> floats) they round in integer arithmetic (`round.rs`), or,
+//! on adapters without 64-bit integers, go through the CPU.
 
 use super::buffer::{padded, read_back};
 use super::kernel::{param_bytes, raw, Map, Operand};
@@ -39,7 +41,7 @@ fn cast_expr(s: DType, d: DType, x: &str) -> Option<String> {
             ("f32", "f32") => Some(x.to_string()),
             ("f32", "f64") => Some(format!("f64({x})")),
             ("f64", "f64") => Some(x.to_string()),
-            _ => None, // f64 -> f32/f16/bf16: WGSL's rounding mode is not promised
+            _ => None, // f64 -> f32/f16/bf16: WGSL's rounding mode is not promised (round.rs)
         };
     }
     if s.is_int() && d.is_int() {
@@ -232,7 +234,21 @@ impl CoreBackend for GpuBackend {
                 .run(&ctx)?;
                 Ok(())
             }
-            None => super::via_cpu(&[src], &[dst], |cpu, i, o| cpu.cast(&i[0], &o[0])),
+            None => match super::round::rounded_cast(src.dtype(), dst.dtype(), "ld0(i0)") {
+                Some((helpers, e, bits)) if ctx.features.contains(wgpu::Features::SHADER_INT64) => {
+                    Map {
+                        op: "cast",
+                        operands: vec![Operand::read(src), Operand::write(dst).with_dtype(bits)],
+                        helpers,
+                        body: format!("    st1(i1, {e});"),
+                        params: None,
+                        flag: false,
+                    }
+                    .run(&ctx)?;
+                    Ok(())
+                }
+                _ => super::via_cpu(&[src], &[dst], |cpu, i, o| cpu.cast(&i[0], &o[0])),
+            },
         }
     }
 }

@@ -22,6 +22,7 @@ pub(crate) mod kernel;
 mod math;
 mod peak;
 mod reduce;
+mod round;
 pub(crate) mod wgsl;
 
 pub use buffer::GpuBuffer;

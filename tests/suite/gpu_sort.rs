@@ -7,7 +7,10 @@
 
 use crate::gpu::gpu;
 use half::{bf16, f16};
-use rnx::{DType, Device, Tensor};
+use rnx::{s, DType, Device, Tensor};
+
+/// A named view of a tensor.
+type View = (&'static str, Box<dyn Fn(&Tensor) -> Tensor>);
 
 /// Every dtype the GPU sorts (f64/i64/u64 where the adapter has them).
 const DTYPES: [DType; 12] = [
@@ -270,7 +273,7 @@ fn gpu_sort_strided_views() {
         let c = sample(d, &[6, 40, 5], 7);
         let x = c.to_device(dev).unwrap();
         // A transposed view, a reversed (negative-stride) view, and both.
-        let views: [(&str, Box<dyn Fn(&Tensor) -> Tensor>); 3] = [
+        let views: [View; 3] = [
             ("transpose", Box::new(|t| t.transpose([2, 0, 1]).unwrap())),
             ("flip", Box::new(|t| t.flip(1).unwrap())),
             (
@@ -369,4 +372,29 @@ fn gpu_sort_empty_and_scalar() {
         (v.to_vec::<i32>().unwrap(), i.to_vec::<i32>().unwrap()),
         (vec![7], vec![0])
     );
+}
+
+#[test]
+fn gpu_sort_views_across_binding_windows() {
+    let Some(dev) = gpu() else { return };
+    let wb = rnx::gpu_devices()[0].max_binding_bytes as usize;
+    for d in [DType::U8, DType::F32] {
+        // A storage one binding and a bit long (two windows), with 4500
+        // test elements across the window boundary at `w`.
+        let w = wb / d.itemsize();
+        let big = Tensor::zeros_on(d, &[w + 5000], dev).unwrap();
+        let (a, b) = ((w - 2000) as isize, (w + 2500) as isize);
+        let c = sample(d, &[3, 1500], 9);
+        big.set_slice(
+            s![a..b],
+            &c.reshape([4500]).unwrap().to_device(dev).unwrap(),
+        )
+        .unwrap();
+        let x = big.slice(s![a..b]).unwrap().reshape([3, 1500]).unwrap();
+        for axis in [0, 1] {
+            check(&format!("{d} across windows"), &x, &c, axis);
+        }
+        let (xf, cf) = (x.flip(1).unwrap(), c.flip(1).unwrap());
+        check(&format!("{d} across windows, flipped"), &xf, &cf, 1);
+    }
 }

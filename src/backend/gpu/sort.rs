@@ -361,7 +361,7 @@ impl GpuBackend {
             return Ok(true);
         }
         let p = n.next_power_of_two();
-        let total = rows.checked_mul(p).unwrap_or(usize::MAX);
+        let total = rows.saturating_mul(p);
         let max_bind = ctx
             .limits
             .max_storage_buffer_binding_size

@@ -25,6 +25,8 @@ mod gpu_creation;
 mod gpu_math;
 #[cfg(feature = "gpu")]
 mod gpu_reduce;
+#[cfg(feature = "gpu")]
+mod gpu_sort;
 mod index;
 mod math;
 mod math_accuracy;

@@ -23,6 +23,7 @@ mod math;
 mod peak;
 mod reduce;
 mod round;
+mod sort;
 pub(crate) mod wgsl;
 
 pub use buffer::GpuBuffer;
@@ -151,7 +152,12 @@ impl LinalgBackend for GpuBackend {
 }
 
 impl SortBackend for GpuBackend {
-    /// CPU round trip (no GPU kernel yet).
+    /// A GPU bitonic sort of (key, index) pairs (see `sort.rs`): every dtype
+    /// the adapter holds, any axis and layout, rows of any length, with the
+    /// CPU's results bit for bit. Sorts whose scratch of `rows *
+    /// next_power_of_two(row length)` pairs exceeds one storage binding of
+    /// the adapter (lavapipe: 2^25 pairs) take the CPU round trip, as do
+    /// 64-bit dtypes on an adapter without SHADER_INT64.
     fn sort(
         &self,
         x: &Tensor,
@@ -160,6 +166,9 @@ impl SortBackend for GpuBackend {
         values: Option<&Tensor>,
         indices: Option<&Tensor>,
     ) -> Result<()> {
+        if self.sort_kernel(x, axis, descending, values, indices)? {
+            return Ok(());
+        }
         let hx = to_host(x)?;
         let hv = opt_host(values)?;
         let hi = opt_host(indices)?;

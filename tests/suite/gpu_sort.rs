@@ -1,0 +1,400 @@
+//! The GPU sort kernel against the CPU sort: sort, sort_values and argsort on
+//! `Device::Gpu(0)` give the CPU's values bit for bit (NaN payloads, zero
+//! signs) and the CPU's indices, for every dtype the GPU holds, both
+//! directions, every axis of 3-D tensors, strided views, row lengths from 1
+//! to a long row of 300k, and empty tensors. Without an adapter the tests
+//! return early, unless `RNX_REQUIRE_GPU=1`.
+
+use crate::gpu::gpu;
+use half::{bf16, f16};
+use rnx::{s, DType, Device, Tensor};
+
+/// A named view of a tensor.
+type View = (&'static str, Box<dyn Fn(&Tensor) -> Tensor>);
+
+/// Every dtype the GPU sorts (f64/i64/u64 where the adapter has them).
+const DTYPES: [DType; 12] = [
+    DType::F32,
+    DType::F16,
+    DType::BF16,
+    DType::F64,
+    DType::I8,
+    DType::I16,
+    DType::I32,
+    DType::I64,
+    DType::U8,
+    DType::U16,
+    DType::U32,
+    DType::U64,
+];
+
+/// xorshift64.
+fn next(s: &mut u64) -> u64 {
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    *s
+}
+
+/// Raw bits of `n` elements of float `d` (`w` bits wide): many duplicates of
+/// small numbers, +-0, +-inf, NaNs with several payloads and signs, and some
+/// random bit patterns.
+fn float_bits(d: DType, n: usize, seed: u64) -> Vec<u64> {
+    let to_bits = |v: f64| -> u64 {
+        match d {
+            DType::F32 => (v as f32).to_bits() as u64,
+            DType::F64 => v.to_bits(),
+            DType::F16 => f16::from_f64(v).to_bits() as u64,
+            _ => bf16::from_f64(v).to_bits() as u64,
+        }
+    };
+    let w = d.itemsize() * 8;
+    let mask = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
+    let sign = 1u64 << (w - 1);
+    let qnan = to_bits(f64::NAN);
+    let special = [
+        to_bits(0.0),
+        sign,
+        to_bits(f64::INFINITY),
+        to_bits(f64::NEG_INFINITY),
+        qnan,
+        qnan | 1,
+        qnan | sign,
+        (qnan | sign) | 3,
+    ];
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            let r = next(&mut s);
+            match r % 8 {
+                0 => special[(r >> 8) as usize % special.len()],
+                1 => (r >> 3) & mask,
+                _ => to_bits(((r >> 8) % 17) as f64 / 2.0 - 4.0),
+            }
+        })
+        .collect()
+}
+
+/// Raw bits of `n` elements of integer `d`: duplicates of small values
+/// (negative ones too), the extremes, and random bit patterns.
+fn int_bits(d: DType, n: usize, seed: u64) -> Vec<u64> {
+    let w = d.itemsize() * 8;
+    let mask = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
+    let special = [0, mask, mask >> 1, (mask >> 1) + 1, 1];
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            let r = next(&mut s);
+            match r % 8 {
+                0 => special[(r >> 8) as usize % special.len()],
+                1 => (r >> 3) & mask,
+                _ => (((r >> 8) % 13) as i64 - 6) as u64 & mask,
+            }
+        })
+        .collect()
+}
+
+/// A CPU tensor of `d` and `shape` holding raw bits `b`.
+fn from_bits(d: DType, shape: &[usize], b: &[u64]) -> Tensor {
+    match d {
+        DType::F32 => {
+            Tensor::from_vec(b.iter().map(|&x| f32::from_bits(x as u32)).collect(), shape)
+        }
+        DType::F64 => Tensor::from_vec(b.iter().map(|&x| f64::from_bits(x)).collect(), shape),
+        DType::F16 => {
+            Tensor::from_vec(b.iter().map(|&x| f16::from_bits(x as u16)).collect(), shape)
+        }
+        DType::BF16 => Tensor::from_vec(
+            b.iter().map(|&x| bf16::from_bits(x as u16)).collect(),
+            shape,
+        ),
+        DType::I8 => Tensor::from_vec(b.iter().map(|&x| x as i8).collect(), shape),
+        DType::I16 => Tensor::from_vec(b.iter().map(|&x| x as i16).collect(), shape),
+        DType::I32 => Tensor::from_vec(b.iter().map(|&x| x as i32).collect(), shape),
+        DType::I64 => Tensor::from_vec(b.iter().map(|&x| x as i64).collect(), shape),
+        DType::U8 => Tensor::from_vec(b.iter().map(|&x| x as u8).collect(), shape),
+        DType::U16 => Tensor::from_vec(b.iter().map(|&x| x as u16).collect(), shape),
+        DType::U32 => Tensor::from_vec(b.iter().map(|&x| x as u32).collect(), shape),
+        DType::U64 => Tensor::from_vec(b.to_vec(), shape),
+        d => panic!("no sort test data for {d}"),
+    }
+    .unwrap()
+}
+
+/// A CPU test tensor of `d` and `shape`.
+fn sample(d: DType, shape: &[usize], seed: u64) -> Tensor {
+    let n = shape.iter().product();
+    let b = if d.is_float() {
+        float_bits(d, n, seed)
+    } else {
+        int_bits(d, n, seed)
+    };
+    from_bits(d, shape, &b)
+}
+
+/// The raw bits of every element (any device, any layout), in order.
+fn bits(t: &Tensor) -> Vec<u64> {
+    let t = t.to_device(Device::Cpu).unwrap();
+    match t.dtype() {
+        DType::F32 => t
+            .to_vec::<f32>()
+            .unwrap()
+            .iter()
+            .map(|x| x.to_bits() as u64)
+            .collect(),
+        DType::F64 => t
+            .to_vec::<f64>()
+            .unwrap()
+            .iter()
+            .map(|x| x.to_bits())
+            .collect(),
+        DType::F16 => t
+            .to_vec::<f16>()
+            .unwrap()
+            .iter()
+            .map(|x| x.to_bits() as u64)
+            .collect(),
+        DType::BF16 => t
+            .to_vec::<bf16>()
+            .unwrap()
+            .iter()
+            .map(|x| x.to_bits() as u64)
+            .collect(),
+        DType::I8 => t
+            .to_vec::<i8>()
+            .unwrap()
+            .iter()
+            .map(|&x| x as u8 as u64)
+            .collect(),
+        DType::I16 => t
+            .to_vec::<i16>()
+            .unwrap()
+            .iter()
+            .map(|&x| x as u16 as u64)
+            .collect(),
+        DType::I32 => t
+            .to_vec::<i32>()
+            .unwrap()
+            .iter()
+            .map(|&x| x as u32 as u64)
+            .collect(),
+        DType::I64 => t
+            .to_vec::<i64>()
+            .unwrap()
+            .iter()
+            .map(|&x| x as u64)
+            .collect(),
+        DType::U8 => t
+            .to_vec::<u8>()
+            .unwrap()
+            .iter()
+            .map(|&x| x as u64)
+            .collect(),
+        DType::U16 => t
+            .to_vec::<u16>()
+            .unwrap()
+            .iter()
+            .map(|&x| x as u64)
+            .collect(),
+        DType::U32 => t
+            .to_vec::<u32>()
+            .unwrap()
+            .iter()
+            .map(|&x| x as u64)
+            .collect(),
+        DType::U64 => t.to_vec::<u64>().unwrap(),
+        d => panic!("no bits for {d}"),
+    }
+}
+
+/// Whether the adapter holds `d`.
+fn holds(dev: Device, d: DType) -> bool {
+    Tensor::zeros_on(d, &[1], dev).is_ok()
+}
+
+/// `x` (a GPU tensor) and `c` (the same elements on the CPU, any layout)
+/// sorted along `axis` both ways with all three entry points: the GPU's
+/// values equal the CPU's bit for bit, its indices equal.
+fn check(what: &str, x: &Tensor, c: &Tensor, axis: isize) {
+    for desc in [false, true] {
+        let w = format!("{what} axis {axis} desc {desc}");
+        let (gv, gi) = x.sort(axis, desc).unwrap();
+        let (cv, ci) = c.sort(axis, desc).unwrap();
+        assert_eq!(gv.shape(), cv.shape(), "{w}");
+        assert_eq!(gv.device(), x.device(), "{w}");
+        assert_eq!(bits(&gi), bits(&ci), "{w}: sort indices");
+        assert_eq!(bits(&gv), bits(&cv), "{w}: sort values");
+        let gv = x.sort_values(axis, desc).unwrap();
+        assert_eq!(bits(&gv), bits(&cv), "{w}: sort_values");
+        let gi = x.argsort(axis, desc).unwrap();
+        assert_eq!(bits(&gi), bits(&ci), "{w}: argsort");
+    }
+}
+
+#[test]
+fn gpu_sort_every_dtype_and_axis_matches_the_cpu() {
+    let Some(dev) = gpu() else { return };
+    for (k, d) in DTYPES.into_iter().enumerate() {
+        if !holds(dev, d) {
+            eprintln!("gpu:0 does not hold {d}: skipped");
+            continue;
+        }
+        let c = sample(d, &[5, 7, 33], 10 + k as u64);
+        let x = c.to_device(dev).unwrap();
+        for axis in [0, 1, 2, -1] {
+            check(&format!("{d} [5, 7, 33]"), &x, &c, axis);
+        }
+    }
+}
+
+#[test]
+fn gpu_sort_row_lengths() {
+    let Some(dev) = gpu() else { return };
+    for d in [DType::F32, DType::F16, DType::I64, DType::U8] {
+        if !holds(dev, d) {
+            continue;
+        }
+        for (k, n) in [1usize, 2, 3, 1000, 2049, 5000].into_iter().enumerate() {
+            let rows = if n < 100 { 9 } else { 3 };
+            let c = sample(d, &[rows, n], 100 + k as u64);
+            let x = c.to_device(dev).unwrap();
+            check(&format!("{d} [{rows}, {n}]"), &x, &c, -1);
+        }
+    }
+}
+
+#[test]
+fn gpu_sort_strided_views() {
+    let Some(dev) = gpu() else { return };
+    for d in [DType::F32, DType::I16, DType::F64] {
+        if !holds(dev, d) {
+            continue;
+        }
+        let c = sample(d, &[6, 40, 5], 7);
+        let x = c.to_device(dev).unwrap();
+        // A transposed view, a reversed (negative-stride) view, and both.
+        let views: [View; 3] = [
+            ("transpose", Box::new(|t| t.transpose([2, 0, 1]).unwrap())),
+            ("flip", Box::new(|t| t.flip(1).unwrap())),
+            (
+                "flip+transpose",
+                Box::new(|t| t.flip([0, 1]).unwrap().transpose([1, 2, 0]).unwrap()),
+            ),
+        ];
+        for (name, f) in &views {
+            let (xv, cv) = (f(&x), f(&c));
+            for axis in 0..3 {
+                check(&format!("{d} {name}"), &xv, &cv, axis);
+            }
+        }
+    }
+}
+
+#[test]
+fn gpu_sort_long_rows() {
+    let Some(dev) = gpu() else { return };
+    // One row of 300k: 2^19 pairs, the global network steps.
+    let c = sample(DType::F32, &[300_000], 3);
+    let x = c.to_device(dev).unwrap();
+    check("f32 [300000]", &x, &c, 0);
+    // 64-bit keys across blocks (two key words).
+    if holds(dev, DType::I64) {
+        let c = sample(DType::I64, &[2, 40_000], 4);
+        let x = c.to_device(dev).unwrap();
+        check("i64 [2, 40000]", &x, &c, 1);
+    }
+    // 2^21 + elements: 1025 rows of 2049 along axis 0 of a transposed view.
+    let c = sample(DType::F32, &[1025, 2049], 5);
+    let x = c.to_device(dev).unwrap();
+    let (gv, gi) = x.sort(1, false).unwrap();
+    let (cv, ci) = c.sort(1, false).unwrap();
+    assert_eq!(bits(&gi), bits(&ci), "f32 [1025, 2049] indices");
+    assert_eq!(bits(&gv), bits(&cv), "f32 [1025, 2049] values");
+}
+
+#[test]
+fn gpu_sort_specials_in_order() {
+    let Some(dev) = gpu() else { return };
+    let nan1 = f32::from_bits(0x7fc0_0001);
+    let nan2 = f32::from_bits(0xffc0_0002);
+    let v = vec![
+        nan1,
+        -0.0,
+        0.0,
+        nan2,
+        1.0,
+        f32::NEG_INFINITY,
+        0.0,
+        -0.0,
+        f32::INFINITY,
+    ];
+    let x = Tensor::from_vec(v.clone(), &[9])
+        .unwrap()
+        .to_device(dev)
+        .unwrap();
+    let (s, i) = x.sort(0, false).unwrap();
+    assert_eq!(i.to_vec::<i32>().unwrap(), vec![5, 1, 2, 6, 7, 4, 8, 0, 3]);
+    let want: Vec<u32> = [5, 1, 2, 6, 7, 4, 8, 0, 3]
+        .iter()
+        .map(|&k| v[k].to_bits())
+        .collect();
+    let got: Vec<u32> = s
+        .to_vec::<f32>()
+        .unwrap()
+        .iter()
+        .map(|x| x.to_bits())
+        .collect();
+    assert_eq!(got, want);
+    let (_, i) = x.sort(0, true).unwrap();
+    assert_eq!(i.to_vec::<i32>().unwrap(), vec![0, 3, 8, 4, 1, 2, 6, 7, 5]);
+}
+
+#[test]
+fn gpu_sort_empty_and_scalar() {
+    let Some(dev) = gpu() else { return };
+    for (shape, axis) in [
+        (vec![0, 5], 1),
+        (vec![5, 0], 1),
+        (vec![3, 0, 2], 0),
+        (vec![0], 0),
+    ] {
+        let x = Tensor::zeros_on(DType::F32, &shape, dev).unwrap();
+        let (v, i) = x.sort(axis, false).unwrap();
+        assert_eq!((v.shape(), i.shape()), (&shape[..], &shape[..]));
+        assert_eq!(x.argsort(axis, true).unwrap().shape(), &shape[..]);
+    }
+    let x = Tensor::create(DType::I32, &[], &[7])
+        .unwrap()
+        .to_device(dev)
+        .unwrap();
+    let (v, i) = x.sort(-1, false).unwrap();
+    assert_eq!(
+        (v.to_vec::<i32>().unwrap(), i.to_vec::<i32>().unwrap()),
+        (vec![7], vec![0])
+    );
+}
+
+#[test]
+fn gpu_sort_views_across_binding_windows() {
+    let Some(dev) = gpu() else { return };
+    let wb = rnx::gpu_devices()[0].max_binding_bytes as usize;
+    for d in [DType::U8, DType::F32] {
+        // A storage one binding and a bit long (two windows), with 4500
+        // test elements across the window boundary at `w`.
+        let w = wb / d.itemsize();
+        let big = Tensor::zeros_on(d, &[w + 5000], dev).unwrap();
+        let (a, b) = ((w - 2000) as isize, (w + 2500) as isize);
+        let c = sample(d, &[3, 1500], 9);
+        big.set_slice(
+            s![a..b],
+            &c.reshape([4500]).unwrap().to_device(dev).unwrap(),
+        )
+        .unwrap();
+        let x = big.slice(s![a..b]).unwrap().reshape([3, 1500]).unwrap();
+        for axis in [0, 1] {
+            check(&format!("{d} across windows"), &x, &c, axis);
+        }
+        let (xf, cf) = (x.flip(1).unwrap(), c.flip(1).unwrap());
+        check(&format!("{d} across windows, flipped"), &xf, &cf, 1);
+    }
+}

@@ -533,3 +533,34 @@ fn conv_every_option_matches_cpu() {
         *WORST.lock().unwrap()
     );
 }
+
+/// Operands and outputs in storages larger than one binding (lavapipe: 128
+/// MiB) are bound as several windows: views inside the last window and
+/// views whose elements lie in both windows give the CPU's results.
+#[test]
+fn matmul_across_binding_windows() {
+    let Some((d, _g)) = dev() else { return };
+    let wb = rnx::gpu_devices()[0].max_binding_bytes as usize;
+    // i32: two windows.
+    let n = wb / 4 + 1_000_003;
+    let step = (n / 64) as isize;
+    let big = Tensor::arange_on(DType::I32, 0, n as i64, 1, d).unwrap();
+    let tail = |t: &Tensor, len: usize| t.slice(s![(n - len) as isize..]).unwrap();
+    let spread = |t: &Tensor| t.slice(s![..64 * step;step]).unwrap();
+    let a = tail(&big, 40).reshape([5, 8]).unwrap();
+    let b = spread(&big).reshape([8, 8]).unwrap();
+    check_matmul(
+        "i32 windows: tail @ spread",
+        &a.matmul(&b).unwrap(),
+        &a,
+        &b,
+        mm,
+    );
+    let out = Tensor::zeros_on(DType::I32, &[n], d).unwrap();
+    let o = tail(&out, 40).reshape([5, 8]).unwrap();
+    a.matmul_out(&b, &o).unwrap();
+    check_matmul("i32 windows: out in the last window", &o, &a, &b, mm);
+    let o = spread(&out).reshape([8, 8]).unwrap();
+    b.matmul_out(&b, &o).unwrap();
+    check_matmul("i32 windows: out across windows", &o, &b, &b, mm);
+}

@@ -467,9 +467,9 @@ fn conv_every_option_matches_cpu() {
                 let (n, c, o) = (2, 6, 3 * groups);
                 let c = c / groups * groups;
                 let gt = |shape: &[usize], seed| data(dt, shape, seed).to_device(d).unwrap();
-                let bias = (case % 2 == 0).then(|| gt(&[o], case + 3));
+                let bias = case.is_multiple_of(2).then(|| gt(&[o], case + 3));
                 let fillvalue = if pi == 1 { 2.0 } else { 0.0 };
-                let flip = case % 3 == 0;
+                let flip = case.is_multiple_of(3);
                 // 1-D.
                 let x = gt(&[n, c, 19], case);
                 let w = gt(&[o, c / groups, 4], case + 1);

@@ -360,11 +360,17 @@ fn ints_or_bits(t: &Tensor) -> Vec<i128> {
     }
 }
 
-/// K = 40000 is more than lavapipe runs of one loop (~2^15): the kernel
-/// splits K into dispatches of 16384 (halves sum them in f32 scratch).
+/// K longer than one dispatch handles (16384): the kernel splits K into
+/// dispatches (halves sum them in f32 scratch). K = 40000 is more than 2^15
+/// elements; K = 600,000 is more than 2^15 K-tiles of 16 (the iterations
+/// one unchunked K loop would run; lavapipe stops some loops after about
+/// 2^15 iterations).
 #[test]
 fn matmul_long_k_in_chunks() {
     let Some((d, _g)) = dev() else { return };
+    let a = data(DType::F32, &[2, 600_000], 1).to_device(d).unwrap();
+    let b = data(DType::F32, &[600_000, 3], 2).to_device(d).unwrap();
+    check_matmul("f32 K = 600000", &a.matmul(&b).unwrap(), &a, &b, mm);
     for dt in [DType::F32, DType::I32, DType::F16, DType::U8] {
         let a = data(dt, &[2, 40_000], 1).to_device(d).unwrap();
         let b = data(dt, &[40_000, 3], 2).to_device(d).unwrap();
@@ -385,6 +391,10 @@ fn matmul_long_k_in_chunks() {
         ..Default::default()
     };
     check_conv1("long k conv1d + bias", &x, &w, &o, false);
+    eprintln!(
+        "gpu_linalg: worst f32/f64 error so far {:.3} k u sum|a||b|",
+        *WORST.lock().unwrap()
+    );
 }
 
 /// Runs the same 1-D convolution on the GPU and checks it against the CPU.

@@ -37,11 +37,17 @@
 //! So one dispatch reduces at most [`K_CHUNK`] = 16384 elements of K (1024
 //! K-tiles of 16); a longer K runs as `ceil(k / K_CHUNK)` dispatches of the
 //! same pipeline, each adding its chunk's partial product to `out` (the
-//! first one overwrites it, unless `accumulate`). No loop in the shader runs
-//! more than 1024 iterations for any input. For f16/bf16 with more than one
-//! chunk, the partial products are summed in an f32 scratch tensor (cast
-//! from `out` first when accumulating) and cast to the half type once at the
-//! end, so every result is still rounded exactly once.
+//! first one overwrites it, unless `accumulate`). The K loop thus runs at
+//! most 1024 iterations for any input, the K-tile loop 16, and the
+//! grid-stride loops over tiles and batch elements `ceil(count / 65535)`.
+//! (Measured on this project's lavapipe: this particular K loop, which
+//! contains barriers, still gave correct results unchunked at 75,000
+//! iterations, so the limit seems to spare it; the chunks are kept so that
+//! correctness does not depend on that, at the cost of one extra read and
+//! write of `out` per 16384 of K.) For f16/bf16 with more than one chunk, the
+//! partial products are summed in an f32 scratch tensor (cast from `out`
+//! first when accumulating) and cast to the half type once at the end, so
+//! every result is still rounded exactly once.
 //!
 //! # Precision
 //! Each invocation sums its products in K order in the accumulator type

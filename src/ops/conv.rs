@@ -2,8 +2,9 @@
 //! option structs, validation, output geometry, padding with `fillvalue`,
 //! kernel flipping (a view) and the lowering to backend primitives: im2col (a
 //! strided view of the padded input, copied by the backend) followed by one
-//! batched matmul, or the backend's 3x3 kernel (Winograd F(4,3) on the CPU)
-//! where [`uses_winograd`] says it pays. Bias is copied into the output first
+//! batched matmul, or, on the CPU only, the backend's 3x3 kernel (Winograd
+//! F(4,3)) where [`uses_winograd`] says it pays; GPU tensors always take
+//! im2col + the GPU matmul kernel. Bias is copied into the output first
 //! and the product accumulates onto it (no separate add pass, one rounding).
 //! No host memory is touched here: every data movement is a backend call.
 
@@ -121,8 +122,9 @@ pub const WINOGRAD_WIDE_CHANNELS: usize = 64;
 /// [`WINOGRAD_WIDE_CHANNELS`] channels per group.
 pub const WINOGRAD_WIDE_MIN_TILES: usize = 192;
 
-/// Whether a correlation runs through the backend's Winograd F(4,3) kernel
-/// instead of im2col + matmul. The rule: arithmetic in f32 or f64 (`dtype`;
+/// Whether a correlation of CPU tensors runs through the backend's Winograd
+/// F(4,3) kernel instead of im2col + matmul (on the GPU the caller never uses
+/// Winograd: it was not measured to win there). The rule: arithmetic in f32 or f64 (`dtype`;
 /// f16/bf16 convolutions compute in f32 and follow the f32 rule), a 3x3
 /// kernel, stride 1 and dilation 1 on both axes, an output of at least 4x4
 /// (one full tile), and enough work in the 36 channel products: with
@@ -365,15 +367,18 @@ fn conv2d(
         let bv = b.with_layout(bl);
         locked(op, &[b], &[&out], || out.backend().copy(&bv, &out))?;
     }
-    let winograd = uses_winograd(
-        dtype,
-        [kh, kw],
-        stride,
-        dilation,
-        [cg, o / groups],
-        n,
-        [oh, ow],
-    );
+    // Winograd is a CPU kernel: on other devices (the GPU) every correlation
+    // runs as im2col + the device's matmul kernel.
+    let winograd = x.device() == crate::Device::Cpu
+        && uses_winograd(
+            dtype,
+            [kh, kw],
+            stride,
+            dilation,
+            [cg, o / groups],
+            n,
+            [oh, ow],
+        );
     // The padded input may extend past the last window (stride > 1): crop it.
     let (hn, wn) = (
         (oh - 1) * stride[0] + dilation[0] * (kh - 1) + 1,

@@ -786,9 +786,8 @@ fn round_trip_families_give_cpu_results() {
     // Families without a GPU kernel yet run through the CPU: same values.
     let Some(d) = gpu() else { return };
     let a = sample(DType::F32, &[8, 5], 21, 3.0);
-    let b = sample(DType::F32, &[5, 3], 22, 3.0);
-    let (ga, gb) = (a.to_device(d).unwrap(), b.to_device(d).unwrap());
-    assert_same("matmul", &ga.matmul(&gb).unwrap(), &a.matmul(&b).unwrap());
+    // (matmul has a GPU kernel now: tests/suite/gpu_linalg.rs.)
+    let ga = a.to_device(d).unwrap();
     assert_same(
         "sort",
         &ga.sort(1, false).unwrap().0,

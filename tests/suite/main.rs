@@ -22,6 +22,8 @@ mod gpu;
 #[cfg(feature = "gpu")]
 mod gpu_creation;
 #[cfg(feature = "gpu")]
+mod gpu_linalg;
+#[cfg(feature = "gpu")]
 mod gpu_math;
 #[cfg(feature = "gpu")]
 mod gpu_reduce;

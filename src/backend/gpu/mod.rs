@@ -20,6 +20,7 @@ mod elementwise;
 mod index;
 pub(crate) mod kernel;
 mod math;
+mod matmul;
 mod peak;
 mod reduce;
 mod round;
@@ -130,13 +131,19 @@ fn opt_host(t: Option<&Tensor>) -> Result<Option<Tensor>> {
 }
 
 impl LinalgBackend for GpuBackend {
-    /// CPU round trip (no GPU kernel yet).
+    /// The tiled GPU kernel of [`matmul`] (64x64 output tiles, 4x4 register
+    /// blocks, K in tiles of 16 and dispatches of at most
+    /// [`matmul::K_CHUNK`]; operands read through their strides). Every GPU
+    /// dtype: integers wrap (bit-identical to the CPU), f16/bf16 accumulate in
+    /// f32 and round once per result, f32/f64 within the bound stated in the
+    /// module docs of `matmul.rs` (accumulation order differs from the CPU's).
     fn matmul(&self, a: &Tensor, b: &Tensor, out: &Tensor, accumulate: bool) -> Result<()> {
-        via_cpu(&[a, b], &[out], |cpu, i, o| {
-            cpu.matmul(&i[0], &i[1], &o[0], accumulate)
-        })
+        matmul::matmul(self, a, b, out, accumulate)
     }
-    /// CPU round trip (no GPU kernel yet).
+    /// CPU round trip, kept for completeness of the trait: the frontend never
+    /// calls it for GPU tensors (Winograd is chosen only on the CPU, see
+    /// [`crate::ops::conv::uses_winograd`]); GPU convolutions run as im2col +
+    /// the matmul kernel.
     fn conv3x3(
         &self,
         x: &Tensor,

@@ -152,7 +152,14 @@ fn chained(d: Device, c: &Tensor, steps: &[Step], bcast: bool) -> (Tensor, Tenso
 
 /// A strided tensor of `shape` (its base permuted, every axis stepped by 1
 /// or 2, some flipped) on the GPU and on the CPU, with its description.
-fn strided(d: Device, dt: DType, shape: &[usize], seed: u64, r: f64) -> (Tensor, Tensor, String) {
+fn strided(
+    d: Device,
+    dt: DType,
+    shape: &[usize],
+    seed: u64,
+    r: f64,
+    sp: u32,
+) -> (Tensor, Tensor, String) {
     let n = shape.len();
     let perm = perm_of(n, seed as u32, (seed >> 32) as u32);
     let steps: Vec<isize> = (0..n)
@@ -170,7 +177,7 @@ fn strided(d: Device, dt: DType, shape: &[usize], seed: u64, r: f64) -> (Tensor,
     for i in 0..n {
         bshape[perm[i]] = shape[i] * steps[i].unsigned_abs();
     }
-    let base = sample(dt, &bshape, seed, r);
+    let base = base(dt, &bshape, seed, r, sp);
     let spec: Vec<Index> = steps.iter().map(|&s| Index::R(None, None, s)).collect();
     let view = |t: &Tensor| {
         t.transpose(perm.iter().map(|&p| p as isize).collect::<Vec<_>>())
@@ -187,6 +194,24 @@ fn strided(d: Device, dt: DType, shape: &[usize], seed: u64, r: f64) -> (Tensor,
     )
 }
 
+/// `sample`, and in a third of the float cases (by `sp`) a few elements
+/// replaced by NaN, infinities and signed zeros.
+fn base(dt: DType, shape: &[usize], seed: u64, r: f64, sp: u32) -> Tensor {
+    let t = sample(dt, shape, seed, r);
+    if dt.is_int() || !sp.is_multiple_of(3) {
+        return t;
+    }
+    let n = t.size();
+    let flat = t.reshape([-1]).unwrap();
+    let specials = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.0, 0.0];
+    for j in 0..(sp as usize / 3) % 4 + 1 {
+        let v = specials[(sp as usize >> (4 + 3 * j)) % specials.len()];
+        let i = (sp as usize >> (2 + 5 * j)).wrapping_mul(2654435761) % n;
+        flat.set_item(&[i as isize], v).unwrap();
+    }
+    t
+}
+
 /// A shape that broadcasts against `shape`: leading axes dropped, some axes 1.
 fn broadcastable(shape: &[usize], bits: u32) -> Vec<usize> {
     let drop = (bits as usize % 3).min(shape.len() - 1);
@@ -199,7 +224,11 @@ fn broadcastable(shape: &[usize], bits: u32) -> Vec<usize> {
 
 fn cfg() -> ProptestConfig {
     ProptestConfig {
-        cases: 128,
+        // PROPTEST_CASES overrides (for longer bug hunts).
+        cases: std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(128),
         failure_persistence: None,
         ..ProptestConfig::default()
     }
@@ -230,8 +259,8 @@ fn f64s(t: &Tensor) -> Vec<f64> {
 /// A float GPU result `g` against an f64 reference `r` (`absr`: the same
 /// computation on absolute values): `|g - r| <= k u / (1 - k u) absr` (twice
 /// that for f64, whose reference is rounded like the result) plus one
-/// rounding of a half.
-fn check_bound(what: &str, g: &Tensor, r: &Tensor, absr: &Tensor, k: f64) {
+/// rounding of a half; or exactly the CPU's result `c` (NaN, infinities).
+fn check_bound(what: &str, g: &Tensor, c: &Tensor, r: &Tensor, absr: &Tensor, k: f64) {
     assert_eq!(g.device(), Device::Gpu(0), "{what}: result left the GPU");
     assert_eq!(g.shape(), r.shape(), "{what}: shape");
     let (u, h) = units(g.dtype());
@@ -241,8 +270,12 @@ fn check_bound(what: &str, g: &Tensor, r: &Tensor, absr: &Tensor, k: f64) {
     } else {
         1e-300
     };
-    let (gv, rv, av) = (f64s(g), f64s(r), f64s(absr));
+    let (gv, cv, rv, av) = (f64s(g), f64s(c), f64s(r), f64s(absr));
     for i in 0..gv.len() {
+        // The CPU's value (NaN and overflow to infinity included) is right.
+        if gv[i] == cv[i] || (gv[i].is_nan() && cv[i].is_nan()) {
+            continue;
+        }
         let err = (gv[i] - rv[i]).abs();
         let bound = ref_err * k * u / (1.0 - k * u) * av[i] * (1.0001 + h) + h * rv[i].abs() + tiny;
         assert!(
@@ -267,12 +300,12 @@ proptest! {
     #[test]
     fn gpu_props_binary(
         dt in dtype(), shape in base_shape(), steps in chain(),
-        op in 0usize..8, bits in any::<u32>(), seed in any::<u64>(), swap in any::<bool>(),
+        op in 0usize..8, bits in any::<u32>(), seed in any::<u64>(), sp in any::<u32>(), swap in any::<bool>(),
     ) {
         let Some((d, _l)) = dev(dt) else { return Ok(()) };
-        let (ga, ca, desc) = chained(d, &sample(dt, &shape, seed, 100.0), &steps, true);
+        let (ga, ca, desc) = chained(d, &base(dt, &shape, seed, 100.0, sp), &steps, true);
         let bshape = broadcastable(ca.shape(), bits);
-        let (gb, cb, bdesc) = strided(d, dt, &bshape, seed ^ 0x5555, 100.0);
+        let (gb, cb, bdesc) = strided(d, dt, &bshape, seed ^ 0x5555, 100.0, sp >> 1);
         let ops = if dt.is_int() {
             &[BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Max, BinaryOp::Min,
               BinaryOp::BitAnd, BinaryOp::BitOr, BinaryOp::BitXor][..]
@@ -296,10 +329,10 @@ proptest! {
     #[test]
     fn gpu_props_unary(
         dt in dtype(), shape in base_shape(), steps in chain(),
-        op in 0usize..5, seed in any::<u64>(),
+        op in 0usize..5, seed in any::<u64>(), sp in any::<u32>(),
     ) {
         let Some((d, _l)) = dev(dt) else { return Ok(()) };
-        let (gx, cx, desc) = chained(d, &sample(dt, &shape, seed, 12.0), &steps, true);
+        let (gx, cx, desc) = chained(d, &base(dt, &shape, seed, 12.0, sp), &steps, true);
         let ops = if dt.is_int() {
             &[UnaryOp::Neg, UnaryOp::Abs, UnaryOp::Square][..]
         } else {
@@ -322,12 +355,12 @@ proptest! {
     #[test]
     fn gpu_props_cast(
         dt in dtype(), to in dtype(), shape in base_shape(), steps in chain(),
-        seed in any::<u64>(), big in any::<bool>(),
+        seed in any::<u64>(), sp in any::<u32>(), big in any::<bool>(),
     ) {
         let Some((d, _l)) = dev(dt) else { return Ok(()) };
         if Tensor::zeros_on(to, &[1], d).is_err() { return Ok(()) }
         let r = if big { 1e6 } else { 300.0 };
-        let (gx, cx, desc) = chained(d, &sample(dt, &shape, seed, r), &steps, true);
+        let (gx, cx, desc) = chained(d, &base(dt, &shape, seed, r, sp), &steps, true);
         let what = format!("{dt} base {shape:?} views {desc:?} cast -> {to}");
         exact_or(&what, &gx.cast(to).unwrap(), &cx.cast(to).unwrap());
     }
@@ -339,10 +372,10 @@ proptest! {
     #[test]
     fn gpu_props_reduce(
         dt in dtype(), shape in base_shape(), steps in chain(),
-        op in 0usize..4, axes in any::<u32>(), keep in any::<bool>(), seed in any::<u64>(),
+        op in 0usize..4, axes in any::<u32>(), keep in any::<bool>(), seed in any::<u64>(), sp in any::<u32>(),
     ) {
         let Some((d, _l)) = dev(dt) else { return Ok(()) };
-        let (gx, cx, desc) = chained(d, &sample(dt, &shape, seed, 100.0), &steps, true);
+        let (gx, cx, desc) = chained(d, &base(dt, &shape, seed, 100.0, sp), &steps, true);
         let nd = cx.ndim();
         let all = axes % 5 == 0;
         let list: Vec<isize> = (0..nd)
@@ -371,25 +404,48 @@ proptest! {
             let x64 = cx.cast(DType::F64).unwrap();
             let r = x64.sum(ax(), keep).unwrap();
             let absr = x64.abs().unwrap().sum(ax(), keep).unwrap();
-            check_bound(&what, &g, &r, &absr, k);
+            check_bound(&what, &g, &c, &r, &absr, k);
+        } else if (op == 1 || op == 2) && dt.is_float() {
+            // Bit for bit, except the sign of a zero extreme of a group
+            // holding both -0 and +0 (src/backend/gpu/reduce.rs: the CPU's
+            // answer depends on its order too).
+            assert_eq!(g.device(), d, "{what}: result left the GPU");
+            let (gv, cv) = (f64s(&g), f64s(&c));
+            for (i, (a, b)) in gv.iter().zip(&cv).enumerate() {
+                let same = a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()) || (*a == 0.0 && *b == 0.0);
+                assert!(same, "{what}[{i}]: gpu {a:e} cpu {b:e}");
+            }
         } else {
             assert_same(&what, &g, &c);
         }
     }
 
-    /// cumsum along a random axis (rows well under 1,024 elements: one pass,
-    /// the CPU's order): bit-identical.
+    /// cumsum along a random axis: bit-identical for integers and for float
+    /// rows up to 1,024 elements (one pass, the CPU's order); longer float
+    /// rows (a flattened base) within the summation bound of README.
     #[test]
     fn gpu_props_cumsum(
         dt in dtype(), shape in base_shape(), steps in chain(),
-        axis in any::<u32>(), seed in any::<u64>(),
+        axis in any::<u32>(), seed in any::<u64>(), sp in any::<u32>(),
     ) {
         let Some((d, _l)) = dev(dt) else { return Ok(()) };
-        let (gx, cx, desc) = chained(d, &sample(dt, &shape, seed, 100.0), &steps, true);
+        let (gx, cx, desc) = chained(d, &base(dt, &shape, seed, 100.0, sp), &steps, true);
         let nd = cx.ndim() as isize;
         let ax = (axis as isize % (2 * nd)) - nd;
         let what = format!("{dt} base {shape:?} views {desc:?} cumsum({ax})");
-        exact_or(&what, &gx.cumsum(ax).unwrap(), &cx.cumsum(ax).unwrap());
+        let (g, c) = (gx.cumsum(ax).unwrap(), cx.cumsum(ax).unwrap());
+        let row = cx.shape()[ax.rem_euclid(nd) as usize];
+        if dt.is_float() && row > 1024 {
+            // Chunks of 1,024 with carries, added in another order than the
+            // CPU's: within the bound of any summation order of `row` terms.
+            assert_eq!(g.dtype(), c.dtype(), "{what}: dtype");
+            let x64 = cx.cast(DType::F64).unwrap();
+            let r = x64.cumsum(ax).unwrap();
+            let absr = x64.abs().unwrap().cumsum(ax).unwrap();
+            check_bound(&what, &g, &c, &r, &absr, row as f64);
+        } else {
+            exact_or(&what, &g, &c);
+        }
     }
 
     /// sort (values and indices) and argsort along a random axis, ascending
@@ -399,10 +455,10 @@ proptest! {
     fn gpu_props_sort(
         dt in dtype(), shape in base_shape(), steps in chain(),
         axis in any::<u32>(), desc_order in any::<bool>(), arg in any::<bool>(),
-        seed in any::<u64>(), ties in any::<bool>(),
+        seed in any::<u64>(), sp in any::<u32>(), ties in any::<bool>(),
     ) {
         let Some((d, _l)) = dev(dt) else { return Ok(()) };
-        let mut x = sample(dt, &shape, seed, 100.0);
+        let mut x = base(dt, &shape, seed, 100.0, sp);
         if ties {
             x = x.cast(DType::F64).unwrap().rem(4).unwrap().round().unwrap().cast(dt).unwrap();
         }
@@ -446,7 +502,7 @@ proptest! {
             (1, _) => vec![batch, k, n],
             _ => vec![1, k, n],
         };
-        let (gb, cb, bdesc) = strided(d, dt, &bshape, seed ^ 0xABCD, 4.0);
+        let (gb, cb, bdesc) = strided(d, dt, &bshape, seed ^ 0xABCD, 4.0, 1);
         let what = format!("{dt} base {shape:?} views {desc:?} matmul {bdesc} (b @ a: {swap})");
         let mm = |a: &Tensor, b: &Tensor| if swap { b.matmul(a).unwrap() } else { a.matmul(b).unwrap() };
         let (g, c) = (mm(&ga, &gb), mm(&ca, &cb));
@@ -459,7 +515,7 @@ proptest! {
             let b64 = cb.cast(DType::F64).unwrap();
             let r = mm(&a64, &b64);
             let absr = mm(&a64.abs().unwrap(), &b64.abs().unwrap());
-            check_bound(&what, &g, &r, &absr, k as f64 + 2.0);
+            check_bound(&what, &g, &c, &r, &absr, k as f64 + 2.0);
         }
     }
 
@@ -469,10 +525,10 @@ proptest! {
     fn gpu_props_gather(
         dt in dtype(), shape in base_shape(), steps in chain(),
         axis in any::<u32>(), list in prop::collection::vec(any::<u32>(), 1..6),
-        st in 0usize..4, seed in any::<u64>(),
+        st in 0usize..4, seed in any::<u64>(), sp in any::<u32>(),
     ) {
         let Some((d, _l)) = dev(dt) else { return Ok(()) };
-        let (gx, cx, desc) = chained(d, &sample(dt, &shape, seed, 100.0), &steps, true);
+        let (gx, cx, desc) = chained(d, &base(dt, &shape, seed, 100.0, sp), &steps, true);
         let sh = cx.shape().to_vec();
         let ax = axis as usize % sh.len();
         let dim = sh[ax] as isize;
@@ -497,10 +553,10 @@ proptest! {
     fn gpu_props_scatter(
         dt in dtype(), shape in base_shape(), steps in chain(),
         axis in any::<u32>(), pick in any::<u32>(), bits in any::<u32>(),
-        st in 0usize..4, seed in any::<u64>(),
+        st in 0usize..4, seed in any::<u64>(), sp in any::<u32>(),
     ) {
         let Some((d, _l)) = dev(dt) else { return Ok(()) };
-        let cbase = sample(dt, &shape, seed, 100.0);
+        let cbase = base(dt, &shape, seed, 100.0, sp);
         let gbase = cbase.to_device(d).unwrap();
         let mut desc = Vec::new();
         let (mut gx, mut cx) = (gbase.clone(), cbase.clone());
@@ -530,7 +586,7 @@ proptest! {
         }
         let target = cx.slice(&spec).unwrap().shape().to_vec();
         let vshape = broadcastable(&target, bits);
-        let (gv, cv, vdesc) = strided(d, dt, &vshape, seed ^ 0x77, 100.0);
+        let (gv, cv, vdesc) = strided(d, dt, &vshape, seed ^ 0x77, 100.0, sp >> 1);
         let what = format!("{dt} base {shape:?} views {desc:?} set_slice {spec:?} value {vdesc}");
         gx.set_slice(&spec, &gv).unwrap();
         cx.set_slice(&spec, &cv).unwrap();
@@ -542,16 +598,16 @@ proptest! {
     #[test]
     fn gpu_props_concatenate(
         dt in dtype(), shape in base_shape(), steps in chain(),
-        axis in any::<u32>(), len in 1usize..=4, swap in any::<bool>(), seed in any::<u64>(),
+        axis in any::<u32>(), len in 1usize..=4, swap in any::<bool>(), seed in any::<u64>(), sp in any::<u32>(),
     ) {
         let Some((d, _l)) = dev(dt) else { return Ok(()) };
-        let (ga, ca, desc) = chained(d, &sample(dt, &shape, seed, 100.0), &steps, true);
+        let (ga, ca, desc) = chained(d, &base(dt, &shape, seed, 100.0, sp), &steps, true);
         let nd = ca.ndim();
         let flat = axis % 6 == 0;
         let ax = axis as usize / 6 % nd;
         let mut bshape = ca.shape().to_vec();
         bshape[ax] = len;
-        let (gb, cb, bdesc) = strided(d, dt, &bshape, seed ^ 0x99, 100.0);
+        let (gb, cb, bdesc) = strided(d, dt, &bshape, seed ^ 0x99, 100.0, sp >> 1);
         let a_ax: Option<isize> = if flat { None } else { Some(ax as isize) };
         let what = format!("{dt} base {shape:?} views {desc:?} concatenate with {bdesc} axis {a_ax:?} swapped {swap}");
         let cat = |a: &Tensor, b: &Tensor| {

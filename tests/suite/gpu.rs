@@ -41,7 +41,7 @@ fn values(n: usize, seed: u64, r: f64) -> Vec<f64> {
 
 /// A tensor of `dtype` with values in the dtype's range (integers: the
 /// pattern wraps into the type; floats: in [-r, r]).
-fn sample(dtype: DType, shape: &[usize], seed: u64, r: f64) -> Tensor {
+pub(crate) fn sample(dtype: DType, shape: &[usize], seed: u64, r: f64) -> Tensor {
     let n: usize = shape.iter().product();
     let v = values(n, seed, r);
     let t = Tensor::create(DType::F64, shape, &v).unwrap();
@@ -59,7 +59,7 @@ fn sample(dtype: DType, shape: &[usize], seed: u64, r: f64) -> Tensor {
 }
 
 /// The elements as f64 bit-exact keys (NaN as one key, -0 distinct).
-fn keys(t: &Tensor) -> Vec<u64> {
+pub(crate) fn keys(t: &Tensor) -> Vec<u64> {
     let t = t.to_device(Device::Cpu).unwrap();
     let c = t.cast(DType::F64).unwrap().to_vec::<f64>().unwrap();
     c.iter()
@@ -68,7 +68,7 @@ fn keys(t: &Tensor) -> Vec<u64> {
 }
 
 /// Integer views compared exactly (i64 and u64 do not fit f64).
-fn ints(t: &Tensor) -> Vec<i128> {
+pub(crate) fn ints(t: &Tensor) -> Vec<i128> {
     let t = t.to_device(Device::Cpu).unwrap();
     match t.dtype() {
         DType::U64 => t
@@ -88,7 +88,7 @@ fn ints(t: &Tensor) -> Vec<i128> {
     }
 }
 
-fn assert_same(what: &str, g: &Tensor, c: &Tensor) {
+pub(crate) fn assert_same(what: &str, g: &Tensor, c: &Tensor) {
     assert_eq!(g.device(), Device::Gpu(0), "{what}: result left the GPU");
     assert_eq!(g.shape(), c.shape(), "{what}: shape");
     assert_eq!(g.dtype(), c.dtype(), "{what}: dtype");
@@ -100,7 +100,7 @@ fn assert_same(what: &str, g: &Tensor, c: &Tensor) {
 }
 
 /// Float results within `rel` of the CPU's (relative to max(|c|, tiny)).
-fn assert_close(what: &str, g: &Tensor, c: &Tensor, rel: f64) {
+pub(crate) fn assert_close(what: &str, g: &Tensor, c: &Tensor, rel: f64) {
     assert_eq!(g.shape(), c.shape(), "{what}: shape");
     let gv = g
         .to_device(Device::Cpu)
@@ -131,7 +131,13 @@ fn assert_close(what: &str, g: &Tensor, c: &Tensor, rel: f64) {
 /// (both devices' documented bounds added; 3 more on hardware adapters, whose
 /// division may be 2.5 ULP) at input `x`, or one unit of a half type; NaN and
 /// infinities exactly.
-fn assert_ulps(what: &str, g: &Tensor, c: &Tensor, x: &Tensor, ulps: impl Fn(f64) -> f64) {
+pub(crate) fn assert_ulps(
+    what: &str,
+    g: &Tensor,
+    c: &Tensor,
+    x: &Tensor,
+    ulps: impl Fn(f64) -> f64,
+) {
     assert_eq!(g.shape(), c.shape(), "{what}: shape");
     let f = |t: &Tensor| {
         t.to_device(Device::Cpu)
@@ -179,7 +185,7 @@ fn assert_ulps(what: &str, g: &Tensor, c: &Tensor, x: &Tensor, ulps: impl Fn(f64
     }
 }
 
-const ALL: [DType; 12] = [
+pub(crate) const ALL: [DType; 12] = [
     DType::F32,
     DType::F16,
     DType::BF16,

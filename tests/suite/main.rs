@@ -26,6 +26,8 @@ mod gpu_linalg;
 #[cfg(feature = "gpu")]
 mod gpu_math;
 #[cfg(feature = "gpu")]
+mod gpu_props;
+#[cfg(feature = "gpu")]
 mod gpu_reduce;
 #[cfg(feature = "gpu")]
 mod gpu_sort;

@@ -8,7 +8,7 @@
 //! than lavapipe's loop limit, and every convolution option. Without an
 //! adapter the tests print "skipped" and pass, unless RNX_REQUIRE_GPU=1.
 
-use super::gpu::gpu;
+use super::gpu::{gpu, ints};
 use rnx::{s, Conv1dOptions, Conv2dOptions, DType, Device, Padding, Tensor};
 use std::sync::{Mutex, MutexGuard};
 
@@ -62,27 +62,6 @@ fn f64s(t: &Tensor) -> Vec<f64> {
         .unwrap()
         .to_vec::<f64>()
         .unwrap()
-}
-
-/// Integer elements exactly (64-bit integers do not fit f64).
-fn ints(t: &Tensor) -> Vec<i128> {
-    let t = t.to_device(Device::Cpu).unwrap().contiguous().unwrap();
-    match t.dtype() {
-        DType::U64 => t
-            .to_vec::<u64>()
-            .unwrap()
-            .into_iter()
-            .map(i128::from)
-            .collect(),
-        _ => t
-            .cast(DType::I64)
-            .unwrap()
-            .to_vec::<i64>()
-            .unwrap()
-            .into_iter()
-            .map(i128::from)
-            .collect(),
-    }
 }
 
 /// `|x|` as an f64 CPU tensor.

@@ -212,6 +212,16 @@ fn scatter_broadcast_value_into_views() {
     }
 }
 
+/// The bits of an f32 tensor's elements, on the host.
+fn f32_bits(t: &Tensor) -> Vec<u32> {
+    let t = t.to_device(Device::Cpu).unwrap();
+    t.to_vec::<f32>()
+        .unwrap()
+        .iter()
+        .map(|v| v.to_bits())
+        .collect()
+}
+
 #[test]
 fn float_bits_move_unchanged() {
     for dev in devices() {
@@ -222,14 +232,7 @@ fn float_bits_move_unchanged() {
             .to_device(dev)
             .unwrap();
         let g = x.slice(s![[3, 2, 1, 0]]).unwrap();
-        let got: Vec<u32> = g
-            .to_device(Device::Cpu)
-            .unwrap()
-            .to_vec::<f32>()
-            .unwrap()
-            .iter()
-            .map(|v| v.to_bits())
-            .collect();
+        let got = f32_bits(&g);
         assert_eq!(
             got,
             vec![1, 0x8000_0000, 0xffa0_0001, 0x7fc0_1234],
@@ -237,14 +240,7 @@ fn float_bits_move_unchanged() {
         );
         let y = Tensor::zeros_on(DType::F32, &[4], dev).unwrap();
         y.set_slice(s![[1, 0, 3, 2]], &x).unwrap();
-        let got: Vec<u32> = y
-            .to_device(Device::Cpu)
-            .unwrap()
-            .to_vec::<f32>()
-            .unwrap()
-            .iter()
-            .map(|v| v.to_bits())
-            .collect();
+        let got = f32_bits(&y);
         assert_eq!(
             got,
             vec![0xffa0_0001, 0x7fc0_1234, 1, 0x8000_0000],

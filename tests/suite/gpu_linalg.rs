@@ -8,26 +8,9 @@
 //! than lavapipe's loop limit, and every convolution option. Without an
 //! adapter the tests print "skipped" and pass, unless RNX_REQUIRE_GPU=1.
 
-use super::gpu::{gpu, ints};
+use super::gpu::{gpu, ints, ALL};
 use rnx::{s, Conv1dOptions, Conv2dOptions, DType, Device, Padding, Tensor};
 use std::sync::{Mutex, MutexGuard};
-
-/// Every dtype the GPU runs (f64 and 64-bit integers where the adapter has
-/// them: lavapipe has both).
-const DTYPES: [DType; 12] = [
-    DType::F32,
-    DType::F16,
-    DType::BF16,
-    DType::F64,
-    DType::I32,
-    DType::U32,
-    DType::I8,
-    DType::U8,
-    DType::I16,
-    DType::U16,
-    DType::I64,
-    DType::U64,
-];
 
 /// The GPU and a lock held while using it (the tests of this file run one at
 /// a time, as `gpu_reduce`'s do: parallel lavapipe queues have hung).
@@ -163,7 +146,7 @@ fn mm(a: &Tensor, b: &Tensor) -> Tensor {
 #[test]
 fn matmul_every_dtype_matches_cpu() {
     let Some((d, _g)) = dev() else { return };
-    for (i, &dt) in DTYPES.iter().enumerate() {
+    for (i, &dt) in ALL.iter().enumerate() {
         let seed = 10 * i as u64;
         for &(m, k, n) in &[(1, 1, 1), (67, 33, 95), (5, 17, 3)] {
             let a = data(dt, &[m, k], seed + 1);

@@ -132,77 +132,27 @@ fn sample(d: DType, shape: &[usize], seed: u64) -> Tensor {
     from_bits(d, shape, &b)
 }
 
+/// The elements of a CPU tensor of `T`, each widened to u64 bits by `f`.
+fn widened<T: rnx::Element>(t: &Tensor, f: impl Fn(T) -> u64) -> Vec<u64> {
+    t.to_vec::<T>().unwrap().into_iter().map(f).collect()
+}
+
 /// The raw bits of every element (any device, any layout), in order.
 fn bits(t: &Tensor) -> Vec<u64> {
     let t = t.to_device(Device::Cpu).unwrap();
     match t.dtype() {
-        DType::F32 => t
-            .to_vec::<f32>()
-            .unwrap()
-            .iter()
-            .map(|x| x.to_bits() as u64)
-            .collect(),
-        DType::F64 => t
-            .to_vec::<f64>()
-            .unwrap()
-            .iter()
-            .map(|x| x.to_bits())
-            .collect(),
-        DType::F16 => t
-            .to_vec::<f16>()
-            .unwrap()
-            .iter()
-            .map(|x| x.to_bits() as u64)
-            .collect(),
-        DType::BF16 => t
-            .to_vec::<bf16>()
-            .unwrap()
-            .iter()
-            .map(|x| x.to_bits() as u64)
-            .collect(),
-        DType::I8 => t
-            .to_vec::<i8>()
-            .unwrap()
-            .iter()
-            .map(|&x| x as u8 as u64)
-            .collect(),
-        DType::I16 => t
-            .to_vec::<i16>()
-            .unwrap()
-            .iter()
-            .map(|&x| x as u16 as u64)
-            .collect(),
-        DType::I32 => t
-            .to_vec::<i32>()
-            .unwrap()
-            .iter()
-            .map(|&x| x as u32 as u64)
-            .collect(),
-        DType::I64 => t
-            .to_vec::<i64>()
-            .unwrap()
-            .iter()
-            .map(|&x| x as u64)
-            .collect(),
-        DType::U8 => t
-            .to_vec::<u8>()
-            .unwrap()
-            .iter()
-            .map(|&x| x as u64)
-            .collect(),
-        DType::U16 => t
-            .to_vec::<u16>()
-            .unwrap()
-            .iter()
-            .map(|&x| x as u64)
-            .collect(),
-        DType::U32 => t
-            .to_vec::<u32>()
-            .unwrap()
-            .iter()
-            .map(|&x| x as u64)
-            .collect(),
-        DType::U64 => t.to_vec::<u64>().unwrap(),
+        DType::F32 => widened(&t, |x: f32| x.to_bits() as u64),
+        DType::F64 => widened(&t, |x: f64| x.to_bits()),
+        DType::F16 => widened(&t, |x: f16| x.to_bits() as u64),
+        DType::BF16 => widened(&t, |x: bf16| x.to_bits() as u64),
+        DType::I8 => widened(&t, |x: i8| x as u8 as u64),
+        DType::I16 => widened(&t, |x: i16| x as u16 as u64),
+        DType::I32 => widened(&t, |x: i32| x as u32 as u64),
+        DType::I64 => widened(&t, |x: i64| x as u64),
+        DType::U8 => widened(&t, |x: u8| x as u64),
+        DType::U16 => widened(&t, |x: u16| x as u64),
+        DType::U32 => widened(&t, |x: u32| x as u64),
+        DType::U64 => widened(&t, |x: u64| x),
         d => panic!("no bits for {d}"),
     }
 }

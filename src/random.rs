@@ -6,7 +6,7 @@ use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::layout::checked_numel;
 use crate::tensor::Tensor;
-use rayon::prelude::*;
+use std::sync::Mutex;
 
 const ROT: [u32; 8] = [13, 15, 26, 6, 17, 29, 16, 24];
 
@@ -45,16 +45,15 @@ fn block(seed: u64, i: usize) -> [u32; 2] {
 /// do not depend on the chunking).
 fn generate<T: Element>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
     let mut v = vec![T::zero(); n];
-    crate::device::pool().install(|| {
-        v.par_chunks_mut(1 << 16)
-            .enumerate()
-            .for_each(|(c, chunk)| {
-                let base = c << 16;
-                for (j, x) in chunk.iter_mut().enumerate() {
-                    *x = f(base + j);
-                }
-            })
+    let chunks: Vec<Mutex<&mut [T]>> = v.chunks_mut(1 << 16).map(Mutex::new).collect();
+    crate::backend::cpu::team::par_range(chunks.len(), 1, &|c| {
+        let mut chunk = chunks[c].lock().unwrap_or_else(|e| e.into_inner());
+        let base = c << 16;
+        for (j, x) in chunk.iter_mut().enumerate() {
+            *x = f(base + j);
+        }
     });
+    drop(chunks);
     v
 }
 

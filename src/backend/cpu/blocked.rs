@@ -8,7 +8,6 @@
 use super::strided::Plan;
 use super::transpose::transpose_block;
 use crate::dtype::Element;
-use rayon::prelude::*;
 use std::mem::MaybeUninit;
 
 /// Tile edge in elements along each of the two blocked axes.
@@ -76,11 +75,18 @@ impl<const N: usize> Plan<N> {
     /// and `nb` along the other blocked axis (strides
     /// [`Plan::blocked_strides`]). Tiles cover every element exactly once. Does
     /// nothing for a plan that is not blocked.
+    #[inline]
     pub fn par_for_each_tile(
         &self,
         min_per_task: usize,
         f: impl Fn([isize; N], usize, usize) + Sync,
     ) {
+        self.walk_tiles(min_per_task, &f)
+    }
+
+    /// [`Plan::par_for_each_tile`]'s walk, compiled once per `N` (one indirect
+    /// call per tile).
+    fn walk_tiles(&self, min_per_task: usize, f: &(dyn Fn([isize; N], usize, usize) + Sync)) {
         let Some((a, b)) = blocked_axes(self) else {
             return;
         };
@@ -116,7 +122,7 @@ impl<const N: usize> Plan<N> {
         if threads <= 1 || n < 2 * min_per_task || tiles < 2 {
             (0..tiles).for_each(tile_job);
         } else {
-            crate::device::pool().install(|| (0..tiles).into_par_iter().for_each(tile_job));
+            super::team::par_range(tiles, 1, &tile_job);
         }
     }
 }

@@ -110,7 +110,16 @@ impl<const N: usize> Plan<N> {
     /// Visit elements `start..end` (row-major over the planned shape) as runs
     /// along the innermost axis: `f(offsets, len)` with per-operand element offsets
     /// of the run's first element; the run's strides are [`Plan::inner_strides`].
+    ///
+    /// A thin generic shell over one non-generic walk per `N`: the walk is
+    /// compiled a handful of times instead of once per caller's closure, at
+    /// the cost of one indirect call per run.
+    #[inline]
     pub fn for_each_run(&self, start: usize, end: usize, mut f: impl FnMut([isize; N], usize)) {
+        self.walk_runs(start, end, &mut f)
+    }
+
+    fn walk_runs(&self, start: usize, end: usize, f: &mut dyn FnMut([isize; N], usize)) {
         if start >= end {
             return;
         }

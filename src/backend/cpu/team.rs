@@ -1,5 +1,9 @@
-//! `for_each_chunk`: run chunks `0..n` of one job on the calling thread and the
-//! pool's workers together. The caller claims chunks from the front, the
+//! Running work on the thread pool. `for_each_chunk`: run chunks `0..n` of
+//! one job on the calling thread and the pool's workers together; `install`,
+//! `join`, `par_range`: rayon's, each through one non-generic call (see
+//! `install`). Code that runs on the pool goes through these.
+//!
+//! `for_each_chunk`: the caller claims chunks from the front, the
 //! workers from the back, so each thread walks memory in one direction and the
 //! two meet wherever the work balances.
 //!
@@ -144,6 +148,53 @@ pub(crate) fn for_each_chunk(n: usize, f: &(dyn Fn(usize) + Sync)) {
     if let Some(p) = panic {
         resume_unwind(p);
     }
+}
+
+/// Run `f` inside the pool (rayon's `install`: parallel loops inside it use
+/// the pool's workers) and return its result. A thin generic shell over one
+/// non-generic call, so that rayon's job machinery is compiled once for the
+/// crate instead of once per calling closure (most of the crate's compile
+/// time went there).
+pub(crate) fn install<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    let mut f = Some(f);
+    let mut out = None;
+    install_dyn(&mut || out = f.take().map(|f| f()));
+    out.expect("install ran its closure")
+}
+
+fn install_dyn(f: &mut (dyn FnMut() + Send)) {
+    crate::device::pool().install(f)
+}
+
+/// `rayon::join(a, b)`: both run, possibly in parallel. Thin over one
+/// non-generic call, like [`install`].
+pub(crate) fn join<A: Send, B: Send>(
+    a: impl FnOnce() -> A + Send,
+    b: impl FnOnce() -> B + Send,
+) -> (A, B) {
+    let (mut a, mut b) = (Some(a), Some(b));
+    let (mut ra, mut rb) = (None, None);
+    join_dyn(&mut || ra = a.take().map(|f| f()), &mut || {
+        rb = b.take().map(|f| f())
+    });
+    (ra.expect("join ran a"), rb.expect("join ran b"))
+}
+
+fn join_dyn(a: &mut (dyn FnMut() + Send), b: &mut (dyn FnMut() + Send)) {
+    rayon::join(a, b);
+}
+
+/// `f(i)` for every `i` in `0..n` as a rayon parallel loop inside the pool,
+/// at least `min_len` indices per task (the work-stealing split of
+/// `into_par_iter().with_min_len(min_len).for_each(f)`). Not generic, like
+/// [`install`].
+pub(crate) fn par_range(n: usize, min_len: usize, f: &(dyn Fn(usize) + Sync)) {
+    crate::device::pool().install(|| {
+        (0..n)
+            .into_par_iter()
+            .with_min_len(min_len.max(1))
+            .for_each(f)
+    })
 }
 
 #[cfg(test)]

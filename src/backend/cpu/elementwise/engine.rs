@@ -23,9 +23,9 @@ use super::simd::{isa, Isa};
 use crate::backend::cpu::base_ptr;
 use crate::backend::cpu::blocked::TileInput;
 use crate::backend::cpu::strided::{Plan, SendPtr, PAR_MIN_ELEMS};
+use crate::backend::cpu::team::par_range;
 use crate::dtype::Element;
 use crate::tensor::Tensor;
-use rayon::prelude::*;
 
 /// Elements per block of the buffered path (fits L1 for 3 inputs of 16 bytes).
 const BLOCK: usize = 256;
@@ -37,7 +37,9 @@ pub const GRAIN_COSTLY: usize = PAR_MIN_ELEMS / 8;
 
 /// Run `task(start, end)` over `0..n`, on the pool when there are more than
 /// `grain` elements per task.
-fn drive(n: usize, grain: usize, task: impl Fn(usize, usize) + Sync) {
+/// `task` is a trait object so that the thread-pool machinery is compiled once,
+/// not once per op and dtype.
+fn drive(n: usize, grain: usize, task: &(dyn Fn(usize, usize) + Sync)) {
     let threads = crate::device::num_threads();
     if threads <= 1 || n < 2 * grain {
         task(0, n);
@@ -45,11 +47,7 @@ fn drive(n: usize, grain: usize, task: impl Fn(usize, usize) + Sync) {
     }
     let tasks = (n / grain).min(threads * 4).max(2);
     let chunk = n.div_ceil(tasks);
-    crate::device::pool().install(|| {
-        (0..tasks)
-            .into_par_iter()
-            .for_each(|t| task(t * chunk, ((t + 1) * chunk).min(n)))
-    });
+    par_range(tasks, 1, &|t| task(t * chunk, ((t + 1) * chunk).min(n)));
 }
 
 /// Load `n` elements at `p` with stride `s` (not 0) into `buf`.
@@ -201,7 +199,7 @@ where
             }
         });
     } else {
-        drive(plan.numel(), grain, |s, e| {
+        drive(plan.numel(), grain, &|s, e| {
             let mut ba = [A::default(); BLOCK];
             plan.for_each_run(s, e, |[oo, oa], len| {
                 // SAFETY: offsets come from the plan of in-bounds layouts.
@@ -388,7 +386,7 @@ pub unsafe fn map2<A: Element, B: Element, O: Element, F>(
             }
         });
     } else {
-        drive(plan.numel(), grain, |s, e| {
+        drive(plan.numel(), grain, &|s, e| {
             let (mut ba, mut bb) = ([A::default(); BLOCK], [B::default(); BLOCK]);
             plan.for_each_run(s, e, |offs, len| run(offs, len, &mut ba, &mut bb));
         });
@@ -532,7 +530,7 @@ pub unsafe fn map3<A: Element, B: Element, C: Element, O: Element, F>(
             }
         });
     } else {
-        drive(plan.numel(), grain, |s, e| {
+        drive(plan.numel(), grain, &|s, e| {
             let mut bufs = new_bufs();
             plan.for_each_run(s, e, |[oo, oa, ob, oc], len| {
                 // SAFETY: offsets come from the plan of in-bounds layouts.

@@ -8,7 +8,6 @@ use super::{Mat, Threads};
 use crate::backend::cpu::strided::SendPtr;
 use crate::dtype::Element;
 use num_traits::{WrappingAdd, WrappingMul};
-use rayon::prelude::*;
 
 /// Rows per task block.
 const MC: usize = 64;
@@ -43,7 +42,7 @@ pub(super) unsafe fn gemm_int<T: Element + WrappingAdd + WrappingMul>(
     };
     let ntasks = mb * nb;
     if threads == Threads::Pool && ntasks > 1 {
-        (0..ntasks).into_par_iter().for_each(task);
+        crate::backend::cpu::team::par_range(ntasks, 1, &task);
     } else {
         (0..ntasks).for_each(task);
     }

@@ -11,13 +11,13 @@ mod packed;
 mod winograd;
 
 use super::strided::SendPtr;
+use super::team;
 use super::{base_ptr, CpuBackend};
 use crate::backend::LinalgBackend;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 use crate::{bf16, f16, C32, C64};
-use rayon::prelude::*;
 
 /// Problems below this many multiply-adds run on the calling thread. Measured
 /// with `cargo run --release --example tiers -- matmul` (2-core EPYC VM, f32,
@@ -345,14 +345,9 @@ unsafe fn batched<T: MatKernel>(a: &Tensor, b: &Tensor, out: &Tensor, accumulate
     if threads <= 1 || total < TINY_FLOPS {
         (0..nbatch).for_each(|t| one(t, Threads::One));
     } else if nbatch > 1 && (per < SMALL_FLOPS || (nbatch >= 2 * threads && per <= SPREAD_FLOPS)) {
-        crate::device::pool().install(|| {
-            (0..nbatch)
-                .into_par_iter()
-                .with_min_len((TINY_FLOPS / per).max(1))
-                .for_each(|t| one(t, Threads::One))
-        });
+        team::par_range(nbatch, (TINY_FLOPS / per).max(1), &|t| one(t, Threads::One));
     } else {
-        crate::device::pool().install(|| (0..nbatch).for_each(|t| one(t, Threads::Pool)));
+        team::install(|| (0..nbatch).for_each(|t| one(t, Threads::Pool)));
     }
 }
 

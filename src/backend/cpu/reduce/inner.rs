@@ -10,7 +10,7 @@ use super::reducers::{Reducer, LEAF};
 use super::Split;
 use crate::backend::cpu::elementwise::simd::with_best;
 use crate::backend::cpu::strided::{SendPtr, PAR_MIN_ELEMS};
-use crate::backend::cpu::team::for_each_chunk;
+use crate::backend::cpu::team::{self, for_each_chunk};
 use crate::dtype::Element;
 
 /// Reduce every output group of `sp` (caller runs inside the pool).
@@ -72,7 +72,7 @@ fn range<T: Element, R: Reducer<T>>(
     }
     let mid = lo + (hi - lo) / 2;
     let (a, b) = if (hi - lo) * inner >= 2 * PAR_MIN_ELEMS {
-        rayon::join(
+        team::join(
             || range(r, x, shape, strides, base, lo, mid, inner),
             || range(r, x, shape, strides, base, mid, hi, inner),
         )
@@ -150,7 +150,7 @@ fn leaf<T: Element, R: Reducer<T>>(
     stride: isize,
 ) -> R::Acc {
     if let Some(half) = halves(len) {
-        let (a, b) = rayon::join(
+        let (a, b) = team::join(
             || leaf(r, x, base, half, stride),
             || leaf(r, x, base + half as isize * stride, len - half, stride),
         );

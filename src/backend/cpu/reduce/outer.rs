@@ -8,8 +8,9 @@
 use super::reducers::Reducer;
 use super::Split;
 use crate::backend::cpu::strided::{SendPtr, PAR_MIN_ELEMS};
+use crate::backend::cpu::team::par_range;
 use crate::dtype::Element;
-use rayon::prelude::*;
+use std::sync::Mutex;
 
 /// Bytes of partial results per cascade level of a block: wide blocks read
 /// long contiguous stretches of every input row (prefetch-friendly), and the
@@ -55,16 +56,19 @@ pub(super) fn reduce<T: Element, R: Reducer<T>>(
             while c0 < len {
                 let w = width.min(len - c0);
                 let base = xo + c0 as isize * sx;
-                let partial: Vec<Vec<R::Acc>> = (0..parts)
-                    .into_par_iter()
-                    .map(|p| {
-                        let (r0, r1) = (p * chunk, ((p + 1) * chunk).min(sp.count));
-                        block(r, sp, x, base, sx, w, r0..r1, &mut Vec::new()).to_vec()
-                    })
-                    .collect();
-                let mut acc = partial[0].clone();
-                for part in &partial[1..] {
-                    for (a, &b) in acc.iter_mut().zip(part) {
+                let partial: Vec<Mutex<Vec<R::Acc>>> =
+                    (0..parts).map(|_| Mutex::new(Vec::new())).collect();
+                par_range(parts, 1, &|p| {
+                    let (r0, r1) = (p * chunk, ((p + 1) * chunk).min(sp.count));
+                    let v = block(r, sp, x, base, sx, w, r0..r1, &mut Vec::new()).to_vec();
+                    *partial[p].lock().unwrap_or_else(|e| e.into_inner()) = v;
+                });
+                let mut partial = partial
+                    .into_iter()
+                    .map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()));
+                let mut acc = partial.next().expect("at least one part");
+                for part in partial {
+                    for (a, &b) in acc.iter_mut().zip(&part) {
                         *a = r.combine(*a, b);
                     }
                 }

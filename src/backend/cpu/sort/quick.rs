@@ -360,7 +360,7 @@ mod avx2 {
         }
         let (a, b) = v.split_at_mut(k);
         if n >= par_min {
-            rayon::join(
+            crate::backend::cpu::team::join(
                 // SAFETY (both): the caller checked AVX2 for this process.
                 || unsafe { qsort(a, depth - 1, par_min) },
                 || unsafe { qsort(b, depth - 1, par_min) },

@@ -12,8 +12,8 @@ mod prepacked;
 
 use super::{Mat, Threads};
 use crate::backend::cpu::strided::SendPtr;
+use crate::backend::cpu::team::par_range;
 use crate::dtype::Element;
-use rayon::prelude::*;
 use std::cell::RefCell;
 use std::sync::OnceLock;
 use std::thread::LocalKey;
@@ -240,7 +240,7 @@ unsafe fn blocked<T: Packed>(
                 };
                 if nthreads > 1 && n_panels > 1 {
                     let per = n_panels.div_ceil(nthreads);
-                    (0..nthreads).into_par_iter().for_each(|t| {
+                    par_range(nthreads, 1, &|t| {
                         pack_panels((t * per).min(n_panels)..((t + 1) * per).min(n_panels))
                     });
                 } else {
@@ -278,7 +278,7 @@ unsafe fn blocked<T: Packed>(
                 };
                 let units = m_blocks * parts;
                 if nthreads > 1 && units > 1 {
-                    (0..units).into_par_iter().for_each(unit);
+                    par_range(units, 1, &unit);
                 } else {
                     (0..units).for_each(unit);
                 }

@@ -9,8 +9,8 @@
 use super::{even, macro_kernel, pack, rows_per_block, Kernel, Packed};
 use crate::backend::cpu::matmul::Mat;
 use crate::backend::cpu::strided::SendPtr;
+use crate::backend::cpu::team::par_range;
 use crate::buffer_cache::Buf;
-use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -113,9 +113,7 @@ pub(super) unsafe fn gemm<T: Packed>(
             }
         }
     };
-    (0..a_jobs + k_blocks * b_parts)
-        .into_par_iter()
-        .for_each(pack_job);
+    par_range(a_jobs + k_blocks * b_parts, 1, &pack_job);
 
     // Tiles of C: a row block times a range of B panels, over the whole
     // depth, claimed by the threads in shrinking sizes (see `Claims`).
@@ -143,7 +141,7 @@ pub(super) unsafe fn gemm<T: Packed>(
         }
     };
     let claims = Claims::new(m_blocks, n_panels, nthreads);
-    (0..nthreads).into_par_iter().for_each(|_| {
+    par_range(nthreads, 1, &|_| {
         while let Some((bi, q)) = claims.next() {
             run_tile(bi, q);
         }

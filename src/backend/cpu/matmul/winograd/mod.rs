@@ -13,7 +13,6 @@ use crate::backend::cpu::elementwise::simd::with_best;
 use crate::backend::cpu::strided::SendPtr;
 use crate::tensor::Tensor;
 use num_traits::Float;
-use rayon::prelude::*;
 use std::sync::Mutex;
 use tiles::TileIo;
 
@@ -159,7 +158,7 @@ fn output_transform<T: Float, const L: usize>(m: &[[T; L]; 36]) -> [[[T; L]; 4];
 /// Run `f(0..len)` on the pool when `par`, else on this thread.
 fn each(par: bool, len: usize, min: usize, f: &(dyn Fn(usize) + Sync)) {
     if par {
-        crate::device::pool().install(|| (0..len).into_par_iter().with_min_len(min).for_each(f));
+        crate::backend::cpu::team::par_range(len, min, f);
     } else {
         (0..len).for_each(f);
     }

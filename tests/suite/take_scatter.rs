@@ -109,7 +109,7 @@ fn rand_idx(rng: &mut Rng, shape: &[usize], n: usize) -> (Tensor, Vec<i64>) {
     let v: Vec<i64> = (0..m)
         .map(|_| (rng.next() % (2 * n as u64)) as i64 - n as i64)
         .collect();
-    let t = if rng.next() % 2 == 0 {
+    let t = if rng.next().is_multiple_of(2) {
         ti64(shape, &v)
     } else {
         let w: Vec<i32> = v.iter().map(|&x| x as i32).collect();
@@ -212,7 +212,7 @@ fn take_along_axis_examples_and_brute_force() {
         for (d, s) in ishape.iter_mut().enumerate() {
             if d == ax {
                 *s = (rng.next() as usize) % 4;
-            } else if rng.next() % 3 == 0 {
+            } else if rng.next().is_multiple_of(3) {
                 *s = 1;
             }
         }
@@ -283,7 +283,7 @@ fn put_along_axis_and_index_put_brute_force() {
             for (d, s) in ishape.iter_mut().enumerate() {
                 if d == ax {
                     *s = (rng.next() as usize) % 5;
-                } else if rng.next() % 3 == 0 {
+                } else if rng.next().is_multiple_of(3) {
                     *s = 1;
                 }
             }
@@ -307,7 +307,7 @@ fn put_along_axis_and_index_put_brute_force() {
         } else {
             let k = 1 + (rng.next() as usize) % sh.len();
             let m = (rng.next() as usize) % 6;
-            let acc = rng.next() % 2 == 0;
+            let acc = rng.next().is_multiple_of(2);
             let idx: Vec<(Tensor, Vec<i64>)> =
                 (0..k).map(|d| rand_idx(&mut rng, &[m], sh[d])).collect();
             let mut tshape = vec![m];
@@ -362,6 +362,7 @@ fn index_put_examples() {
 }
 
 /// PyTorch's scatter reduction, sequential (the definition).
+#[allow(clippy::too_many_arguments)] // the reference takes the whole case
 fn scatter_ref(
     x: &[f64],
     sh: &[usize],
@@ -466,7 +467,7 @@ fn scatter_modes_brute_force() {
         let (it, iv) = rand_idx(&mut rng, &ishape, sh[ax]);
         let u = view(&mut rng, &ishape, DType::F64);
         let mode = modes[case % 5];
-        let include_self = rng.next() % 2 == 0;
+        let include_self = rng.next().is_multiple_of(2);
         let out = x
             .scatter_with(&it, &u, ax as isize, ScatterOptions { mode, include_self })
             .unwrap();

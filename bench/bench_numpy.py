@@ -308,6 +308,40 @@ def _cases(S):
                               w=uniform(np, np.float32, (ch, ch, 3, 3), SEED_B, -1.0, 1.0)),
               np_conv,
               lambda torch, x, w: torch.nn.functional.conv2d(x, w, padding="same")))
+
+    # Issue 31: indexing and searching.
+    k1 = S.pick(1000, 10)
+    m1 = S.pick(1_000_000, 100)
+    c.append(("take_f32_10M_idx1M", "all",
+              lambda np: dict(x=pos(np, (n10m,), SEED_A),
+                              idx=randint(np, np.int64, (m1,), 0, n10m, SEED_B)),
+              lambda np, x, idx: np.take(x, idx),
+              lambda torch, x, idx: torch.take(x, idx)))
+
+    def np_scatter_add(np, idx, u):
+        out = np.zeros(k1, np.float32)
+        np.add.at(out, idx, u)
+        return out
+
+    n1k = S.pick(1_000_000, 1000)
+    c.append(("scatter_add_f32_1M_into_1K", "all",
+              lambda np: dict(idx=randint(np, np.int64, (n1k,), 0, k1, SEED_A),
+                              u=pos(np, (n1k,), SEED_B)),
+              np_scatter_add,
+              lambda torch, idx, u: torch.zeros(k1).scatter_add_(0, idx, u)))
+    c.append(("nonzero_u8_10M_half", "all",
+              lambda np: dict(m=randint(np, np.uint8, (n10m,), 0, 2, SEED_A)),
+              lambda np, m: np.nonzero(m),
+              lambda torch, m: torch.nonzero(m, as_tuple=True)))
+    c.append(("unique_i32_1M", "all",
+              lambda np: dict(x=randint(np, np.int32, (n1m,), 0, n1m, SEED_A)),
+              lambda np, x: np.unique(x),
+              lambda torch, x: torch.unique(x, sorted=True)))
+    c.append(("searchsorted_f32_1M_in_1M", "all",
+              lambda np: dict(a=np.sort(uniform(np, np.float32, (n1m,), SEED_A, -1e6, 1e6)),
+                              v=uniform(np, np.float32, (n1m,), SEED_B, -1e6, 1e6)),
+              lambda np, a, v: np.searchsorted(a, v),
+              lambda torch, a, v: torch.searchsorted(a, v)))
     return c
 
 

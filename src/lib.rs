@@ -89,6 +89,9 @@
 //! | views: `reshape`, `transpose`, `expand`, `squeeze`, `flip`, ... | [`ops::shape`] |
 //! | copies: `concatenate`, `stack`, `pad`, `tile`, `repeat`, `roll`, splits | [`ops::join`] |
 //! | indexing: `slice`, `set_slice`, `s!`, `blit`, `fill` | [`ops::index`] |
+//! | integer-tensor indexing: `take`, `take_along_axis`, `put`, `index_put`, `scatter` | [`ops::take`] |
+//! | masks: `nonzero`, `argwhere`, `extract`, `compress`, `set_mask` | [`ops::mask`] |
+//! | `one_hot`, `count_nonzero`, `searchsorted`, `bincount`, `unique` | [`ops::search`] |
 //! | arithmetic, `clamp`, `lerp`; the generic `unary`/`binary` | [`ops::elementwise`] |
 //! | math functions (`exp`, `sin`, `erf`, ...) and activations | [`ops::math`], [`ops::activation`] |
 //! | comparisons, logic, `where_cond`/`select` | [`ops::compare`], [`ops::logic`], [`ops::select`] |
@@ -130,7 +133,11 @@ pub use ops::creation::Indexing;
 pub use ops::index::{Index, NewAxis};
 pub use ops::join::Sections;
 pub use ops::operators::OperatorScalar;
+pub use ops::search::{
+    BincountOptions, OneHotOptions, SearchSortedOptions, Side, Unique, UniqueOptions,
+};
 pub use ops::softmax::SoftmaxOptions;
+pub use ops::take::{IndexMode, IndexPutOptions, ScatterMode, ScatterOptions, TakeOptions};
 pub use ops::Operand;
 pub use tensor::{SliceRef, Tensor};
 

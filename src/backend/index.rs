@@ -10,6 +10,20 @@
 use crate::error::Result;
 use crate::tensor::Tensor;
 
+/// How [`IndexBackend::scatter_reduce`] combines a source element with the
+/// destination element it lands on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScatterOp {
+    /// `d + s` (integers wrap).
+    Add,
+    /// `d * s` (integers wrap; complex product).
+    Mul,
+    /// `max(d, s)`; NaN wins (real dtypes only).
+    Max,
+    /// `min(d, s)`; NaN wins (real dtypes only).
+    Min,
+}
+
 /// Gather and scatter along one axis.
 pub trait IndexBackend {
     /// `out[.., j, ..] = src[.., indices[j], ..]` along `axis`, for every `j`.
@@ -22,4 +36,20 @@ pub trait IndexBackend {
     /// distinct (the frontend keeps the last of repeated positions), so every
     /// written element is written once.
     fn scatter(&self, src: &Tensor, axis: usize, indices: &Tensor, dst: &Tensor) -> Result<()>;
+
+    /// `dst[.., indices[j], ..] = op(dst[.., indices[j], ..], src[.., j, ..])`
+    /// along `axis`, for `j = 0, 1, ...` in this order: repeated indices are
+    /// allowed and combine one after another, so the result is the same on
+    /// every thread count. Shapes as in [`IndexBackend::scatter`]; `op` is
+    /// `Max`/`Min` only for real dtypes (the frontend checks). f16/bf16 and
+    /// f32 combine in f64 and round once per step (the same as their own
+    /// arithmetic for one operation).
+    fn scatter_reduce(
+        &self,
+        src: &Tensor,
+        axis: usize,
+        indices: &Tensor,
+        dst: &Tensor,
+        op: ScatterOp,
+    ) -> Result<()>;
 }

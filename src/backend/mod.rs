@@ -22,7 +22,7 @@ pub(crate) mod sort;
 
 pub use self::core::CoreBackend;
 pub use self::elementwise::{BinaryOp, ClassOp, CmpOp, ElementwiseBackend, TernaryOp, UnaryOp};
-pub use self::index::IndexBackend;
+pub use self::index::{IndexBackend, ScatterOp};
 pub use self::linalg::LinalgBackend;
 pub use self::reduce::{ArgOp, ReduceBackend, ReduceOp, ScanOp, SoftmaxOp};
 pub use self::sort::SortBackend;

@@ -584,7 +584,7 @@ fn assign(
 /// The 1-D index tensor of positions `idx` along an axis of length `len`, on
 /// `device`: i32 when `len` fits (devices without 64-bit integers can read
 /// it), else i64 (the [`crate::backend::IndexBackend`] contract).
-fn index_tensor(idx: &[isize], len: usize, device: Device) -> Result<Tensor> {
+pub(crate) fn index_tensor(idx: &[isize], len: usize, device: Device) -> Result<Tensor> {
     let t = if len <= i32::MAX as usize {
         let v: Vec<i32> = idx.iter().map(|&i| i as i32).collect();
         Tensor::from_slice(&v, &[v.len()])?
@@ -597,7 +597,7 @@ fn index_tensor(idx: &[isize], len: usize, device: Device) -> Result<Tensor> {
 
 /// The positions `j` of the last occurrence of each distinct value of `idx`,
 /// and those values, in the order of `j`.
-fn last_occurrences(idx: &[isize]) -> (Vec<isize>, Vec<isize>) {
+pub(crate) fn last_occurrences(idx: &[isize]) -> (Vec<isize>, Vec<isize>) {
     let mut seen = std::collections::HashSet::with_capacity(idx.len());
     let mut kept: Vec<(isize, isize)> = idx
         .iter()

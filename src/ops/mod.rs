@@ -16,13 +16,16 @@ pub mod index;
 pub mod join;
 pub mod linalg;
 pub mod logic;
+pub mod mask;
 pub mod math;
 pub mod operators;
 pub mod reduce;
+pub mod search;
 pub mod select;
 pub mod shape;
 pub mod softmax;
 pub mod sort;
+pub mod take;
 
 pub use frame::Operand;
 

@@ -48,6 +48,11 @@ const ISSUE_8_NAMES: &[&str] = &[
     "bmm_f32_64x128x128",
     "bmm_f32_64x128x128_1t",
     "conv2d_8x64x56x56_k3_same",
+    "take_f32_10M_idx1M",
+    "scatter_add_f32_1M_into_1K",
+    "nonzero_u8_10M_half",
+    "unique_i32_1M",
+    "searchsorted_f32_1M_in_1M",
 ];
 
 fn run(args: &[&str]) -> (i32, String, String) {

@@ -41,5 +41,6 @@ mod reduce;
 mod shape;
 mod softmax;
 mod sort;
+mod take_scatter;
 mod tensor;
 mod transposed;

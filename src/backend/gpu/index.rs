@@ -3,11 +3,13 @@
 //! with stride 0 along the axis, and each element adds `indices[j] * stride`
 //! to its address. Elements move as raw bits (NaN payloads kept). Indices are
 //! i32 (or i64 on adapters with 64-bit integers), per the trait contract.
+//! `scatter_reduce` (repeated indices combine in order) takes the documented
+//! CPU round trip (`via_cpu`): exactly the CPU's results.
 
 use super::core::bits_dtype;
 use super::kernel::{Map, Operand};
 use super::GpuBackend;
-use crate::backend::index::IndexBackend;
+use crate::backend::index::{IndexBackend, ScatterOp};
 use crate::error::Result;
 use crate::layout::Layout;
 use crate::tensor::Tensor;
@@ -91,5 +93,19 @@ impl IndexBackend for GpuBackend {
     /// A map kernel over `src` (the indices are distinct: no write races).
     fn scatter(&self, src: &Tensor, axis: usize, indices: &Tensor, dst: &Tensor) -> Result<()> {
         self.move_axis("scatter", src, dst, axis, indices, true)
+    }
+
+    /// The CPU round trip (download, CPU `scatter_reduce`, upload).
+    fn scatter_reduce(
+        &self,
+        src: &Tensor,
+        axis: usize,
+        indices: &Tensor,
+        dst: &Tensor,
+        op: ScatterOp,
+    ) -> Result<()> {
+        super::via_cpu(&[src, indices], &[dst], |cpu, i, o| {
+            cpu.scatter_reduce(&i[0], axis, &i[1], &o[0], op)
+        })
     }
 }

@@ -5,6 +5,7 @@
 
 mod data;
 mod elementwise;
+mod index;
 mod linalg;
 mod reduce;
 
@@ -133,6 +134,7 @@ pub fn all() -> Vec<Case> {
     v.extend(reduce::cases());
     v.extend(elementwise::integer_cases());
     v.extend(linalg::cases());
+    v.extend(index::cases());
     v
 }
 
@@ -181,6 +183,11 @@ mod tests {
         "bmm_f32_64x128x128",
         "bmm_f32_64x128x128_1t",
         "conv2d_8x64x56x56_k3_same",
+        "take_f32_10M_idx1M",
+        "scatter_add_f32_1M_into_1K",
+        "nonzero_u8_10M_half",
+        "unique_i32_1M",
+        "searchsorted_f32_1M_in_1M",
     ];
 
     #[test]

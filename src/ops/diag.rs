@@ -173,10 +173,7 @@ impl Tensor {
                 .copy(),
             _ => Err(Error::invalid(
                 "diag",
-                format!(
-                    "input must be 1-D or 2-D, got shape {:?}",
-                    self.shape()
-                ),
+                format!("input must be 1-D or 2-D, got shape {:?}", self.shape()),
             )),
         }
     }

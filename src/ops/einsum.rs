@@ -148,14 +148,19 @@ fn contract_pair(a: Op, b: Op, keep: &[usize], size: &[usize]) -> Result<Op> {
         let tb = permuted(&b, &order_b)?.reshape_exact(&sb)?;
         ta.mul(&tb)?
     } else {
-        let (bt, m, k, n) = (
-            prod(&batch),
-            prod(&a_only),
-            prod(&summed),
-            prod(&b_only),
-        );
-        let order_a: Vec<usize> = batch.iter().chain(&a_only).chain(&summed).copied().collect();
-        let order_b: Vec<usize> = batch.iter().chain(&summed).chain(&b_only).copied().collect();
+        let (bt, m, k, n) = (prod(&batch), prod(&a_only), prod(&summed), prod(&b_only));
+        let order_a: Vec<usize> = batch
+            .iter()
+            .chain(&a_only)
+            .chain(&summed)
+            .copied()
+            .collect();
+        let order_b: Vec<usize> = batch
+            .iter()
+            .chain(&summed)
+            .chain(&b_only)
+            .copied()
+            .collect();
         let ta = permuted(&a, &order_a)?.reshape_exact(&[bt, m, k])?;
         let tb = permuted(&b, &order_b)?.reshape_exact(&[bt, k, n])?;
         ta.matmul(&tb)?.reshape_exact(&shape)?
@@ -247,7 +252,11 @@ impl Tensor {
                     "operand {i} has shape {:?} (rank {}) but its term names {named} axes{}",
                     x.shape(),
                     x.ndim(),
-                    if t.ellipsis.is_some() { " and '...'" } else { "" }
+                    if t.ellipsis.is_some() {
+                        " and '...'"
+                    } else {
+                        ""
+                    }
                 )));
             }
             ell_rank.push(x.ndim() - named);

@@ -53,10 +53,7 @@ fn tensordot_numpy_examples() {
     assert_eq!(o.shape(), &[2, 2, 2, 2]);
     assert_eq!(o.item_at::<i32>(&[1, 1, 1, 0]).unwrap(), 6);
     assert_eq!(a.tensordot(&a, 2).unwrap().item::<i32>().unwrap(), 14);
-    assert_eq!(
-        v(&a.tensordot(&a, 1).unwrap()),
-        v(&a.matmul(&a).unwrap())
-    );
+    assert_eq!(v(&a.tensordot(&a, 1).unwrap()), v(&a.matmul(&a).unwrap()));
     // Vec pairs and negative axes.
     let x = ar(DType::F64, 24, &[2, 3, 4]);
     let y = ar(DType::F64, 12, &[4, 3]);
@@ -148,8 +145,14 @@ fn inner_outer_vdot_vecdot() {
     assert_eq!(b.vdot(&a).unwrap().item::<i64>().unwrap(), 30);
     let za = Tensor::from_vec(vec![C64::new(1., 2.), C64::new(3., 4.)], &[2]).unwrap();
     let zb = Tensor::from_vec(vec![C64::new(5., 6.), C64::new(7., 8.)], &[2]).unwrap();
-    assert_eq!(za.vdot(&zb).unwrap().item::<C64>().unwrap(), C64::new(70., -8.));
-    assert_eq!(zb.vdot(&za).unwrap().item::<C64>().unwrap(), C64::new(70., 8.));
+    assert_eq!(
+        za.vdot(&zb).unwrap().item::<C64>().unwrap(),
+        C64::new(70., -8.)
+    );
+    assert_eq!(
+        zb.vdot(&za).unwrap().item::<C64>().unwrap(),
+        C64::new(70., 8.)
+    );
     assert!(err(a.vdot(&a3.cast(DType::I64).unwrap())).starts_with("vdot:"));
 
     // NumPy's vecdot example.
@@ -233,7 +236,7 @@ fn cross_numpy_examples() {
     let y3 = x3.flip(0).unwrap();
     assert_eq!(
         v(&x3.cross(&y3, -1).unwrap()),
-        vec![-6., 12., -6., -3., 6., -3., 6., -12., 6.]
+        vec![-6., 12., -6., 0., 0., 0., 6., -12., 6.]
     );
     // axis 0 for both inputs and the result (NumPy's axisa=axisb=axisc=0).
     assert_eq!(
@@ -265,13 +268,19 @@ fn multi_dot_values_and_errors() {
     assert_eq!(r.shape(), &[] as &[usize]);
     assert_eq!(
         r.item::<f64>().unwrap(),
-        row.matmul(&ref_.matmul(&d).unwrap()).unwrap().item::<f64>().unwrap()
+        row.matmul(&ref_.matmul(&d).unwrap())
+            .unwrap()
+            .item::<f64>()
+            .unwrap()
     );
     // Integers wrap, the order does not change wrapped results.
     let w = t(DType::U8, &[2, 2], &[200., 3., 7., 250.]);
     let want = w.matmul(&w).unwrap().matmul(&w).unwrap();
     assert_eq!(
-        Tensor::multi_dot(&[&w, &w, &w]).unwrap().to_vec::<u8>().unwrap(),
+        Tensor::multi_dot(&[&w, &w, &w])
+            .unwrap()
+            .to_vec::<u8>()
+            .unwrap(),
         want.to_vec::<u8>().unwrap()
     );
     let e = err(Tensor::multi_dot(&[&a, &c]));
@@ -318,7 +327,10 @@ fn matrix_power_numpy_examples_and_wrap() {
     let e = err(i.matrix_power(-1));
     assert!(e.starts_with("matrix_power:") && e.contains("inv"), "{e}");
     let e = err(ar(DType::F32, 6, &[2, 3]).matrix_power(2));
-    assert!(e.starts_with("matrix_power:") && e.contains("square"), "{e}");
+    assert!(
+        e.starts_with("matrix_power:") && e.contains("square"),
+        "{e}"
+    );
 }
 
 // ----- trace, diagonal, diag, tril, triu, matrix_transpose, conjugate -----
@@ -326,7 +338,12 @@ fn matrix_power_numpy_examples_and_wrap() {
 #[test]
 fn trace_and_diagonal_numpy_examples() {
     assert_eq!(
-        Tensor::eye(DType::F64, 3, None, 0).unwrap().trace().unwrap().item::<f64>().unwrap(),
+        Tensor::eye(DType::F64, 3, None, 0)
+            .unwrap()
+            .trace()
+            .unwrap()
+            .item::<f64>()
+            .unwrap(),
         3.0
     );
     let a = ar(DType::I32, 8, &[2, 2, 2]);
@@ -382,7 +399,8 @@ fn diagonal_is_a_view_of_strided_inputs() {
     let d = view.diagonal().unwrap();
     assert!(d.same_storage(&base));
     assert_eq!(d.shape(), &[3]);
-    d.set_slice(s![..], &t(DType::F32, &[3], &[1., 2., 3.])).unwrap();
+    d.set_slice(s![..], &t(DType::F32, &[3], &[1., 2., 3.]))
+        .unwrap();
     // view[i, i] = base[3 - i, 2 i]
     assert_eq!(base.item_at::<f32>(&[3, 0]).unwrap(), 1.0);
     assert_eq!(base.item_at::<f32>(&[2, 2]).unwrap(), 2.0);
@@ -416,7 +434,15 @@ fn diag_tril_triu_numpy_examples() {
     );
     assert_eq!(v(&a.tril(100).unwrap()), v(&a));
     assert_eq!(v(&a.triu(-100).unwrap()), v(&a));
-    assert_eq!(a.tril(-100).unwrap().sum(None, false).unwrap().item::<i32>().unwrap(), 0);
+    assert_eq!(
+        a.tril(-100)
+            .unwrap()
+            .sum(None, false)
+            .unwrap()
+            .item::<i32>()
+            .unwrap(),
+        0
+    );
     // Batched over leading axes, transposed input.
     let b = ar(DType::F32, 18, &[2, 3, 3]).matrix_transpose().unwrap();
     let u = b.triu(0).unwrap();
@@ -445,7 +471,10 @@ fn matrix_transpose_and_conjugate() {
     let tr = a.matrix_transpose().unwrap();
     assert!(tr.same_storage(&a));
     assert_eq!(tr.shape(), &[2, 4, 3]);
-    assert_eq!(tr.item_at::<f32>(&[1, 3, 2]).unwrap(), 12.0 + 2.0 * 4.0 + 3.0);
+    assert_eq!(
+        tr.item_at::<f32>(&[1, 3, 2]).unwrap(),
+        12.0 + 2.0 * 4.0 + 3.0
+    );
     assert!(err(ar(DType::F32, 3, &[3]).matrix_transpose()).starts_with("matrix_transpose:"));
     let z = Tensor::from_vec(vec![C64::new(1., 2.), C64::new(-3., -0.5)], &[2]).unwrap();
     assert_eq!(
@@ -473,7 +502,10 @@ fn einsum_numpy_examples() {
     assert_eq!(e("ba", &[&c]), vec![0., 3., 1., 4., 2., 5.]);
     assert_eq!(e("ji", &[&c]), vec![0., 3., 1., 4., 2., 5.]);
     assert_eq!(e("ij->ji", &[&c]), vec![0., 3., 1., 4., 2., 5.]);
-    assert_eq!(e("..., ...", &[&Tensor::scalar(DType::I32, 3).unwrap(), &c]), vec![0., 3., 6., 9., 12., 15.]);
+    assert_eq!(
+        e("..., ...", &[&Tensor::scalar(DType::I32, 3).unwrap(), &c]),
+        vec![0., 3., 6., 9., 12., 15.]
+    );
     assert_eq!(e("i,i", &[&b, &b]), vec![30.]);
     assert_eq!(e("ij,j", &[&a, &b]), vec![30., 80., 130., 180., 230.]);
     assert_eq!(e("...j,j", &[&a, &b]), vec![30., 80., 130., 180., 230.]);
@@ -483,7 +515,10 @@ fn einsum_numpy_examples() {
         e("i,j", &[&one2, &b]),
         vec![0., 1., 2., 3., 4., 0., 2., 4., 6., 8.]
     );
-    assert_eq!(e("ij,jk", &[&c, &c.matrix_transpose().unwrap()]), vec![5., 14., 14., 50.]);
+    assert_eq!(
+        e("ij,jk", &[&c, &c.matrix_transpose().unwrap()]),
+        vec![5., 14., 14., 50.]
+    );
     // Ellipsis broadcasting: (2, 1, 3) with (4, 3) -> (2, 4).
     let x = ar(DType::F64, 6, &[2, 1, 3]);
     let y = ar(DType::F64, 12, &[4, 3]);
@@ -492,7 +527,11 @@ fn einsum_numpy_examples() {
     let mut want = vec![];
     for p in 0..2 {
         for q in 0..4 {
-            want.push((0..3).map(|k| ((p * 3 + k) * (q * 3 + k)) as f64).sum::<f64>());
+            want.push(
+                (0..3)
+                    .map(|k| ((p * 3 + k) * (q * 3 + k)) as f64)
+                    .sum::<f64>(),
+            );
         }
     }
     assert_eq!(v(&r), want);
@@ -500,7 +539,11 @@ fn einsum_numpy_examples() {
     let m = ar(DType::F64, 6, &[3, 2]);
     let r = Tensor::einsum("ki,...k->i...", &[&m, &y]).unwrap();
     assert_eq!(r.shape(), &[2, 4]);
-    let r2 = m.matrix_transpose().unwrap().matmul(&y.matrix_transpose().unwrap()).unwrap();
+    let r2 = m
+        .matrix_transpose()
+        .unwrap()
+        .matmul(&y.matrix_transpose().unwrap())
+        .unwrap();
     assert_eq!(v(&r), v(&r2));
     // Three operands, contraction order chosen by size: same values as
     // left to right.
@@ -517,9 +560,20 @@ fn einsum_numpy_examples() {
 #[test]
 fn einsum_integer_wrap_and_views() {
     // i8 contraction wraps exactly as a wrapping brute-force loop.
-    let a = t(DType::I8, &[3, 4], &[100., -100., 77., 5., 127., -128., 3., 99., 1., 2., 3., 4.]);
-    let b = t(DType::I8, &[4, 2], &[90., -7., 33., 120., -128., 1., 55., 66.]);
-    let r = Tensor::einsum("ij,jk->ik", &[&a, &b]).unwrap().to_vec::<i8>().unwrap();
+    let a = t(
+        DType::I8,
+        &[3, 4],
+        &[100., -100., 77., 5., 127., -128., 3., 99., 1., 2., 3., 4.],
+    );
+    let b = t(
+        DType::I8,
+        &[4, 2],
+        &[90., -7., 33., 120., -128., 1., 55., 66.],
+    );
+    let r = Tensor::einsum("ij,jk->ik", &[&a, &b])
+        .unwrap()
+        .to_vec::<i8>()
+        .unwrap();
     let av = a.to_vec::<i8>().unwrap();
     let bv = b.to_vec::<i8>().unwrap();
     for i in 0..3 {
@@ -536,8 +590,15 @@ fn einsum_integer_wrap_and_views() {
     let x = big.slice(s![0..6;2, ..]).unwrap().flip(1).unwrap(); // [3, 8]
     let y = ar(DType::F64, 8, &[8, 1]).broadcast_to(&[8, 3]).unwrap();
     let r = Tensor::einsum("ij,jk->ki", &[&x, &y]).unwrap();
-    let r2 = x.contiguous().unwrap().matmul(&y.contiguous().unwrap()).unwrap();
-    assert_eq!(v(&r), v(&r2.matrix_transpose().unwrap().contiguous().unwrap()));
+    let r2 = x
+        .contiguous()
+        .unwrap()
+        .matmul(&y.contiguous().unwrap())
+        .unwrap();
+    assert_eq!(
+        v(&r),
+        v(&r2.matrix_transpose().unwrap().contiguous().unwrap())
+    );
 }
 
 #[test]
@@ -583,7 +644,12 @@ impl Rng {
 /// Random subscripts over labels `a..d`, their operand shapes and the output
 /// labels (explicit or NumPy's implicit rule computed here independently).
 fn random_case(rng: &mut Rng) -> (String, Vec<Vec<u8>>, Vec<u8>, [usize; 4]) {
-    let sizes = [1 + rng.below(3), 1 + rng.below(3), 1 + rng.below(3), 1 + rng.below(3)];
+    let sizes = [
+        1 + rng.below(3),
+        1 + rng.below(3),
+        1 + rng.below(3),
+        1 + rng.below(3),
+    ];
     let nops = 1 + rng.below(3);
     let mut terms: Vec<Vec<u8>> = vec![];
     for _ in 0..nops {
@@ -690,25 +756,41 @@ fn products_on_the_gpu() {
         let x3 = ar(dt, 6, &[2, 3]).sub(2).unwrap();
         type F = fn(&[Tensor]) -> rnx::Result<Tensor>;
         let cases: Vec<(&str, Vec<Tensor>, F)> = vec![
-            ("tensordot", vec![a.clone(), m.clone()], |t| t[0].tensordot(&t[1], 1)),
+            ("tensordot", vec![a.clone(), m.clone()], |t| {
+                t[0].tensordot(&t[1], 1)
+            }),
             ("einsum bij,bjk", vec![a.clone(), b.clone()], |t| {
                 Tensor::einsum("bij,bjk->bik", t)
             }),
-            ("einsum ii->i", vec![m.clone()], |t| Tensor::einsum("ii->i", t)),
-            ("einsum ijk,ijk", vec![a.clone(), a.clone()], |t| Tensor::einsum("ijk,ijk", t)),
+            ("einsum ii->i", vec![m.clone()], |t| {
+                Tensor::einsum("ii->i", t)
+            }),
+            ("einsum ijk,ijk", vec![a.clone(), a.clone()], |t| {
+                Tensor::einsum("ijk,ijk", t)
+            }),
             ("trace", vec![m.clone()], |t| t[0].trace()),
-            ("diagonal", vec![a.clone()], |t| t[0].diagonal()?.contiguous()),
+            ("diagonal", vec![a.clone()], |t| {
+                t[0].diagonal()?.contiguous()
+            }),
             ("diag", vec![x3.slice(s![0, ..]).unwrap()], |t| t[0].diag(1)),
             ("tril", vec![a.clone()], |t| t[0].tril(0)),
             ("triu", vec![m.clone()], |t| t[0].triu(-1)),
             ("kron", vec![x3.clone(), w.clone()], |t| t[0].kron(&t[1])),
-            ("cross", vec![x3.clone(), w.clone()], |t| t[0].cross(&t[1], -1)),
+            (
+                "cross",
+                vec![x3.clone(), w.slice(s![0..2, ..]).unwrap()],
+                |t| t[0].cross(&t[1], -1),
+            ),
             ("outer", vec![x3.clone(), m.clone()], |t| t[0].outer(&t[1])),
-            ("vecdot", vec![w.clone(), x3.clone()], |t| t[0].slice(s![0..2, ..])?.vecdot(&t[1], 1)),
-            ("matrix_power", vec![w.clone()], |t| t[0].matrix_power(5)),
-            ("multi_dot", vec![x3.clone(), w.clone(), m.slice(s![0..3, ..]).unwrap()], |t| {
-                Tensor::multi_dot(t)
+            ("vecdot", vec![w.clone(), x3.clone()], |t| {
+                t[0].slice(s![0..2, ..])?.vecdot(&t[1], 1)
             }),
+            ("matrix_power", vec![w.clone()], |t| t[0].matrix_power(5)),
+            (
+                "multi_dot",
+                vec![x3.clone(), w.clone(), m.slice(s![0..3, ..]).unwrap()],
+                |t| Tensor::multi_dot(t),
+            ),
             ("conjugate", vec![m.clone()], |t| t[0].conjugate()),
         ];
         for (name, ins, f) in cases {

@@ -6,6 +6,7 @@
 mod data;
 mod elementwise;
 mod linalg;
+mod products;
 mod reduce;
 
 /// The device every case's inputs are created on (`--device`; the CPU unless
@@ -133,6 +134,7 @@ pub fn all() -> Vec<Case> {
     v.extend(reduce::cases());
     v.extend(elementwise::integer_cases());
     v.extend(linalg::cases());
+    v.extend(products::cases());
     v
 }
 
@@ -181,6 +183,8 @@ mod tests {
         "bmm_f32_64x128x128",
         "bmm_f32_64x128x128_1t",
         "conv2d_8x64x56x56_k3_same",
+        "einsum_bij_bjk_f32_64x128x128",
+        "tensordot_f32_256x256x64",
     ];
 
     #[test]

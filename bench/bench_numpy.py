@@ -342,6 +342,16 @@ def _cases(S):
                               v=uniform(np, np.float32, (n1m,), SEED_B, -1e6, 1e6)),
               lambda np, a, v: np.searchsorted(a, v),
               lambda torch, a, v: torch.searchsorted(a, v)))
+    # Issue 29's products.
+    c.append(("einsum_bij_bjk_f32_64x128x128", "all", mm_inputs(f32, bshape),
+              lambda np, a, b: np.einsum("bij,bjk->bik", a, b, optimize=True),
+              lambda torch, a, b: torch.einsum("bij,bjk->bik", a, b)))
+    tn, tk = S.pick(256, 8), S.pick(64, 4)
+    c.append(("tensordot_f32_256x256x64", "all",
+              lambda np: dict(a=uniform(np, np.float32, (tn, tn, tk), SEED_A, -1.0, 1.0),
+                              b=uniform(np, np.float32, (tn, tk, tn), SEED_B, -1.0, 1.0)),
+              lambda np, a, b: np.tensordot(a, b, axes=([1, 2], [0, 1])),
+              lambda torch, a, b: torch.tensordot(a, b, dims=([1, 2], [0, 1]))))
     return c
 
 

@@ -97,6 +97,7 @@
 //! | comparisons, logic, `where_cond`/`select` | [`ops::compare`], [`ops::logic`], [`ops::select`] |
 //! | reductions, `argmax`, `cumsum`; softmax family; sorting | [`ops::reduce`], [`ops::softmax`], [`ops::sort`] |
 //! | `matmul`, `dot`; convolution and correlation | [`ops::linalg`], [`ops::conv`] |
+//! | products: `tensordot`, `einsum`, `kron`, `multi_dot`, ...; `diagonal`, `trace`, `tril`, ... | [`ops::products`], [`ops::einsum`], [`ops::diag`] |
 //! | `cast`, `contiguous`, `to_device` | [`ops::convert`] |
 //! | operators (`&a + &b`, panicking sugar) | [`ops::operators`] |
 //! | dtypes, scalars, devices, errors | [`dtype`], [`device`], [`error`] |
@@ -130,12 +131,14 @@ pub use error::{Error, Result};
 pub use layout::Layout;
 pub use ops::conv::{Conv1dOptions, Conv2dOptions, Padding};
 pub use ops::creation::Indexing;
+pub use ops::diag::DiagonalOptions;
 pub use ops::index::{Index, NewAxis};
 pub use ops::join::Sections;
 pub use ops::operators::OperatorScalar;
 pub use ops::search::{
     BincountOptions, OneHotOptions, SearchSortedOptions, Side, Unique, UniqueOptions,
 };
+pub use ops::products::TensordotAxes;
 pub use ops::softmax::SoftmaxOptions;
 pub use ops::take::{IndexMode, IndexPutOptions, ScatterMode, ScatterOptions, TakeOptions};
 pub use ops::Operand;
@@ -153,4 +156,5 @@ pub mod prelude {
         Index, Indexing, NewAxis, NewShape, Operand, Padding, Result, Scalar, Sections,
         SoftmaxOptions, Tensor, C32, C64,
     };
+    pub use crate::{DiagonalOptions, TensordotAxes};
 }

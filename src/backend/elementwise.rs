@@ -133,6 +133,8 @@ pub enum UnaryOp {
     Softsign,
     /// x·tanh(softplus(x)).
     Mish,
+    /// Complex conjugate `re - i·im`; the identity for real and integer dtypes.
+    Conj,
 }
 
 impl UnaryOp {
@@ -140,7 +142,7 @@ impl UnaryOp {
     pub fn supports(self, dt: DType) -> bool {
         use UnaryOp::*;
         match self {
-            Neg | Abs | Square => class(dt, true, true, true),
+            Neg | Abs | Square | Conj => class(dt, true, true, true),
             Sign | LogicalNot => class(dt, true, false, true),
             Recip => class(dt, true, true, false),
             BitNot => dt.is_int(),

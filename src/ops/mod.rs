@@ -8,6 +8,8 @@ pub mod conv;
 pub mod convert;
 pub mod creation;
 pub mod creation_on;
+pub mod diag;
+pub mod einsum;
 pub mod elementwise;
 /// The elementwise frame (operands, broadcasting, output and alias checks)
 /// every elementwise family runs through.
@@ -19,6 +21,7 @@ pub mod logic;
 pub mod mask;
 pub mod math;
 pub mod operators;
+pub mod products;
 pub mod reduce;
 pub mod search;
 pub mod select;

@@ -36,6 +36,7 @@ mod math;
 mod math_accuracy;
 mod matmul;
 mod overlap;
+mod products;
 mod props_views;
 mod reduce;
 mod shape;

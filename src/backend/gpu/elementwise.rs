@@ -54,6 +54,7 @@ fn unary_expr(op: UnaryOp, d: DType) -> Option<String> {
     Some(match op {
         Neg if d.is_unsigned_int() => format!("{zero} - x"),
         Neg => "-x".into(),
+        Conj => "x".into(),
         Abs if f32ish => "bitcast<f32>(bitcast<u32>(x) & 0x7fffffffu)".into(),
         Abs if d.is_unsigned_int() => "x".into(),
         Abs => "abs(x)".into(),

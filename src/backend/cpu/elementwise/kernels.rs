@@ -32,6 +32,7 @@ pub fn float_unary<T: Flt>(op: UnaryOp, x: &Tensor, out: &Tensor) -> Result<()> 
     let one = <T::C as One>::one();
     match op {
         Neg => go!(GRAIN_CHEAP, |v: T::C| -v),
+        Conj => go!(GRAIN_CHEAP, |v: T::C| v),
         Abs => go!(GRAIN_CHEAP, |v: T::C| v.abs()),
         Sign => go!(GRAIN_CHEAP, fsign::<T::C>),
         Square => go!(GRAIN_CHEAP, |v: T::C| v * v),
@@ -60,6 +61,7 @@ pub fn int_unary<T: Int>(op: UnaryOp, x: &Tensor, out: &Tensor) -> Result<()> {
     }
     match op {
         Neg => go!(|v: T| v.wrapping_neg()),
+        Conj => go!(|v: T| v),
         Abs => go!(|v: T| v.wabs()),
         Sign => go!(|v: T| v.sign()),
         Square => go!(|v: T| v.wrapping_mul(&v)),
@@ -89,6 +91,7 @@ where
     }
     match op {
         Neg => go!(|v: Complex<F>| -v),
+        Conj => go!(|v: Complex<F>| v.conj()),
         Square => go!(|v: Complex<F>| v * v),
         Recip => go!(|v: Complex<F>| Complex::new(<F as One>::one(), <F as Zero>::zero()) / v),
         Sqrt => go!(|v: Complex<F>| v.sqrt()),

@@ -7,6 +7,7 @@ mod data;
 mod elementwise;
 mod index;
 mod linalg;
+mod products;
 mod reduce;
 
 /// The device every case's inputs are created on (`--device`; the CPU unless
@@ -135,6 +136,7 @@ pub fn all() -> Vec<Case> {
     v.extend(elementwise::integer_cases());
     v.extend(linalg::cases());
     v.extend(index::cases());
+    v.extend(products::cases());
     v
 }
 
@@ -188,6 +190,8 @@ mod tests {
         "nonzero_u8_10M_half",
         "unique_i32_1M",
         "searchsorted_f32_1M_in_1M",
+        "einsum_bij_bjk_f32_64x128x128",
+        "tensordot_f32_256x256x64",
     ];
 
     #[test]

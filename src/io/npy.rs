@@ -377,7 +377,13 @@ pub(crate) fn read_npy(op: &str, path: &Path, r: &mut impl Read, total: u64) -> 
     if have != h.nbytes() as u64 {
         return Err(size_error(op, path, &h, have));
     }
-    let mut data = vec![0u8; h.nbytes()];
+    let mut data = Vec::new();
+    data.try_reserve_exact(h.nbytes())
+        .map_err(|_| crate::Error::Alloc {
+            op: op.to_string(),
+            bytes: h.nbytes(),
+        })?;
+    data.resize(h.nbytes(), 0);
     r.read_exact(&mut data).map_err(|e| os(op, path, e))?;
     if h.swap {
         swap_bytes(h.dtype, &mut data);

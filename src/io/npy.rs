@@ -457,6 +457,7 @@ pub(crate) fn write_npy(op: &str, t: &Tensor, w: &mut impl Write) -> std::io::Re
 }
 
 /// The size in bytes of `t` saved as `.npy`.
+#[cfg(feature = "npz")]
 pub(crate) fn npy_size(t: &Tensor) -> u64 {
     let d = descr(t.dtype()).unwrap_or("<f4");
     header_bytes(d, t.shape()).0.len() as u64 + t.nbytes() as u64

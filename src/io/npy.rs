@@ -470,7 +470,9 @@ pub(crate) fn npy_size(t: &Tensor) -> u64 {
 /// 3.0. A Fortran-order file gives the column-major strided view of its data
 /// (no reordering copy), as NumPy does. Errors ([`crate::Error::Io`], naming the
 /// file): missing file, bad magic, unknown version or descriptor, corrupt
-/// header, data shorter or longer than the shape needs.
+/// header, data shorter or longer than the shape needs. The data is copied
+/// once, from a transient memory map of the file into the tensor's memory (a
+/// file that cannot be mapped is read instead).
 ///
 /// ```
 /// # let dir = std::env::temp_dir().join(format!("rnx-doc-npy-{}", std::process::id()));
@@ -486,11 +488,7 @@ pub(crate) fn npy_size(t: &Tensor) -> u64 {
 /// # Ok::<(), rnx::Error>(())
 /// ```
 pub fn load_npy(path: impl AsRef<Path>) -> Result<Tensor> {
-    let (op, path) = ("load_npy", path.as_ref());
-    let f = open(op, path)?;
-    let total = f.metadata().map_err(|e| os(op, path, e))?.len();
-    let mut r = std::io::BufReader::new(f);
-    read_npy(op, path, &mut r, total)
+    load_file("load_npy", path.as_ref(), false)
 }
 
 /// Load an `.npy` file as a view over a memory map of it
@@ -515,13 +513,24 @@ pub fn load_npy(path: impl AsRef<Path>) -> Result<Tensor> {
 /// # Ok::<(), rnx::Error>(())
 /// ```
 pub fn load_npy_mmap(path: impl AsRef<Path>) -> Result<Tensor> {
-    let (op, path) = ("load_npy_mmap", path.as_ref());
+    load_file("load_npy_mmap", path.as_ref(), true)
+}
+
+/// Load through a memory map of the file: the tensor is a view over the map
+/// (`view`), or a copy of its data into owned memory (one copy, no read buffer).
+/// Files that cannot be mapped (a pipe, a file too short for a header) are
+/// read instead (`load_npy`), or give the map's error (`load_npy_mmap`).
+fn load_file(op: &str, path: &Path, view: bool) -> Result<Tensor> {
     let f = open(op, path)?;
     let total = f.metadata().map_err(|e| os(op, path, e))?.len();
-    if total < 10 {
+    let map = match total < 10 {
+        true => None,
+        false if view => Some(Map::new(op, path, &f)?),
+        false => Map::new(op, path, &f).ok(),
+    };
+    let Some(mut map) = map else {
         return read_npy(op, path, &mut std::io::BufReader::new(f), total);
-    }
-    let mut map = Map::new(op, path, &f)?;
+    };
     let h = read_header(op, path, &mut map.bytes())?;
     let have = total.saturating_sub(h.data_start as u64);
     if have != h.nbytes() as u64 {
@@ -530,6 +539,11 @@ pub fn load_npy_mmap(path: impl AsRef<Path>) -> Result<Tensor> {
     if h.swap {
         let data = map.bytes_mut(h.data_start, h.nbytes());
         swap_bytes(h.dtype, data);
+    }
+    if !view {
+        let data = &map.bytes()[h.data_start..h.data_start + h.nbytes()];
+        let storage = crate::backend::get(Device::Cpu, op)?.upload(h.dtype, data)?;
+        return Tensor::from_parts(Arc::new(storage), h.layout());
     }
     map.tensor(op, h.dtype, h.data_start, h.count, h.layout())
 }

@@ -109,6 +109,17 @@ pub enum Error {
         device: Device,
         adapter: String,
     },
+    /// Reading or writing a file failed (`kind` `NotFound`, `PermissionDenied`,
+    /// ...), or its contents are not a valid file of the format (`kind`
+    /// `InvalidData`: truncated, corrupt, unknown descriptor, size mismatch, a
+    /// dtype rnx or the format lacks). Names the file.
+    #[error("{op}: {path}: {msg}")]
+    Io {
+        op: String,
+        path: String,
+        kind: std::io::ErrorKind,
+        msg: String,
+    },
 }
 
 impl Error {

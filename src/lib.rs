@@ -101,6 +101,7 @@
 //! | `cast`, `contiguous`, `to_device` | [`ops::convert`] |
 //! | operators (`&a + &b`, panicking sugar) | [`ops::operators`] |
 //! | dtypes, scalars, devices, errors | [`dtype`], [`device`], [`error`] |
+//! | files: `.npy` (also memory-mapped), `.npz`, `.safetensors` (zero-copy), text | [`io`] |
 //! | layouts and storage (foreign-memory views), the [`backend::Backend`] trait for backend writers | [`layout`], [`storage`], [`backend`] |
 //!
 //! Most programs need only `use rnx::prelude::*;`.
@@ -115,6 +116,7 @@ pub(crate) mod format;
 pub(crate) mod huge_pages;
 #[cfg(feature = "ndarray")]
 pub mod interop;
+pub mod io;
 pub mod layout;
 pub mod ops;
 #[doc(hidden)]
@@ -128,6 +130,13 @@ pub use backend::elementwise::CmpOp;
 pub use device::{gpu_devices, num_threads, set_num_threads, synchronize, Device, GpuInfo};
 pub use dtype::{DType, Element, Scalar, C32, C64};
 pub use error::{Error, Result};
+pub use io::{load_npy, load_npy_mmap, load_txt, save_npy, save_txt, TxtOptions};
+#[cfg(feature = "npz")]
+pub use io::{load_npz, load_npz_entry, save_npz, save_npz_compressed};
+#[cfg(feature = "safetensors")]
+pub use io::{
+    load_safetensors, load_safetensors_metadata, load_safetensors_tensor, save_safetensors,
+};
 pub use layout::Layout;
 pub use ops::conv::{Conv1dOptions, Conv2dOptions, Padding};
 pub use ops::creation::Indexing;

@@ -443,6 +443,35 @@ impl Tensor {
     }
 }
 
+impl Tensor {
+    /// The bytes of a C-contiguous host tensor (any dtype), borrowed like
+    /// [`Tensor::as_slice`]: writes to the storage fail while they live. For
+    /// the file writers of `io`.
+    pub(crate) fn as_bytes(&self, op: &str) -> Result<SliceRef<'_, u8>> {
+        let base = self.storage.host_ptr().ok_or(Error::UnsupportedOnDevice {
+            op: op.into(),
+            device: self.device(),
+        })?;
+        if !self.is_c_contiguous() {
+            return Err(Error::invalid(op, "tensor is not contiguous"));
+        }
+        self.storage.add_borrow()?;
+        let len = self.nbytes();
+        let ptr = if len == 0 {
+            std::ptr::NonNull::<u8>::dangling().as_ptr()
+        } else {
+            // SAFETY: the elements offset..offset + size lie inside the buffer
+            // (layout fits, checked at construction); bytes need no alignment.
+            unsafe { base.add(self.offset() * self.itemsize()) }
+        };
+        Ok(SliceRef {
+            storage: &self.storage,
+            ptr,
+            len,
+        })
+    }
+}
+
 /// A borrowed, read-only slice of a contiguous host tensor (see
 /// [`Tensor::as_slice`]). Derefs to `&[T]`.
 pub struct SliceRef<'a, T> {

@@ -32,6 +32,8 @@ mod gpu_reduce;
 #[cfg(feature = "gpu")]
 mod gpu_sort;
 mod index;
+#[cfg(all(feature = "npz", feature = "safetensors"))]
+mod io;
 mod math;
 mod math_accuracy;
 mod matmul;

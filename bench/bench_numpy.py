@@ -308,6 +308,10 @@ def _cases(S):
                               w=uniform(np, np.float32, (ch, ch, 3, 3), SEED_B, -1.0, 1.0)),
               np_conv,
               lambda torch, x, w: torch.nn.functional.conv2d(x, w, padding="same")))
+    # Random normals: NumPy's Generator (PCG64, ziggurat), PyTorch's global generator.
+    c.append(("randn_f32_10M", "all", lambda np: dict(),
+              lambda np: np.random.default_rng(SEED_A).standard_normal(n10m, dtype=np.float32),
+              lambda torch: torch.randn(n10m)))
     return c
 
 

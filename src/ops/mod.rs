@@ -19,6 +19,7 @@ pub mod logic;
 pub mod math;
 pub mod operators;
 pub mod reduce;
+pub mod rng;
 pub mod select;
 pub mod shape;
 pub mod softmax;

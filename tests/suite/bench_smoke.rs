@@ -48,6 +48,7 @@ const ISSUE_8_NAMES: &[&str] = &[
     "bmm_f32_64x128x128",
     "bmm_f32_64x128x128_1t",
     "conv2d_8x64x56x56_k3_same",
+    "randn_f32_10M",
 ];
 
 fn run(args: &[&str]) -> (i32, String, String) {

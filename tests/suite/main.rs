@@ -38,6 +38,7 @@ mod matmul;
 mod overlap;
 mod props_views;
 mod reduce;
+mod rng;
 mod shape;
 mod softmax;
 mod sort;

@@ -6,6 +6,7 @@
 mod data;
 mod elementwise;
 mod linalg;
+mod random;
 mod reduce;
 
 /// The device every case's inputs are created on (`--device`; the CPU unless
@@ -133,6 +134,7 @@ pub fn all() -> Vec<Case> {
     v.extend(reduce::cases());
     v.extend(elementwise::integer_cases());
     v.extend(linalg::cases());
+    v.extend(random::cases());
     v
 }
 
@@ -181,6 +183,7 @@ mod tests {
         "bmm_f32_64x128x128",
         "bmm_f32_64x128x128_1t",
         "conv2d_8x64x56x56_k3_same",
+        "randn_f32_10M",
     ];
 
     #[test]

@@ -247,8 +247,8 @@ fn fill_rows(
     full.push(k);
     let n = checked_numel(op, &full)?;
     let mut v = vec![0f64; n];
-    if k > 0 {
-        let rows_per = (CHUNK / k).max(1);
+    if let Some(rows_per) = CHUNK.checked_div(k) {
+        let rows_per = rows_per.max(1);
         crate::device::pool().install(|| {
             v.par_chunks_mut(rows_per * k)
                 .enumerate()
@@ -574,7 +574,7 @@ impl Key {
     ) -> Result<Tensor> {
         let op = "normal";
         float_dtype(op, dtype)?;
-        if !mean.is_finite() || !(std.is_finite() && std >= 0.0) {
+        if !(mean.is_finite() && std.is_finite() && std >= 0.0) {
             return Err(Error::invalid(
                 op,
                 format!("needs a finite mean and a finite std >= 0, got mean {mean}, std {std}"),

@@ -64,6 +64,9 @@ fn same(a: &Tensor, b: &Tensor) -> bool {
     (a.dtype(), a.shape()) == (b.dtype(), b.shape()) && bits(a) == bits(b)
 }
 
+/// A distribution function.
+type Cdf = fn(f64) -> f64;
+
 fn f64s(t: Tensor) -> Vec<f64> {
     t.to_vec_f64().unwrap()
 }
@@ -360,7 +363,7 @@ fn truncated_normal_distribution() {
 /// (mean = var = alpha) also for small alpha, where the boost applies.
 #[test]
 fn gamma_distribution() {
-    let cdfs: [(f64, fn(f64) -> f64); 4] = [
+    let cdfs: [(f64, Cdf); 4] = [
         (0.5, |x| libm::erf(x.max(0.0).sqrt())),
         (1.0, |x| 1.0 - (-x.max(0.0)).exp()),
         (2.0, |x| 1.0 - (-x).exp() * (1.0 + x)),
@@ -386,7 +389,7 @@ fn gamma_distribution() {
 
 #[test]
 fn beta_distribution() {
-    let cdfs: [(f64, f64, fn(f64) -> f64); 2] = [
+    let cdfs: [(f64, f64, Cdf); 2] = [
         (2.0, 3.0, |x| {
             let x = x.clamp(0.0, 1.0);
             6.0 * x * x - 8.0 * x.powi(3) + 3.0 * x.powi(4)

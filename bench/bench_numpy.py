@@ -352,6 +352,10 @@ def _cases(S):
                               b=uniform(np, np.float32, (tn, tk, tn), SEED_B, -1.0, 1.0)),
               lambda np, a, b: np.tensordot(a, b, axes=([1, 2], [0, 1])),
               lambda torch, a, b: torch.tensordot(a, b, dims=([1, 2], [0, 1]))))
+    # Random normals: NumPy's Generator (PCG64, ziggurat), PyTorch's global generator.
+    c.append(("randn_f32_10M", "all", lambda np: dict(),
+              lambda np: np.random.default_rng(SEED_A).standard_normal(n10m, dtype=np.float32),
+              lambda torch: torch.randn(n10m)))
     return c
 
 

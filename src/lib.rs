@@ -86,6 +86,7 @@
 //! |---|---|
 //! | creation: `zeros`, `full`, `arange`, `linspace`, `eye`, `meshgrid`, ... | [`ops::creation`] |
 //! | random (`rand`, `randn`, `randint`, Threefry) | [`random`] |
+//! | keyed random: [`Key`], `split`, `fold_in`, `uniform`, `normal`, `gamma`, ... | [`ops::rng`] |
 //! | views: `reshape`, `transpose`, `expand`, `squeeze`, `flip`, ... | [`ops::shape`] |
 //! | copies: `concatenate`, `stack`, `pad`, `tile`, `repeat`, `roll`, splits | [`ops::join`] |
 //! | indexing: `slice`, `set_slice`, `s!`, `blit`, `fill` | [`ops::index`] |
@@ -148,6 +149,7 @@ pub use ops::search::{
     BincountOptions, OneHotOptions, SearchSortedOptions, Side, Unique, UniqueOptions,
 };
 pub use ops::products::TensordotAxes;
+pub use ops::rng::Key;
 pub use ops::softmax::SoftmaxOptions;
 pub use ops::take::{IndexMode, IndexPutOptions, ScatterMode, ScatterOptions, TakeOptions};
 pub use ops::Operand;
@@ -162,7 +164,7 @@ pub use num_complex::Complex;
 pub mod prelude {
     pub use crate::{
         bf16, f16, s, Axes, CmpOp, Complex, Conv1dOptions, Conv2dOptions, DType, Device, Error,
-        Index, Indexing, NewAxis, NewShape, Operand, Padding, Result, Scalar, Sections,
+        Index, Indexing, Key, NewAxis, NewShape, Operand, Padding, Result, Scalar, Sections,
         SoftmaxOptions, Tensor, C32, C64,
     };
     pub use crate::{DiagonalOptions, TensordotAxes};

@@ -24,6 +24,7 @@ pub mod operators;
 pub mod products;
 pub mod reduce;
 pub mod search;
+pub mod rng;
 pub mod select;
 pub mod shape;
 pub mod softmax;

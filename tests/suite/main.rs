@@ -41,6 +41,7 @@ mod overlap;
 mod products;
 mod props_views;
 mod reduce;
+mod rng;
 mod shape;
 mod softmax;
 mod sort;

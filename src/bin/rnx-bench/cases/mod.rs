@@ -8,6 +8,7 @@ mod elementwise;
 mod index;
 mod linalg;
 mod products;
+mod random;
 mod reduce;
 
 /// The device every case's inputs are created on (`--device`; the CPU unless
@@ -137,6 +138,7 @@ pub fn all() -> Vec<Case> {
     v.extend(linalg::cases());
     v.extend(index::cases());
     v.extend(products::cases());
+    v.extend(random::cases());
     v
 }
 
@@ -192,6 +194,7 @@ mod tests {
         "searchsorted_f32_1M_in_1M",
         "einsum_bij_bjk_f32_64x128x128",
         "tensordot_f32_256x256x64",
+        "randn_f32_10M",
     ];
 
     #[test]

@@ -1,0 +1,1020 @@
+//! Keyed random generation (Nx's `Nx.Random`, JAX's `jax.random` model): the
+//! [`Key`] type, `split` and `fold_in`, and the samplers (`uniform`, `normal`,
+//! `randint`, `bernoulli`, `categorical`, `permutation`, `shuffle`,
+//! `truncated_normal`, `exponential`, `gamma`, `beta`, `dirichlet`).
+//!
+//! # The model
+//!
+//! A [`Key`] is two 32-bit words, the key of Threefry-2x32 (20 rounds, as
+//! [`crate::random::threefry2x32`], Nx and JAX). A sampler never mutates its
+//! key: element `i` of every sample is a pure function of `(key, i)` (and of
+//! the sampler's parameters), computed on the host in parallel chunks, so the
+//! values are identical on every run, every thread count and every device.
+//! For a new, independent stream take a new key from [`Key::split`] or
+//! [`Key::fold_in`]; drawing twice from one key gives the same values (and
+//! different samplers on one key share their underlying blocks), exactly as
+//! in JAX.
+//!
+//! Streams, all Threefry blocks under a key `k`:
+//! - samples: element `i` uses the block of counter `i` (low word first) under
+//!   `k`, the convention of [`Tensor::rand`], so `Key::new(s)` draws the same
+//!   values as the seeded functions with seed `s` (`uniform(0, 1)` is `rand`,
+//!   `normal(0, 1)` is `randn`, `randint` is `randint`);
+//! - `split`, `fold_in` and the per-element rejection streams of `gamma`,
+//!   `beta` and `dirichlet` each use a key derived from `k` by a reserved
+//!   counter whose high word is `u32::MAX` (index 2^63 and above, which no
+//!   tensor reaches), so they never coincide with a sample block.
+//!
+//! # Devices
+//!
+//! Every sampler computes on the host and uploads once to the requested
+//! device (or, for `categorical` and `shuffle`, works on the input's device:
+//! `categorical` downloads the logits, `shuffle` is a gather on the device):
+//! the same values, bit for bit, on the CPU and every GPU.
+//!
+//! # Dtypes
+//!
+//! Float samplers produce f16, bf16, f32 or f64 (computed in f64 and rounded
+//! once; results are then clamped into the documented support, so rounding
+//! never leaves it); any other dtype is an error saying which dtypes work.
+//! `randint` and `permutation` produce integer dtypes, `bernoulli` u8 and
+//! `categorical` i32 (as `argmax`).
+
+use crate::device::Device;
+use crate::dtype::{DType, Element, Scalar};
+use crate::error::{Error, Result};
+use crate::layout::checked_numel;
+use crate::ops::index::Index;
+use crate::random::threefry2x32;
+use crate::tensor::Tensor;
+use rayon::prelude::*;
+
+/// Reserved counters deriving the keys of the non-sample streams (high word
+/// `u32::MAX`: sample index 2^63 and above, never reached).
+const SPLIT: u64 = u64::MAX;
+const FOLD: u64 = u64::MAX - 1;
+const STREAM: u64 = u64::MAX - 2;
+
+/// Elements per parallel chunk (the values never depend on the chunking).
+const CHUNK: usize = 1 << 14;
+
+/// A Threefry-2x32 key: the state of keyed random generation. Copy it freely;
+/// samplers never change it (see the module docs for the model).
+///
+/// ```
+/// use rnx::{DType, Device, Key};
+/// let key = Key::new(42);
+/// let ks = key.split(2);
+/// let a = ks[0].normal(DType::F32, &[3], 0.0, 1.0, Device::Cpu).unwrap();
+/// let b = ks[1].normal(DType::F32, &[3], 0.0, 1.0, Device::Cpu).unwrap();
+/// assert_ne!(a.to_vec::<f32>().unwrap(), b.to_vec::<f32>().unwrap());
+/// // Same key, same values.
+/// let c = ks[0].normal(DType::F32, &[3], 0.0, 1.0, Device::Cpu).unwrap();
+/// assert_eq!(a.to_vec::<f32>().unwrap(), c.to_vec::<f32>().unwrap());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Key([u32; 2]);
+
+/// A 64-bit counter as Threefry's two words, low word first.
+fn ctr(i: u64) -> [u32; 2] {
+    [i as u32, (i >> 32) as u32]
+}
+
+/// The 64 bits of a block, first word high.
+fn bits64(b: [u32; 2]) -> u64 {
+    (b[0] as u64) << 32 | b[1] as u64
+}
+
+/// A uniform in `[0, 1)`: the top 53 bits of the block.
+fn unit53(b: [u32; 2]) -> f64 {
+    (bits64(b) >> 11) as f64 * (-53f64).exp2()
+}
+
+/// A uniform in `(0, 1)`: the top 53 bits of the block, plus half a step.
+fn open53(b: [u32; 2]) -> f64 {
+    ((bits64(b) >> 11) as f64 + 0.5) * (-53f64).exp2()
+}
+
+/// A standard normal from one block by Box-Muller, the formula of
+/// [`Tensor::randn`] (|value| <= 6.66: the first word gives `u1` in `(0, 1]`).
+fn box_muller(b: [u32; 2]) -> f64 {
+    let u1 = (b[0] as f64 + 1.0) * (-32f64).exp2();
+    let u2 = b[1] as f64 * (-32f64).exp2();
+    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+}
+
+/// Mantissa digits of a float dtype (the precision of `uniform`'s grid).
+fn mantissa_bits(dtype: DType) -> u32 {
+    match dtype {
+        DType::F16 => 11,
+        DType::BF16 => 8,
+        DType::F32 => 24,
+        _ => 53,
+    }
+}
+
+/// `x` rounded to the float `dtype`, as f64.
+fn round_to(dtype: DType, x: f64) -> f64 {
+    match dtype {
+        DType::F16 => crate::f16::from_f64(x).to_f64(),
+        DType::BF16 => crate::bf16::from_f64(x).to_f64(),
+        DType::F32 => x as f32 as f64,
+        _ => x,
+    }
+}
+
+/// The next value of the float `dtype` above `x` (which `dtype` holds).
+fn next_up(dtype: DType, x: f64) -> f64 {
+    if x.is_nan() || x == f64::INFINITY {
+        return x;
+    }
+    let (bits, from): (u64, fn(u64) -> f64) = match dtype {
+        DType::F16 => (crate::f16::from_f64(x).to_bits() as u64, |b| {
+            crate::f16::from_bits(b as u16).to_f64()
+        }),
+        DType::BF16 => (crate::bf16::from_f64(x).to_bits() as u64, |b| {
+            crate::bf16::from_bits(b as u16).to_f64()
+        }),
+        DType::F32 => ((x as f32).to_bits() as u64, |b| {
+            f32::from_bits(b as u32) as f64
+        }),
+        _ => (x.to_bits(), f64::from_bits),
+    };
+    if x == 0.0 {
+        from(1)
+    } else if x > 0.0 {
+        from(bits + 1)
+    } else {
+        from(bits - 1)
+    }
+}
+
+/// The next value of the float `dtype` below `x` (which `dtype` holds).
+fn next_down(dtype: DType, x: f64) -> f64 {
+    -next_up(dtype, -x)
+}
+
+/// The values of `dtype` in `[lo, hi]` (closed; `open_hi` makes it
+/// `[lo, hi)`), as the smallest and largest such value, or an error naming
+/// `op` when there is none.
+fn inner_bounds(op: &str, dtype: DType, lo: f64, hi: f64, open_hi: bool) -> Result<(f64, f64)> {
+    let mut a = round_to(dtype, lo);
+    if a < lo {
+        a = next_up(dtype, a);
+    }
+    let mut b = round_to(dtype, hi);
+    if b > hi || (open_hi && b >= hi) {
+        b = next_down(dtype, b);
+    }
+    if a > b {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "no {dtype} value lies in [{lo}, {hi}{}",
+                if open_hi { ")" } else { "]" }
+            ),
+        ));
+    }
+    Ok((a, b))
+}
+
+/// The float-dtype check every float sampler starts with.
+fn float_dtype(op: &str, dtype: DType) -> Result<()> {
+    if dtype.is_float() {
+        Ok(())
+    } else {
+        Err(Error::invalid(
+            op,
+            format!("dtype must be a float dtype (f16, bf16, f32, f64), got {dtype}; cast the result for other dtypes"),
+        ))
+    }
+}
+
+/// `v[i] = f(i)` for `i < n`, in parallel chunks.
+fn par_fill<T: Element>(n: usize, f: &(dyn Fn(u64) -> T + Sync)) -> Vec<T> {
+    let mut v = vec![T::zero(); n];
+    crate::device::pool().install(|| {
+        v.par_chunks_mut(CHUNK).enumerate().for_each(|(c, chunk)| {
+            let base = (c * CHUNK) as u64;
+            for (j, x) in chunk.iter_mut().enumerate() {
+                *x = f(base + j as u64);
+            }
+        })
+    });
+    v
+}
+
+/// A float tensor of `shape` on `device` whose element `i` is `f(i)` rounded
+/// to `dtype` and clamped into `[lo, hi]` (values `dtype` holds).
+fn fill_float(
+    op: &str,
+    dtype: DType,
+    shape: &[usize],
+    device: Device,
+    (lo, hi): (f64, f64),
+    f: &(dyn Fn(u64) -> f64 + Sync),
+) -> Result<Tensor> {
+    let n = checked_numel(op, shape)?;
+    crate::dispatch!(@float dtype, op, T => {
+        let (tlo, thi) = (T::from_f64(lo), T::from_f64(hi));
+        let v = par_fill::<T>(n, &|i| {
+            let x = f(i);
+            if x < lo {
+                tlo
+            } else if x > hi {
+                thi
+            } else {
+                let t = T::from_f64(x);
+                let y = t.to_f64();
+                if y < lo { tlo } else if y > hi { thi } else { t }
+            }
+        });
+        Tensor::from_vec(v, shape)?.to_device(device)
+    })
+}
+
+/// A float tensor of `shape + [k]` on `device` whose row `r` (k values) is
+/// written by `f(r, row)` in f64, then rounded to `dtype`.
+fn fill_rows(
+    op: &str,
+    dtype: DType,
+    shape: &[usize],
+    k: usize,
+    device: Device,
+    f: &(dyn Fn(u64, &mut [f64]) + Sync),
+) -> Result<Tensor> {
+    let mut full = shape.to_vec();
+    full.push(k);
+    let n = checked_numel(op, &full)?;
+    let mut v = vec![0f64; n];
+    if let Some(rows_per) = CHUNK.checked_div(k) {
+        let rows_per = rows_per.max(1);
+        crate::device::pool().install(|| {
+            v.par_chunks_mut(rows_per * k)
+                .enumerate()
+                .for_each(|(c, chunk)| {
+                    for (j, row) in chunk.chunks_exact_mut(k).enumerate() {
+                        f((c * rows_per + j) as u64, row);
+                    }
+                })
+        });
+    }
+    crate::dispatch!(@float dtype, op, T => {
+        let t: Vec<T> = v.into_iter().map(T::from_f64).collect();
+        Tensor::from_vec(t, &full)?.to_device(device)
+    })
+}
+
+/// An integer tensor of `shape` on `device` whose element `i` is `f(i)`
+/// (which `dtype` holds).
+fn fill_int(
+    op: &str,
+    dtype: DType,
+    shape: &[usize],
+    device: Device,
+    f: &(dyn Fn(u64) -> i128 + Sync),
+) -> Result<Tensor> {
+    let n = checked_numel(op, shape)?;
+    crate::dispatch!(@int dtype, op, T => {
+        let v = par_fill::<T>(n, &|i| T::from_i128_saturating(f(i)));
+        Tensor::from_vec(v, shape)?.to_device(device)
+    })
+}
+
+/// The counter stream of one element of a rejection sampler: blocks
+/// `0, 1, 2, ...` under the element's own key, so each element's loop draws
+/// as many blocks as it needs without touching any other element's.
+struct Stream {
+    key: [u32; 2],
+    next: u64,
+}
+
+impl Stream {
+    /// The stream of element `i` under the derived stream key `skey`.
+    fn of(skey: Key, i: u64) -> Stream {
+        Stream {
+            key: skey.block(i),
+            next: 0,
+        }
+    }
+
+    fn block(&mut self) -> [u32; 2] {
+        let b = threefry2x32(self.key, ctr(self.next));
+        self.next += 1;
+        b
+    }
+
+    fn normal(&mut self) -> f64 {
+        box_muller(self.block())
+    }
+
+    fn open(&mut self) -> f64 {
+        open53(self.block())
+    }
+}
+
+/// The logarithm of a Gamma(`alpha`, 1) draw from `s` (`alpha > 0`, finite):
+/// Marsaglia-Tsang (2000) for `alpha >= 1`; for `alpha < 1` the boost
+/// `G(alpha) = G(alpha + 1) U^(1/alpha)`, kept in logs so tiny `alpha` does
+/// not underflow to 0 before a ratio (beta, dirichlet) is taken.
+fn log_gamma_draw(s: &mut Stream, alpha: f64) -> f64 {
+    if alpha < 1.0 {
+        let g = log_gamma_draw(s, alpha + 1.0);
+        return g + s.open().ln() / alpha;
+    }
+    let d = alpha - 1.0 / 3.0;
+    let c = 1.0 / (9.0 * d).sqrt();
+    loop {
+        let x = s.normal();
+        let v = 1.0 + c * x;
+        if v <= 0.0 {
+            continue;
+        }
+        let v = v * v * v;
+        let u = s.open();
+        let x2 = x * x;
+        if u < 1.0 - 0.0331 * x2 * x2 || u.ln() < 0.5 * x2 + d * (1.0 - v + v.ln()) {
+            return d.ln() + v.ln();
+        }
+    }
+}
+
+/// The standard normal CDF, accurate in the lower tail.
+fn phi(x: f64) -> f64 {
+    0.5 * libm::erfc(-x / std::f64::consts::SQRT_2)
+}
+
+/// The inverse of [`phi`] on `[0, 1]`: Acklam's rational approximation
+/// (relative error 1.2e-9) refined by one Halley step on `phi`, which brings
+/// it to about f64 precision (the lower tail included, as `phi` is).
+fn ndtri(p: f64) -> f64 {
+    if p <= 0.0 {
+        return f64::NEG_INFINITY;
+    }
+    if p >= 1.0 {
+        return f64::INFINITY;
+    }
+    const A: [f64; 6] = [
+        -3.969_683_028_665_376e1,
+        2.209_460_984_245_205e2,
+        -2.759_285_104_469_687e2,
+        1.383_577_518_672_69e2,
+        -3.066_479_806_614_716e1,
+        2.506_628_277_459_239,
+    ];
+    const B: [f64; 5] = [
+        -5.447_609_879_822_406e1,
+        1.615_858_368_580_409e2,
+        -1.556_989_798_598_866e2,
+        6.680_131_188_771_972e1,
+        -1.328_068_155_288_572e1,
+    ];
+    const C: [f64; 6] = [
+        -7.784_894_002_430_293e-3,
+        -3.223_964_580_411_365e-1,
+        -2.400_758_277_161_838,
+        -2.549_732_539_343_734,
+        4.374_664_141_464_968,
+        2.938_163_982_698_783,
+    ];
+    const D: [f64; 4] = [
+        7.784_695_709_041_462e-3,
+        3.224_671_290_700_398e-1,
+        2.445_134_137_142_996,
+        3.754_408_661_907_416,
+    ];
+    let tail = |q: f64| {
+        (((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5])
+            / ((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1.0)
+    };
+    let plow = 0.02425;
+    let mut x = if p < plow {
+        tail((-2.0 * p.ln()).sqrt())
+    } else if p <= 1.0 - plow {
+        let q = p - 0.5;
+        let r = q * q;
+        (((((A[0] * r + A[1]) * r + A[2]) * r + A[3]) * r + A[4]) * r + A[5]) * q
+            / (((((B[0] * r + B[1]) * r + B[2]) * r + B[3]) * r + B[4]) * r + 1.0)
+    } else {
+        -tail((-2.0 * (1.0 - p).ln()).sqrt())
+    };
+    // One Halley step on phi(x) - p.
+    let e = phi(x) - p;
+    let u = e * (2.0 * std::f64::consts::PI).sqrt() * (0.5 * x * x).exp();
+    if u.is_finite() {
+        x -= u / (1.0 + 0.5 * x * u);
+    }
+    x
+}
+
+impl Key {
+    /// The key of `seed`: words `[seed & 0xffff_ffff, seed >> 32]`, the key
+    /// the seeded [`Tensor::rand`] family uses, so `Key::new(s)` samples the
+    /// same values as those functions with seed `s`.
+    ///
+    /// ```
+    /// use rnx::{DType, Device, Key, Tensor};
+    /// let a = Key::new(7).uniform(DType::F32, &[5], 0.0, 1.0, Device::Cpu).unwrap();
+    /// let b = Tensor::rand(DType::F32, &[5], 7).unwrap();
+    /// assert_eq!(a.to_vec::<f32>().unwrap(), b.to_vec::<f32>().unwrap());
+    /// assert_eq!(Key::new(0x1_0000_0002).words(), [2, 1]);
+    /// ```
+    pub fn new(seed: u64) -> Key {
+        Key(ctr(seed))
+    }
+
+    /// The key with these two Threefry key words.
+    pub fn from_words(words: [u32; 2]) -> Key {
+        Key(words)
+    }
+
+    /// The two Threefry key words.
+    pub fn words(self) -> [u32; 2] {
+        self.0
+    }
+
+    /// The seed this key is [`Key::new`] of (every key is one: the words as a
+    /// 64-bit number, low word first).
+    pub fn seed(self) -> u64 {
+        (self.0[1] as u64) << 32 | self.0[0] as u64
+    }
+
+    /// The key as Nx stores it: a u32 tensor of shape `[2]` (the words).
+    pub fn to_tensor(self) -> Tensor {
+        Tensor::from_slice_1d(&self.0)
+    }
+
+    /// The key a u32 tensor of shape `[2]` holds (as [`Key::to_tensor`]
+    /// writes it); another dtype or shape is an error.
+    ///
+    /// ```
+    /// use rnx::Key;
+    /// let k = Key::new(5).fold_in(3);
+    /// assert_eq!(Key::from_tensor(&k.to_tensor()).unwrap(), k);
+    /// ```
+    pub fn from_tensor(t: &Tensor) -> Result<Key> {
+        if t.dtype() != DType::U32 || t.shape() != [2] {
+            return Err(Error::invalid(
+                "Key::from_tensor",
+                format!(
+                    "a key is a u32 tensor of shape [2], got {} of shape {:?}",
+                    t.dtype(),
+                    t.shape()
+                ),
+            ));
+        }
+        let v = t.to_vec::<u32>()?;
+        Ok(Key([v[0], v[1]]))
+    }
+
+    /// The Threefry block of counter `i` under this key.
+    fn block(self, i: u64) -> [u32; 2] {
+        threefry2x32(self.0, ctr(i))
+    }
+
+    /// The key of a non-sample stream (see the module docs).
+    fn derive(self, tag: u64) -> Key {
+        Key(self.block(tag))
+    }
+
+    /// `n` new keys (JAX's `split`): key `j` is the Threefry block of counter
+    /// `j` under a split key derived from this one. The new keys' streams are
+    /// independent of each other and of this key's; use one and split the
+    /// other again, never sample from a key you split.
+    ///
+    /// ```
+    /// use rnx::Key;
+    /// let ks = Key::new(0).split(3);
+    /// assert_eq!(ks.len(), 3);
+    /// assert!(ks[0] != ks[1] && ks[1] != ks[2]);
+    /// assert_eq!(Key::new(0).split(3), ks); // deterministic
+    /// assert_eq!(Key::new(0).split(2)[..], ks[..2]); // a prefix of a longer split
+    /// ```
+    pub fn split(self, n: usize) -> Vec<Key> {
+        let s = self.derive(SPLIT);
+        (0..n as u64).map(|j| Key(s.block(j))).collect()
+    }
+
+    /// A new key from this one and `data` (JAX's `fold_in`): the Threefry
+    /// block of counter `data` under a fold key derived from this one. Use it
+    /// to give each step, layer or worker its own key without carrying split
+    /// keys around.
+    ///
+    /// ```
+    /// use rnx::Key;
+    /// let k = Key::new(1);
+    /// assert_eq!(k.fold_in(7), k.fold_in(7));
+    /// assert_ne!(k.fold_in(7), k.fold_in(8));
+    /// ```
+    pub fn fold_in(self, data: u64) -> Key {
+        Key(self.derive(FOLD).block(data))
+    }
+
+    /// Uniform values in `[low, high)`: `low + (high - low) u` with `u` the
+    /// value of [`Tensor::rand`] (the top p bits of element i's block times
+    /// 2^-p, p the dtype's precision: 11, 8, 24, 53), computed in f64, rounded
+    /// to the dtype and clamped to the dtype's values in `[low, high)` (so
+    /// rounding never gives `high`). Float dtypes; `low < high`, both finite
+    /// (and some value of the dtype between them), else an error.
+    ///
+    /// ```
+    /// use rnx::{DType, Device, Key};
+    /// let t = Key::new(3).uniform(DType::F64, &[1000], -2.0, 5.0, Device::Cpu).unwrap();
+    /// assert!(t.to_vec::<f64>().unwrap().iter().all(|&x| (-2.0..5.0).contains(&x)));
+    /// assert!(Key::new(3).uniform(DType::F32, &[2], 1.0, 1.0, Device::Cpu).is_err());
+    /// ```
+    pub fn uniform(
+        self,
+        dtype: DType,
+        shape: &[usize],
+        low: f64,
+        high: f64,
+        device: Device,
+    ) -> Result<Tensor> {
+        let op = "uniform";
+        float_dtype(op, dtype)?;
+        let span = high - low;
+        if !(low.is_finite() && high.is_finite() && low < high && span.is_finite()) {
+            return Err(Error::invalid(
+                op,
+                format!(
+                    "needs finite low < high (and a finite high - low), got low {low}, high {high}"
+                ),
+            ));
+        }
+        let bounds = inner_bounds(op, dtype, low, high, true)?;
+        let p = mantissa_bits(dtype);
+        let scale = (-(p as f64)).exp2();
+        fill_float(op, dtype, shape, device, bounds, &|i| {
+            let u = (bits64(self.block(i)) >> (64 - p)) as f64 * scale;
+            low + span * u
+        })
+    }
+
+    /// Normal values with `mean` and standard deviation `std`: `mean + std z`
+    /// with `z` the Box-Muller value of [`Tensor::randn`] (one block per
+    /// element; `|z| <= 6.66`, as the first word gives `u1` in `(0, 1]` with
+    /// 32 bits). Float dtypes; `mean` finite and `std` finite and `>= 0`, else
+    /// an error.
+    ///
+    /// ```
+    /// use rnx::{DType, Device, Key};
+    /// let t = Key::new(9).normal(DType::F64, &[20_000], 10.0, 2.0, Device::Cpu).unwrap();
+    /// let m = t.mean(None, false).unwrap().item_f64().unwrap();
+    /// assert!((m - 10.0).abs() < 0.1);
+    /// assert!(Key::new(9).normal(DType::F32, &[2], 0.0, -1.0, Device::Cpu).is_err());
+    /// ```
+    pub fn normal(
+        self,
+        dtype: DType,
+        shape: &[usize],
+        mean: f64,
+        std: f64,
+        device: Device,
+    ) -> Result<Tensor> {
+        let op = "normal";
+        float_dtype(op, dtype)?;
+        if !(mean.is_finite() && std.is_finite() && std >= 0.0) {
+            return Err(Error::invalid(
+                op,
+                format!("needs a finite mean and a finite std >= 0, got mean {mean}, std {std}"),
+            ));
+        }
+        let all = (f64::NEG_INFINITY, f64::INFINITY);
+        fill_float(op, dtype, shape, device, all, &|i| {
+            let z = std * box_muller(self.block(i));
+            if mean == 0.0 {
+                z
+            } else {
+                mean + z
+            }
+        })
+    }
+
+    /// Integers uniform in `[low, high)` (high exclusive), exactly
+    /// [`Tensor::randint`] with this key's [`Key::seed`]: element i is
+    /// `low + floor(r (high - low) / 2^64)`, r the 64 bits of its block
+    /// (bias below 2^-64 per value). Integer dtypes; `low < high` and both
+    /// representable in the dtype, else an error.
+    ///
+    /// ```
+    /// use rnx::{DType, Device, Key};
+    /// let t = Key::new(1).randint(DType::U8, &[500], 250, 256, Device::Cpu).unwrap();
+    /// assert!(t.to_vec::<u8>().unwrap().iter().all(|&x| x >= 250));
+    /// assert!(Key::new(1).randint(DType::I32, &[2], 3, 3, Device::Cpu).is_err());
+    /// ```
+    pub fn randint(
+        self,
+        dtype: DType,
+        shape: &[usize],
+        low: i64,
+        high: i64,
+        device: Device,
+    ) -> Result<Tensor> {
+        Tensor::randint(dtype, shape, low, high, self.seed())?.to_device(device)
+    }
+
+    /// Bernoulli draws, u8 (1 with probability `p`, else 0): element i is 1
+    /// when the top 53 bits of its block, times 2^-53, are below `p` (so
+    /// `p = 0` never and `p = 1` always gives 1). `p` in `[0, 1]`, else an
+    /// error.
+    ///
+    /// ```
+    /// use rnx::{DType, Device, Key};
+    /// let t = Key::new(2).bernoulli(&[4], 1.0, Device::Cpu).unwrap();
+    /// assert_eq!((t.dtype(), t.to_vec::<u8>().unwrap()), (DType::U8, vec![1, 1, 1, 1]));
+    /// assert!(Key::new(2).bernoulli(&[4], 1.5, Device::Cpu).is_err());
+    /// ```
+    pub fn bernoulli(self, shape: &[usize], p: f64, device: Device) -> Result<Tensor> {
+        let op = "bernoulli";
+        if !(0.0..=1.0).contains(&p) {
+            return Err(Error::invalid(op, format!("p must be in [0, 1], got {p}")));
+        }
+        let n = checked_numel(op, shape)?;
+        let v = par_fill::<u8>(n, &|i| (unit53(self.block(i)) < p) as u8);
+        Tensor::from_vec(v, shape)?.to_device(device)
+    }
+
+    /// Standard exponential values (rate 1; multiply by a scale for
+    /// another): `-ln(1 - u)`, u the 53-bit uniform in `[0, 1)` of element i's
+    /// block (values in `[0, 36.8]`). Float dtypes.
+    ///
+    /// ```
+    /// use rnx::{DType, Device, Key};
+    /// let t = Key::new(4).exponential(DType::F64, &[20_000], Device::Cpu).unwrap();
+    /// let m = t.mean(None, false).unwrap().item_f64().unwrap();
+    /// assert!((m - 1.0).abs() < 0.05);
+    /// ```
+    pub fn exponential(self, dtype: DType, shape: &[usize], device: Device) -> Result<Tensor> {
+        let op = "exponential";
+        float_dtype(op, dtype)?;
+        let bounds = (0.0, f64::INFINITY);
+        fill_float(op, dtype, shape, device, bounds, &|i| {
+            -(1.0 - unit53(self.block(i))).ln()
+        })
+    }
+
+    /// Standard normal values truncated to `[lower, upper]` (JAX's
+    /// `truncated_normal`; infinite bounds allowed), by the inverse CDF:
+    /// `x = Φ⁻¹(Φ(a) + u (Φ(b) - Φ(a)))`, u the open 53-bit uniform of element
+    /// i's block, on the mirrored interval `[-upper, -lower]` when
+    /// `lower >= 0` so both CDF values lie in the accurate lower tail (Φ from
+    /// `erfc`; Φ⁻¹ rational plus a Halley step). Accurate while the interval
+    /// is within about 37 standard deviations of 0; beyond, values pile on
+    /// the bound nearer 0. Results are clamped to the dtype's values in
+    /// `[lower, upper]`. Float dtypes; `lower < upper` (not NaN), else an error.
+    ///
+    /// ```
+    /// use rnx::{DType, Device, Key};
+    /// let t = Key::new(5).truncated_normal(DType::F32, &[1000], 3.0, 4.0, Device::Cpu).unwrap();
+    /// assert!(t.to_vec::<f32>().unwrap().iter().all(|&x| (3.0..=4.0).contains(&x)));
+    /// ```
+    pub fn truncated_normal(
+        self,
+        dtype: DType,
+        shape: &[usize],
+        lower: f64,
+        upper: f64,
+        device: Device,
+    ) -> Result<Tensor> {
+        let op = "truncated_normal";
+        float_dtype(op, dtype)?;
+        if lower.is_nan() || upper.is_nan() || lower >= upper {
+            return Err(Error::invalid(
+                op,
+                format!("needs lower < upper, got lower {lower}, upper {upper}"),
+            ));
+        }
+        let bounds = inner_bounds(op, dtype, lower, upper, false)?;
+        let flip = lower >= 0.0;
+        let (a, b) = if flip {
+            (-upper, -lower)
+        } else {
+            (lower, upper)
+        };
+        let (pa, pb) = (phi(a), phi(b));
+        fill_float(op, dtype, shape, device, bounds, &|i| {
+            let u = open53(self.block(i));
+            let x = ndtri(pa + u * (pb - pa)).clamp(a, b);
+            if flip {
+                -x
+            } else {
+                x
+            }
+        })
+    }
+
+    /// Gamma(`alpha`, 1) values (shape `alpha`, scale 1; multiply by a scale
+    /// for another). Element i runs Marsaglia-Tsang rejection (for
+    /// `alpha < 1`: on `alpha + 1`, times `u^(1/alpha)`) on its own counter
+    /// stream, blocks `0, 1, ...` under the key `threefry(s, i)` with `s` a
+    /// stream key derived from this one, so it still depends only on
+    /// (key, i). Float dtypes; `alpha > 0` and finite, else an error.
+    ///
+    /// ```
+    /// use rnx::{DType, Device, Key};
+    /// let t = Key::new(6).gamma(DType::F64, &[20_000], 3.0, Device::Cpu).unwrap();
+    /// let m = t.mean(None, false).unwrap().item_f64().unwrap();
+    /// assert!((m - 3.0).abs() < 0.1);
+    /// assert!(Key::new(6).gamma(DType::F64, &[2], 0.0, Device::Cpu).is_err());
+    /// ```
+    pub fn gamma(
+        self,
+        dtype: DType,
+        shape: &[usize],
+        alpha: f64,
+        device: Device,
+    ) -> Result<Tensor> {
+        let op = "gamma";
+        float_dtype(op, dtype)?;
+        positive(op, "alpha", alpha)?;
+        let s = self.derive(STREAM);
+        let bounds = (0.0, f64::INFINITY);
+        fill_float(op, dtype, shape, device, bounds, &|i| {
+            log_gamma_draw(&mut Stream::of(s, i), alpha).exp()
+        })
+    }
+
+    /// Beta(`a`, `b`) values in `[0, 1]`: `X / (X + Y)` with X ~ Gamma(a) and
+    /// Y ~ Gamma(b) the gamma draws of the streams `2i` and `2i + 1` (see
+    /// [`Key::gamma`]), taken in logs. Float dtypes; `a`, `b > 0` and finite,
+    /// else an error.
+    ///
+    /// ```
+    /// use rnx::{DType, Device, Key};
+    /// let t = Key::new(7).beta(DType::F64, &[20_000], 2.0, 6.0, Device::Cpu).unwrap();
+    /// let m = t.mean(None, false).unwrap().item_f64().unwrap();
+    /// assert!((m - 0.25).abs() < 0.01);
+    /// ```
+    pub fn beta(
+        self,
+        dtype: DType,
+        shape: &[usize],
+        a: f64,
+        b: f64,
+        device: Device,
+    ) -> Result<Tensor> {
+        let op = "beta";
+        float_dtype(op, dtype)?;
+        positive(op, "a", a)?;
+        positive(op, "b", b)?;
+        let s = self.derive(STREAM);
+        fill_float(op, dtype, shape, device, (0.0, 1.0), &|i| {
+            let x = log_gamma_draw(&mut Stream::of(s, 2 * i), a);
+            let y = log_gamma_draw(&mut Stream::of(s, 2 * i + 1), b);
+            1.0 / (1.0 + (y - x).exp())
+        })
+    }
+
+    /// Dirichlet(`alpha`) rows: a tensor of shape `shape + [k]` (k =
+    /// `alpha.len()`) whose rows are nonnegative and sum to 1 (within
+    /// rounding). Row r normalises the gamma draws of the streams
+    /// `r k + c` (see [`Key::gamma`]), c < k, with `alpha[c]`, taken in logs
+    /// (softmax of the log draws). Float dtypes; `alpha` non-empty, every
+    /// value `> 0` and finite, else an error.
+    ///
+    /// ```
+    /// use rnx::{DType, Device, Key};
+    /// let t = Key::new(8).dirichlet(DType::F64, &[4], &[1.0, 2.0, 3.0], Device::Cpu).unwrap();
+    /// assert_eq!(t.shape(), &[4, 3]);
+    /// for s in t.sum(-1, false).unwrap().to_vec::<f64>().unwrap() {
+    ///     assert!((s - 1.0).abs() < 1e-12);
+    /// }
+    /// ```
+    pub fn dirichlet(
+        self,
+        dtype: DType,
+        shape: &[usize],
+        alpha: &[f64],
+        device: Device,
+    ) -> Result<Tensor> {
+        let op = "dirichlet";
+        float_dtype(op, dtype)?;
+        if alpha.is_empty() {
+            return Err(Error::invalid(op, "alpha must not be empty"));
+        }
+        for &a in alpha {
+            positive(op, "alpha", a)?;
+        }
+        let s = self.derive(STREAM);
+        let k = alpha.len() as u64;
+        fill_rows(op, dtype, shape, alpha.len(), device, &|r, row| {
+            for (c, (x, &a)) in row.iter_mut().zip(alpha).enumerate() {
+                *x = log_gamma_draw(&mut Stream::of(s, r * k + c as u64), a);
+            }
+            let m = row.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            let mut sum = 0.0;
+            for x in row.iter_mut() {
+                *x = (*x - m).exp();
+                sum += *x;
+            }
+            for x in row.iter_mut() {
+                *x /= sum;
+            }
+        })
+    }
+
+    /// The integers `0..n` in random order, of the integer `dtype` (JAX's
+    /// `permutation(n)`): sorted by the 64 bits of their blocks (ties, of
+    /// probability about n^2 / 2^65, in index order), so element order depends
+    /// only on (key, n). `n - 1` must fit the dtype, else an error.
+    ///
+    /// ```
+    /// use rnx::{DType, Device, Key};
+    /// let p = Key::new(1).permutation(DType::I64, 6, Device::Cpu).unwrap();
+    /// let mut v = p.to_vec::<i64>().unwrap();
+    /// v.sort();
+    /// assert_eq!(v, vec![0, 1, 2, 3, 4, 5]);
+    /// ```
+    pub fn permutation(self, dtype: DType, n: usize, device: Device) -> Result<Tensor> {
+        let op = "permutation";
+        if !dtype.is_int() {
+            return Err(Error::invalid(
+                op,
+                format!("dtype must be an integer type, got {dtype}"),
+            ));
+        }
+        if n > 0 {
+            Scalar::I64(n as i64 - 1).to_dtype(dtype, op)?;
+        }
+        let order = self.order(n);
+        fill_int(op, dtype, &[n], device, &|j| order[j as usize] as i128)
+    }
+
+    /// `0..n` sorted by their blocks' bits (the order of `permutation`).
+    fn order(self, n: usize) -> Vec<u64> {
+        crate::device::pool().install(|| {
+            let mut keyed: Vec<(u64, u64)> = (0..n as u64)
+                .into_par_iter()
+                .map(|i| (bits64(self.block(i)), i))
+                .collect();
+            keyed.par_sort_unstable();
+            keyed.into_iter().map(|(_, i)| i).collect()
+        })
+    }
+
+    /// A copy of `t` with its first axis in random order (Nx's `shuffle`,
+    /// JAX's `permutation(x)`): row `j` of the result is row
+    /// `permutation(len)[j]` of `t`, gathered on `t`'s device. Any dtype and
+    /// layout; a rank-0 tensor is an error.
+    ///
+    /// ```
+    /// use rnx::{DType, Key, Tensor};
+    /// let t = Tensor::arange(DType::I32, 0, 6, 1).unwrap().reshape([3, 2]).unwrap();
+    /// let s = Key::new(0).shuffle(&t).unwrap();
+    /// let mut rows: Vec<Vec<i32>> = s.to_vec::<i32>().unwrap().chunks(2).map(|r| r.to_vec()).collect();
+    /// rows.sort();
+    /// assert_eq!(rows, vec![vec![0, 1], vec![2, 3], vec![4, 5]]);
+    /// ```
+    pub fn shuffle(self, t: &Tensor) -> Result<Tensor> {
+        if t.ndim() == 0 {
+            return Err(Error::invalid(
+                "shuffle",
+                "needs a tensor of rank 1 or more, got a scalar",
+            ));
+        }
+        let order = self.order(t.shape()[0]);
+        let idx = order.into_iter().map(|i| i as isize).collect();
+        t.slice([Index::L(idx)])
+    }
+
+    /// Draws from the categorical distribution of `logits` along `axis`
+    /// (unnormalised log-probabilities: -inf for impossible categories) by
+    /// the Gumbel-max trick: the index c maximising `logits[c] + g`, with
+    /// `g = -ln(-ln u)` and u the open 53-bit uniform of block `o k + c` for
+    /// output element o and k categories (first index on ties). The result is
+    /// i32 (as `argmax`), on `logits`' device, of shape `shape`, default the
+    /// batch shape (`logits`' shape without `axis`); a given `shape` must
+    /// broadcast the batch shape (NumPy rules, as JAX). Float logits; NaN or
+    /// +inf logits, an empty axis, or a row of only -inf are errors.
+    ///
+    /// ```
+    /// use rnx::{DType, Key, Tensor};
+    /// let inf = f32::INFINITY;
+    /// let logits = Tensor::create(DType::F32, &[2, 3], &[0.0, -inf, -inf, -inf, -inf, 1.0]).unwrap();
+    /// let c = Key::new(0).categorical(&logits, -1, Some(&[4, 2])).unwrap();
+    /// assert_eq!(c.to_vec::<i32>().unwrap(), vec![0, 2, 0, 2, 0, 2, 0, 2]);
+    /// ```
+    pub fn categorical(
+        self,
+        logits: &Tensor,
+        axis: isize,
+        shape: Option<&[usize]>,
+    ) -> Result<Tensor> {
+        let op = "categorical";
+        if !logits.dtype().is_float() {
+            return Err(Error::invalid(
+                op,
+                format!(
+                    "logits must be a float dtype, got {}; cast them",
+                    logits.dtype()
+                ),
+            ));
+        }
+        let ax = crate::layout::normalize_axis(op, axis, logits.ndim())?;
+        let k = logits.shape()[ax];
+        if k == 0 {
+            return Err(Error::invalid(op, "the category axis is empty"));
+        }
+        let mut batch = logits.shape().to_vec();
+        batch.remove(ax);
+        let out_shape = shape
+            .map(<[usize]>::to_vec)
+            .unwrap_or_else(|| batch.clone());
+        let lead = out_shape.len().wrapping_sub(batch.len());
+        if out_shape.len() < batch.len()
+            || batch
+                .iter()
+                .zip(&out_shape[lead..])
+                .any(|(&b, &o)| b != o && b != 1)
+        {
+            return Err(Error::shapes(
+                op,
+                &out_shape,
+                &batch,
+                "the shape must broadcast the logits' batch shape",
+            ));
+        }
+        let n = checked_numel(op, &out_shape)?;
+        let rows = logits.moveaxis(ax as isize, -1)?.to_vec_f64()?;
+        for (r, row) in rows.chunks_exact(k).enumerate() {
+            if let Some(x) = row.iter().find(|x| x.is_nan() || **x == f64::INFINITY) {
+                return Err(Error::invalid(
+                    op,
+                    format!("logits must not be NaN or +inf, got {x}"),
+                ));
+            }
+            if row.iter().all(|&x| x == f64::NEG_INFINITY) {
+                return Err(Error::invalid(op, format!("logits row {r} is all -inf")));
+            }
+        }
+        // Batch strides (in rows) for the output's trailing axes; 0 where the
+        // batch axis has size 1 (broadcast).
+        let mut bstride = vec![0usize; batch.len()];
+        let mut acc = 1;
+        for j in (0..batch.len()).rev() {
+            bstride[j] = if batch[j] == 1 { 0 } else { acc };
+            acc *= batch[j];
+        }
+        let tail = &out_shape[lead..];
+        let kk = k as u64;
+        let v = par_fill::<i32>(n, &|o| {
+            let mut rem = o as usize;
+            let mut row = 0;
+            for j in (0..tail.len()).rev() {
+                row += (rem % tail[j]) * bstride[j];
+                rem /= tail[j];
+            }
+            let logit = &rows[row * k..(row + 1) * k];
+            let mut best = 0;
+            let mut best_v = f64::NEG_INFINITY;
+            for (c, &l) in logit.iter().enumerate() {
+                if l == f64::NEG_INFINITY {
+                    continue;
+                }
+                let g = -(-open53(self.block(o * kk + c as u64)).ln()).ln();
+                if l + g > best_v {
+                    best_v = l + g;
+                    best = c;
+                }
+            }
+            best as i32
+        });
+        Tensor::from_vec(v, &out_shape)?.to_device(logits.device())
+    }
+}
+
+/// `x > 0` and finite, else an error naming `op` and the parameter.
+fn positive(op: &str, name: &str, x: f64) -> Result<()> {
+    if x > 0.0 && x.is_finite() {
+        Ok(())
+    } else {
+        Err(Error::invalid(
+            op,
+            format!("{name} must be > 0 and finite, got {x}"),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ndtri, next_down, next_up, phi};
+    use crate::DType;
+
+    #[test]
+    fn ndtri_inverts_phi() {
+        for &p in &[1e-300, 1e-20, 1e-5, 0.01, 0.3, 0.5, 0.77, 0.99] {
+            let x = ndtri(p);
+            assert!(((phi(x) - p) / p).abs() < 1e-12, "p {p}: x {x}");
+        }
+        assert!((ndtri(0.975) - 1.959_963_984_540_054).abs() < 1e-13);
+    }
+
+    #[test]
+    fn next_values() {
+        assert_eq!(next_up(DType::F32, 1.0), 1.0 + f32::EPSILON as f64);
+        assert_eq!(next_down(DType::F16, 1.0), 1.0 - 2f64.powi(-11));
+        assert_eq!(next_up(DType::BF16, 0.0), 2f64.powi(-133));
+        assert_eq!(next_down(DType::F64, 0.0), -f64::from_bits(1));
+    }
+}

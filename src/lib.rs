@@ -127,6 +127,7 @@ pub use error::{Error, Result};
 pub use layout::Layout;
 pub use ops::conv::{Conv1dOptions, Conv2dOptions, Padding};
 pub use ops::creation::Indexing;
+pub use ops::fft::{FftOptions, FftnOptions, Norm};
 pub use ops::index::{Index, NewAxis};
 pub use ops::join::Sections;
 pub use ops::operators::OperatorScalar;

@@ -9,6 +9,7 @@ pub mod convert;
 pub mod creation;
 pub mod creation_on;
 pub mod elementwise;
+pub mod fft;
 /// The elementwise frame (operands, broadcasting, output and alias checks)
 /// every elementwise family runs through.
 pub(crate) mod frame;

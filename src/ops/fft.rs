@@ -387,7 +387,9 @@ impl Tensor {
     /// use rnx::{Tensor, DType, C32};
     /// let x = Tensor::create(DType::F32, &[4], &[0., 1., 0., 0.]).unwrap();
     /// let v = x.rfft().unwrap().to_vec::<C32>().unwrap();
-    /// assert_eq!(v, vec![C32::new(1., 0.), C32::new(0., -1.), C32::new(-1., 0.)]);
+    /// let want = [C32::new(1., 0.), C32::new(0., -1.), C32::new(-1., 0.)];
+    /// assert_eq!(v.len(), 3);
+    /// assert!(v.iter().zip(&want).all(|(a, b)| (a - b).norm() < 1e-6));
     /// ```
     pub fn rfft(&self) -> Result<Tensor> {
         self.rfft_with(&FftOptions::default())

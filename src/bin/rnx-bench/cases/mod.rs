@@ -5,6 +5,7 @@
 
 mod data;
 mod elementwise;
+mod fft;
 mod linalg;
 mod reduce;
 
@@ -133,6 +134,7 @@ pub fn all() -> Vec<Case> {
     v.extend(reduce::cases());
     v.extend(elementwise::integer_cases());
     v.extend(linalg::cases());
+    v.extend(fft::cases());
     v
 }
 
@@ -181,6 +183,11 @@ mod tests {
         "bmm_f32_64x128x128",
         "bmm_f32_64x128x128_1t",
         "conv2d_8x64x56x56_k3_same",
+        // Issue 30.
+        "fft_c64_1M",
+        "rfft_f32_1M",
+        "fft2_c32_1024x1024",
+        "fft_c64_batch_1000x1000",
     ];
 
     #[test]

@@ -94,6 +94,7 @@
 //! | comparisons, logic, `where_cond`/`select` | [`ops::compare`], [`ops::logic`], [`ops::select`] |
 //! | reductions, `argmax`, `cumsum`; softmax family; sorting | [`ops::reduce`], [`ops::softmax`], [`ops::sort`] |
 //! | `matmul`, `dot`; convolution and correlation | [`ops::linalg`], [`ops::conv`] |
+//! | Fourier transforms (`fft`, `rfft`, `fftn`, ...), `fftfreq`, `fftshift` | [`ops::fft`] |
 //! | `cast`, `contiguous`, `to_device` | [`ops::convert`] |
 //! | operators (`&a + &b`, panicking sugar) | [`ops::operators`] |
 //! | dtypes, scalars, devices, errors | [`dtype`], [`device`], [`error`] |

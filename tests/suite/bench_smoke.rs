@@ -48,6 +48,11 @@ const ISSUE_8_NAMES: &[&str] = &[
     "bmm_f32_64x128x128",
     "bmm_f32_64x128x128_1t",
     "conv2d_8x64x56x56_k3_same",
+    // Issue 30.
+    "fft_c64_1M",
+    "rfft_f32_1M",
+    "fft2_c32_1024x1024",
+    "fft_c64_batch_1000x1000",
 ];
 
 fn run(args: &[&str]) -> (i32, String, String) {

@@ -3,7 +3,7 @@
 //! Mutex; each row along the axis is gathered into a contiguous buffer (zero
 //! padding or truncation on the way), transformed, then scaled and scattered
 //! into the output through its strides. Rows are spread over the pool in
-//! chunks of about [`CHUNK_ELEMS`] elements with `team::for_each_chunk`, so
+//! chunks of about `CHUNK_ELEMS` elements with `team::for_each_chunk`, so
 //! `RNX_NUM_THREADS` / `set_num_threads` apply. No FFT algorithm lives here.
 
 use super::strided::SendPtr;

@@ -356,6 +356,23 @@ def _cases(S):
     c.append(("randn_f32_10M", "all", lambda np: dict(),
               lambda np: np.random.default_rng(SEED_A).standard_normal(n10m, dtype=np.float32),
               lambda torch: torch.randn(n10m)))
+    # Issue 30: Fourier transforms (real parts seed 1, imaginary parts seed 2, [-1, 1)).
+    def cplx(dtype, shape):
+        def m(np):
+            re = uniform(np, np.dtype(dtype), shape, SEED_A, -1.0, 1.0)
+            im = uniform(np, np.dtype(dtype), shape, SEED_B, -1.0, 1.0)
+            return dict(x=(re + 1j * im).astype("complex128" if dtype == "float64" else "complex64"))
+        return m
+
+    nfft, side2, nb = S.pick(1_000_000, 1000), S.pick(1024, 32), S.pick(1000, 10)
+    c.append(("fft_c64_1M", "all", cplx("float64", (nfft,)),
+              lambda np, x: np.fft.fft(x), lambda torch, x: torch.fft.fft(x)))
+    c.append(("rfft_f32_1M", "all", one((nfft,), -1.0, 1.0),
+              lambda np, x: np.fft.rfft(x), lambda torch, x: torch.fft.rfft(x)))
+    c.append(("fft2_c32_1024x1024", "all", cplx(f32, (side2, side2)),
+              lambda np, x: np.fft.fft2(x), lambda torch, x: torch.fft.fft2(x)))
+    c.append(("fft_c64_batch_1000x1000", "all", cplx("float64", (nb, nb)),
+              lambda np, x: np.fft.fft(x, axis=-1), lambda torch, x: torch.fft.fft(x, dim=-1)))
     return c
 
 

@@ -99,6 +99,7 @@
 //! | reductions, `argmax`, `cumsum`; softmax family; sorting | [`ops::reduce`], [`ops::softmax`], [`ops::sort`] |
 //! | `matmul`, `dot`; convolution and correlation | [`ops::linalg`], [`ops::conv`] |
 //! | products: `tensordot`, `einsum`, `kron`, `multi_dot`, ...; `diagonal`, `trace`, `tril`, ... | [`ops::products`], [`ops::einsum`], [`ops::diag`] |
+//! | Fourier transforms (`fft`, `rfft`, `fftn`, ...), `fftfreq`, `fftshift` | [`ops::fft`] |
 //! | `cast`, `contiguous`, `to_device` | [`ops::convert`] |
 //! | operators (`&a + &b`, panicking sugar) | [`ops::operators`] |
 //! | dtypes, scalars, devices, errors | [`dtype`], [`device`], [`error`] |
@@ -142,14 +143,15 @@ pub use layout::Layout;
 pub use ops::conv::{Conv1dOptions, Conv2dOptions, Padding};
 pub use ops::creation::Indexing;
 pub use ops::diag::DiagonalOptions;
+pub use ops::fft::{FftOptions, FftnOptions, Norm};
 pub use ops::index::{Index, NewAxis};
 pub use ops::join::Sections;
 pub use ops::operators::OperatorScalar;
+pub use ops::products::TensordotAxes;
+pub use ops::rng::Key;
 pub use ops::search::{
     BincountOptions, OneHotOptions, SearchSortedOptions, Side, Unique, UniqueOptions,
 };
-pub use ops::products::TensordotAxes;
-pub use ops::rng::Key;
 pub use ops::softmax::SoftmaxOptions;
 pub use ops::take::{IndexMode, IndexPutOptions, ScatterMode, ScatterOptions, TakeOptions};
 pub use ops::Operand;

@@ -12,6 +12,7 @@ pub(crate) mod core;
 #[doc(hidden)]
 pub mod cpu;
 pub mod elementwise;
+pub(crate) mod fft;
 #[cfg(feature = "gpu")]
 #[doc(hidden)]
 pub mod gpu;
@@ -22,6 +23,7 @@ pub(crate) mod sort;
 
 pub use self::core::CoreBackend;
 pub use self::elementwise::{BinaryOp, ClassOp, CmpOp, ElementwiseBackend, TernaryOp, UnaryOp};
+pub use self::fft::{FftBackend, FftKind, FftSpec};
 pub use self::index::{IndexBackend, ScatterOp};
 pub use self::linalg::LinalgBackend;
 pub use self::reduce::{ArgOp, ReduceBackend, ReduceOp, ScanOp, SoftmaxOp};
@@ -34,12 +36,19 @@ use crate::error::Result;
 
 /// Every primitive a device provides.
 pub trait Backend:
-    CoreBackend + ElementwiseBackend + IndexBackend + LinalgBackend + ReduceBackend + SortBackend
+    CoreBackend
+    + ElementwiseBackend
+    + FftBackend
+    + IndexBackend
+    + LinalgBackend
+    + ReduceBackend
+    + SortBackend
 {
 }
 impl<
         B: CoreBackend
             + ElementwiseBackend
+            + FftBackend
             + IndexBackend
             + LinalgBackend
             + ReduceBackend

@@ -11,6 +11,7 @@ pub mod creation_on;
 pub mod diag;
 pub mod einsum;
 pub mod elementwise;
+pub mod fft;
 /// The elementwise frame (operands, broadcasting, output and alias checks)
 /// every elementwise family runs through.
 pub(crate) mod frame;
@@ -23,8 +24,8 @@ pub mod math;
 pub mod operators;
 pub mod products;
 pub mod reduce;
-pub mod search;
 pub mod rng;
+pub mod search;
 pub mod select;
 pub mod shape;
 pub mod softmax;

@@ -56,6 +56,11 @@ const ISSUE_8_NAMES: &[&str] = &[
     "einsum_bij_bjk_f32_64x128x128",
     "tensordot_f32_256x256x64",
     "randn_f32_10M",
+    // Issue 30.
+    "fft_c64_1M",
+    "rfft_f32_1M",
+    "fft2_c32_1024x1024",
+    "fft_c64_batch_1000x1000",
 ];
 
 fn run(args: &[&str]) -> (i32, String, String) {

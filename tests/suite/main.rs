@@ -16,6 +16,7 @@ mod conv;
 mod conventions;
 mod creation;
 mod elementwise;
+mod fft;
 mod gather_scatter;
 #[cfg(feature = "gpu")]
 mod gpu;

@@ -5,6 +5,7 @@
 pub mod blocked;
 pub mod copy;
 pub mod elementwise;
+pub mod fft;
 pub mod index;
 pub mod matmul;
 pub mod reduce;

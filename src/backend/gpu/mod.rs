@@ -32,7 +32,7 @@ pub use buffer::GpuBuffer;
 pub use peak::fma_peak_gflops;
 
 use crate::backend::cpu::CpuBackend;
-use crate::backend::{CoreBackend, LinalgBackend, SortBackend};
+use crate::backend::{CoreBackend, FftBackend, FftSpec, LinalgBackend, SortBackend};
 use crate::error::Result;
 use crate::layout::Layout;
 use crate::storage::Storage;
@@ -187,6 +187,16 @@ impl SortBackend for GpuBackend {
             from_host(h, t)?;
         }
         Ok(())
+    }
+}
+
+impl FftBackend for GpuBackend {
+    /// CPU round trip (download, rustfft on the CPU, upload), results exactly
+    /// the CPU's. Every transform has a complex side and the GPU holds no
+    /// complex dtype, so the frontend refuses GPU tensors before this is
+    /// reached (`src/ops/fft.rs`); it is here so the trait is complete.
+    fn fft(&self, x: &Tensor, axis: usize, spec: &FftSpec, out: &Tensor) -> Result<()> {
+        via_cpu(&[x], &[out], |cpu, i, o| cpu.fft(&i[0], axis, spec, &o[0]))
     }
 }
 

@@ -5,6 +5,7 @@
 
 mod data;
 mod elementwise;
+mod fft;
 mod index;
 mod linalg;
 mod products;
@@ -139,6 +140,7 @@ pub fn all() -> Vec<Case> {
     v.extend(index::cases());
     v.extend(products::cases());
     v.extend(random::cases());
+    v.extend(fft::cases());
     v
 }
 
@@ -195,6 +197,11 @@ mod tests {
         "einsum_bij_bjk_f32_64x128x128",
         "tensordot_f32_256x256x64",
         "randn_f32_10M",
+        // Issue 30.
+        "fft_c64_1M",
+        "rfft_f32_1M",
+        "fft2_c32_1024x1024",
+        "fft_c64_batch_1000x1000",
     ];
 
     #[test]

@@ -1,0 +1,293 @@
+//! CPU Fourier transforms: rustfft (complex) and realfft (real) plans, cached
+//! per (length, direction) in one pair of planners per precision behind a
+//! Mutex; each row along the axis is gathered into a contiguous buffer (zero
+//! padding or truncation on the way), transformed, then scaled and scattered
+//! into the output through its strides. Rows are spread over the pool in
+//! chunks of about `CHUNK_ELEMS` elements with `team::for_each_chunk`, so
+//! `RNX_NUM_THREADS` / `set_num_threads` apply. No FFT algorithm lives here.
+
+use super::strided::SendPtr;
+use super::team::for_each_chunk;
+use super::{base_ptr, CpuBackend};
+use crate::backend::fft::{FftBackend, FftKind, FftSpec};
+use crate::dtype::{DType, Element};
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+use num_complex::Complex;
+use realfft::RealFftPlanner;
+use rustfft::{FftDirection, FftNum, FftPlanner};
+use std::sync::{Mutex, OnceLock};
+
+/// Elements of work (rows x length) per chunk handed to one thread.
+const CHUNK_ELEMS: usize = 1 << 15;
+
+/// The complex and the real planner of one precision; both cache their plans.
+struct Planners<T: FftNum> {
+    complex: FftPlanner<T>,
+    real: RealFftPlanner<T>,
+}
+
+/// A precision that rustfft and rnx both know (f32, f64).
+trait FftFloat: FftNum + Element {
+    /// This precision's planners (one process-wide pair).
+    fn planners() -> &'static Mutex<Planners<Self>>;
+}
+
+macro_rules! impl_fft_float {
+    ($t:ty) => {
+        impl FftFloat for $t {
+            fn planners() -> &'static Mutex<Planners<$t>> {
+                static P: OnceLock<Mutex<Planners<$t>>> = OnceLock::new();
+                P.get_or_init(|| {
+                    Mutex::new(Planners {
+                        complex: FftPlanner::new(),
+                        real: RealFftPlanner::new(),
+                    })
+                })
+            }
+        }
+    };
+}
+impl_fft_float!(f32);
+impl_fft_float!(f64);
+
+impl FftBackend for CpuBackend {
+    fn fft(&self, x: &Tensor, axis: usize, spec: &FftSpec, out: &Tensor) -> Result<()> {
+        match out.dtype().real() {
+            DType::F32 => run::<f32>(x, axis, spec, out),
+            DType::F64 => run::<f64>(x, axis, spec, out),
+            d => Err(Error::dtype("fft", d)),
+        }
+    }
+}
+
+/// The rows of one tensor along `axis`: the other axes' shape and strides.
+struct Rows {
+    outer: Vec<usize>,
+    strides: Vec<isize>,
+    offset: isize,
+    step: isize,
+}
+
+impl Rows {
+    fn new(t: &Tensor, axis: usize) -> Rows {
+        let l = t.layout();
+        let mut outer = l.shape().to_vec();
+        let mut strides = l.strides().to_vec();
+        outer.remove(axis);
+        let step = strides.remove(axis);
+        Rows {
+            outer,
+            strides,
+            offset: l.offset() as isize,
+            step,
+        }
+    }
+    /// Element offset of the first element of row `r` (rows in C order).
+    fn base(&self, mut r: usize) -> isize {
+        let mut off = self.offset;
+        for i in (0..self.outer.len()).rev() {
+            let d = self.outer[i];
+            off += (r % d) as isize * self.strides[i];
+            r /= d;
+        }
+        off
+    }
+}
+
+/// A typed base pointer of a real or a complex tensor of precision `T`.
+#[derive(Clone, Copy)]
+enum Ptr<T> {
+    Real(SendPtr<T>),
+    Complex(SendPtr<Complex<T>>),
+}
+
+impl<T: FftFloat> Ptr<T> {
+    fn of(t: &Tensor) -> Ptr<T> {
+        if t.dtype().is_complex() {
+            assert_eq!(t.dtype().real(), T::DTYPE, "cpu fft: precision mismatch");
+            let p = t
+                .storage()
+                .host_ptr()
+                .expect("cpu backend given a non-host tensor");
+            Ptr::Complex(SendPtr(p as *mut Complex<T>))
+        } else {
+            Ptr::Real(SendPtr(base_ptr::<T>(t)))
+        }
+    }
+    /// Element at `off` as a complex number.
+    ///
+    /// # Safety
+    /// `off` is an element of the tensor's layout (inside its locked buffer).
+    unsafe fn read(&self, off: isize) -> Complex<T> {
+        match self {
+            // SAFETY: the caller's contract.
+            Ptr::Real(p) => Complex::new(unsafe { *p.get().offset(off) }, <T as Element>::zero()),
+            // SAFETY: the caller's contract.
+            Ptr::Complex(p) => unsafe { *p.get().offset(off) },
+        }
+    }
+    /// Write `v` (its real part to a real tensor) at `off`.
+    ///
+    /// # Safety
+    /// `off` is an element of the tensor's layout, written by no other thread.
+    unsafe fn write(&self, off: isize, v: Complex<T>) {
+        match self {
+            // SAFETY: the caller's contract.
+            Ptr::Real(p) => unsafe { *p.get().offset(off) = v.re },
+            // SAFETY: the caller's contract.
+            Ptr::Complex(p) => unsafe { *p.get().offset(off) = v },
+        }
+    }
+}
+
+/// Gather row `xb` (first `min(m, len)` elements, zero-padded) into `buf`.
+///
+/// # Safety
+/// `xb + j * step` for `j < min(m, len)` are elements of `x`'s layout.
+unsafe fn gather<T: FftFloat>(
+    x: &Ptr<T>,
+    xb: isize,
+    step: isize,
+    m: usize,
+    buf: &mut [Complex<T>],
+) {
+    let take = m.min(buf.len());
+    for (j, b) in buf.iter_mut().enumerate() {
+        *b = if j < take {
+            // SAFETY: the caller's contract.
+            unsafe { x.read(xb + j as isize * step) }
+        } else {
+            Complex::new(<T as Element>::zero(), <T as Element>::zero())
+        };
+    }
+}
+
+/// Scale (unless 1), conjugate when asked, and write `vals` to row `ob`.
+///
+/// # Safety
+/// `ob + j * step` for `j < vals.len()` are elements of `out`'s layout that
+/// only this call writes.
+unsafe fn scatter<T: FftFloat>(
+    out: &Ptr<T>,
+    ob: isize,
+    step: isize,
+    vals: &[Complex<T>],
+    scale: Option<T>,
+    conj: bool,
+) {
+    for (j, &v) in vals.iter().enumerate() {
+        let mut v = if conj { v.conj() } else { v };
+        if let Some(s) = scale {
+            v = Complex::new(v.re * s, v.im * s);
+        }
+        // SAFETY: the caller's contract.
+        unsafe { out.write(ob + j as isize * step, v) };
+    }
+}
+
+fn run<T: FftFloat>(x: &Tensor, axis: usize, spec: &FftSpec, out: &Tensor) -> Result<()> {
+    let xr = Rows::new(x, axis);
+    let or = Rows::new(out, axis);
+    let rows: usize = or.outer.iter().product();
+    if rows == 0 {
+        return Ok(());
+    }
+    let (n, m) = (spec.n, x.shape()[axis]);
+    let (in_len, out_len) = (spec.in_len(), spec.out_len());
+    let scale = (spec.scale != 1.0).then(|| <T as Element>::from_f64(spec.scale));
+    let xp = Ptr::<T>::of(x);
+    let op = Ptr::<T>::of(out);
+    let per = (CHUNK_ELEMS / n).clamp(1, rows);
+    let chunks = rows.div_ceil(per);
+    let failed: Mutex<Option<Error>> = Mutex::new(None);
+    let fail = |e: realfft::FftError| {
+        let mut f = failed.lock().unwrap_or_else(|p| p.into_inner());
+        f.get_or_insert(Error::invalid("fft", e.to_string()));
+    };
+    let zero = Complex::new(<T as Element>::zero(), <T as Element>::zero());
+    match spec.kind {
+        FftKind::Forward | FftKind::Inverse => {
+            let dir = if spec.kind == FftKind::Forward {
+                FftDirection::Forward
+            } else {
+                FftDirection::Inverse
+            };
+            let plan = lock(T::planners()).complex.plan_fft(n, dir);
+            for_each_chunk(chunks, &|c| {
+                let (r0, r1) = (c * per, ((c + 1) * per).min(rows));
+                let mut buf = vec![zero; (r1 - r0) * n];
+                let mut scratch = vec![zero; plan.get_inplace_scratch_len()];
+                for (r, row) in (r0..r1).zip(buf.chunks_exact_mut(n)) {
+                    // SAFETY: `xr.base(r)` is row `r` of `x`, `m` long.
+                    unsafe { gather(&xp, xr.base(r), xr.step, m, row) };
+                }
+                plan.process_with_scratch(&mut buf, &mut scratch);
+                for (r, row) in (r0..r1).zip(buf.chunks_exact(n)) {
+                    // SAFETY: row `r` of `out` has `n` elements and belongs to
+                    // this chunk alone (the frontend's unique output layout).
+                    unsafe { scatter(&op, or.base(r), or.step, row, scale, false) };
+                }
+            });
+        }
+        FftKind::RealForward => {
+            let plan = lock(T::planners()).real.plan_fft_forward(n);
+            for_each_chunk(chunks, &|c| {
+                let mut cin = vec![zero; in_len];
+                let mut rin = vec![<T as Element>::zero(); n];
+                let mut cout = vec![zero; out_len];
+                let mut scratch = vec![zero; plan.get_scratch_len()];
+                for r in c * per..((c + 1) * per).min(rows) {
+                    // SAFETY: `xr.base(r)` is row `r` of `x`, `m` long.
+                    unsafe { gather(&xp, xr.base(r), xr.step, m, &mut cin) };
+                    for (d, s) in rin.iter_mut().zip(&cin) {
+                        *d = s.re;
+                    }
+                    if let Err(e) = plan.process_with_scratch(&mut rin, &mut cout, &mut scratch) {
+                        fail(e);
+                    }
+                    // SAFETY: as for the complex kinds, `out_len` elements.
+                    unsafe { scatter(&op, or.base(r), or.step, &cout, scale, spec.conj) };
+                }
+            });
+        }
+        FftKind::RealInverse => {
+            let plan = lock(T::planners()).real.plan_fft_inverse(n);
+            for_each_chunk(chunks, &|c| {
+                let mut cin = vec![zero; in_len];
+                let mut rout = vec![<T as Element>::zero(); n];
+                let mut cout = vec![zero; n];
+                let mut scratch = vec![zero; plan.get_scratch_len()];
+                for r in c * per..((c + 1) * per).min(rows) {
+                    // SAFETY: `xr.base(r)` is row `r` of `x`, `m` long.
+                    unsafe { gather(&xp, xr.base(r), xr.step, m, &mut cin) };
+                    if spec.conj {
+                        cin.iter_mut().for_each(|v| *v = v.conj());
+                    }
+                    // NumPy (pocketfft) ignores these imaginary parts.
+                    cin[0].im = <T as Element>::zero();
+                    if n % 2 == 0 {
+                        cin[n / 2].im = <T as Element>::zero();
+                    }
+                    if let Err(e) = plan.process_with_scratch(&mut cin, &mut rout, &mut scratch) {
+                        fail(e);
+                    }
+                    for (d, &s) in cout.iter_mut().zip(&rout) {
+                        *d = Complex::new(s, <T as Element>::zero());
+                    }
+                    // SAFETY: as for the complex kinds, `n` elements.
+                    unsafe { scatter(&op, or.base(r), or.step, &cout, scale, false) };
+                }
+            });
+        }
+    }
+    match failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Lock a planner, also after a panic elsewhere (a planner stays consistent).
+fn lock<P>(m: &Mutex<P>) -> std::sync::MutexGuard<'_, P> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}

@@ -119,6 +119,16 @@ pub fn load_npz_entry(path: impl AsRef<Path>, name: &str) -> Result<Tensor> {
     }
 }
 
+/// The `(name, tensor)` pairs as owned names.
+fn named<'a, S: AsRef<str>>(
+    entries: impl IntoIterator<Item = (S, &'a Tensor)>,
+) -> Vec<(String, &'a Tensor)> {
+    entries
+        .into_iter()
+        .map(|(s, t)| (s.as_ref().to_string(), t))
+        .collect()
+}
+
 fn save(
     op: &str,
     path: &Path,
@@ -164,14 +174,10 @@ pub fn save_npz<'a, S: AsRef<str>>(
     path: impl AsRef<Path>,
     entries: impl IntoIterator<Item = (S, &'a Tensor)>,
 ) -> Result<()> {
-    let entries = entries
-        .into_iter()
-        .map(|(s, t)| (s.as_ref().to_string(), t))
-        .collect();
     save(
         "save_npz",
         path.as_ref(),
-        entries,
+        named(entries),
         CompressionMethod::Stored,
     )
 }
@@ -181,14 +187,10 @@ pub fn save_npz_compressed<'a, S: AsRef<str>>(
     path: impl AsRef<Path>,
     entries: impl IntoIterator<Item = (S, &'a Tensor)>,
 ) -> Result<()> {
-    let entries = entries
-        .into_iter()
-        .map(|(s, t)| (s.as_ref().to_string(), t))
-        .collect();
     save(
         "save_npz_compressed",
         path.as_ref(),
-        entries,
+        named(entries),
         CompressionMethod::Deflated,
     )
 }

@@ -35,6 +35,7 @@ mod gpu_sort;
 mod index;
 #[cfg(all(feature = "npz", feature = "safetensors"))]
 mod io;
+mod io_text;
 mod math;
 mod math_accuracy;
 mod matmul;

@@ -514,22 +514,7 @@ fn scatter_add_is_sequential_and_deterministic() {
 
 #[test]
 fn every_dtype() {
-    let dts = [
-        DType::F16,
-        DType::BF16,
-        DType::F32,
-        DType::F64,
-        DType::C32,
-        DType::C64,
-        DType::I8,
-        DType::I16,
-        DType::I32,
-        DType::I64,
-        DType::U8,
-        DType::U16,
-        DType::U32,
-        DType::U64,
-    ];
+    let dts = DType::ALL;
     let add = ScatterOptions {
         mode: ScatterMode::Add,
         ..Default::default()

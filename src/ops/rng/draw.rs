@@ -1,0 +1,378 @@
+//! The arithmetic under the keyed samplers of `rng`: counters and Threefry
+//! blocks as floats (53-bit uniforms, Box-Muller), rounding into a float
+//! dtype's support, the parallel fill of element-indexed samples, the
+//! per-element rejection streams and the distributions' special functions
+//! (Marsaglia-Tsang gamma, the normal CDF and its inverse).
+
+use super::Key;
+use crate::device::Device;
+use crate::dtype::{DType, Element};
+use crate::error::{Error, Result};
+use crate::layout::checked_numel;
+use crate::random::threefry2x32;
+use crate::tensor::Tensor;
+use rayon::prelude::*;
+
+/// Elements per parallel chunk (the values never depend on the chunking).
+pub(super) const CHUNK: usize = 1 << 14;
+
+/// A 64-bit counter as Threefry's two words, low word first.
+pub(super) fn ctr(i: u64) -> [u32; 2] {
+    [i as u32, (i >> 32) as u32]
+}
+
+/// The 64 bits of a block, first word high.
+pub(super) fn bits64(b: [u32; 2]) -> u64 {
+    (b[0] as u64) << 32 | b[1] as u64
+}
+
+/// A uniform in `[0, 1)`: the top 53 bits of the block.
+pub(super) fn unit53(b: [u32; 2]) -> f64 {
+    (bits64(b) >> 11) as f64 * (-53f64).exp2()
+}
+
+/// A uniform in `(0, 1)`: the top 53 bits of the block, plus half a step.
+pub(super) fn open53(b: [u32; 2]) -> f64 {
+    ((bits64(b) >> 11) as f64 + 0.5) * (-53f64).exp2()
+}
+
+/// A standard normal from one block by Box-Muller, the formula of
+/// [`Tensor::randn`] (|value| <= 6.66: the first word gives `u1` in `(0, 1]`).
+pub(super) fn box_muller(b: [u32; 2]) -> f64 {
+    let u1 = (b[0] as f64 + 1.0) * (-32f64).exp2();
+    let u2 = b[1] as f64 * (-32f64).exp2();
+    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+}
+
+/// Mantissa digits of a float dtype (the precision of `uniform`'s grid).
+pub(super) fn mantissa_bits(dtype: DType) -> u32 {
+    match dtype {
+        DType::F16 => 11,
+        DType::BF16 => 8,
+        DType::F32 => 24,
+        _ => 53,
+    }
+}
+
+/// `x` rounded to the float `dtype`, as f64.
+pub(super) fn round_to(dtype: DType, x: f64) -> f64 {
+    match dtype {
+        DType::F16 => crate::f16::from_f64(x).to_f64(),
+        DType::BF16 => crate::bf16::from_f64(x).to_f64(),
+        DType::F32 => x as f32 as f64,
+        _ => x,
+    }
+}
+
+/// The next value of the float `dtype` above `x` (which `dtype` holds).
+pub(super) fn next_up(dtype: DType, x: f64) -> f64 {
+    if x.is_nan() || x == f64::INFINITY {
+        return x;
+    }
+    let (bits, from): (u64, fn(u64) -> f64) = match dtype {
+        DType::F16 => (crate::f16::from_f64(x).to_bits() as u64, |b| {
+            crate::f16::from_bits(b as u16).to_f64()
+        }),
+        DType::BF16 => (crate::bf16::from_f64(x).to_bits() as u64, |b| {
+            crate::bf16::from_bits(b as u16).to_f64()
+        }),
+        DType::F32 => ((x as f32).to_bits() as u64, |b| {
+            f32::from_bits(b as u32) as f64
+        }),
+        _ => (x.to_bits(), f64::from_bits),
+    };
+    if x == 0.0 {
+        from(1)
+    } else if x > 0.0 {
+        from(bits + 1)
+    } else {
+        from(bits - 1)
+    }
+}
+
+/// The next value of the float `dtype` below `x` (which `dtype` holds).
+pub(super) fn next_down(dtype: DType, x: f64) -> f64 {
+    -next_up(dtype, -x)
+}
+
+/// The values of `dtype` in `[lo, hi]` (closed; `open_hi` makes it
+/// `[lo, hi)`), as the smallest and largest such value, or an error naming
+/// `op` when there is none.
+pub(super) fn inner_bounds(
+    op: &str,
+    dtype: DType,
+    lo: f64,
+    hi: f64,
+    open_hi: bool,
+) -> Result<(f64, f64)> {
+    let mut a = round_to(dtype, lo);
+    if a < lo {
+        a = next_up(dtype, a);
+    }
+    let mut b = round_to(dtype, hi);
+    if b > hi || (open_hi && b >= hi) {
+        b = next_down(dtype, b);
+    }
+    if a > b {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "no {dtype} value lies in [{lo}, {hi}{}",
+                if open_hi { ")" } else { "]" }
+            ),
+        ));
+    }
+    Ok((a, b))
+}
+
+/// The float-dtype check every float sampler starts with.
+pub(super) fn float_dtype(op: &str, dtype: DType) -> Result<()> {
+    if dtype.is_float() {
+        Ok(())
+    } else {
+        Err(Error::invalid(
+            op,
+            format!("dtype must be a float dtype (f16, bf16, f32, f64), got {dtype}; cast the result for other dtypes"),
+        ))
+    }
+}
+
+/// `v[i] = f(i)` for `i < n`, in parallel chunks.
+pub(super) fn par_fill<T: Element>(n: usize, f: &(dyn Fn(u64) -> T + Sync)) -> Vec<T> {
+    let mut v = vec![T::zero(); n];
+    crate::device::pool().install(|| {
+        v.par_chunks_mut(CHUNK).enumerate().for_each(|(c, chunk)| {
+            let base = (c * CHUNK) as u64;
+            for (j, x) in chunk.iter_mut().enumerate() {
+                *x = f(base + j as u64);
+            }
+        })
+    });
+    v
+}
+
+/// A float tensor of `shape` on `device` whose element `i` is `f(i)` rounded
+/// to `dtype` and clamped into `[lo, hi]` (values `dtype` holds).
+pub(super) fn fill_float(
+    op: &str,
+    dtype: DType,
+    shape: &[usize],
+    device: Device,
+    (lo, hi): (f64, f64),
+    f: &(dyn Fn(u64) -> f64 + Sync),
+) -> Result<Tensor> {
+    let n = checked_numel(op, shape)?;
+    crate::dispatch!(@float dtype, op, T => {
+        let (tlo, thi) = (T::from_f64(lo), T::from_f64(hi));
+        let v = par_fill::<T>(n, &|i| {
+            let x = f(i);
+            if x < lo {
+                tlo
+            } else if x > hi {
+                thi
+            } else {
+                let t = T::from_f64(x);
+                let y = t.to_f64();
+                if y < lo { tlo } else if y > hi { thi } else { t }
+            }
+        });
+        Tensor::from_vec(v, shape)?.to_device(device)
+    })
+}
+
+/// A float tensor of `shape + [k]` on `device` whose row `r` (k values) is
+/// written by `f(r, row)` in f64, then rounded to `dtype`.
+pub(super) fn fill_rows(
+    op: &str,
+    dtype: DType,
+    shape: &[usize],
+    k: usize,
+    device: Device,
+    f: &(dyn Fn(u64, &mut [f64]) + Sync),
+) -> Result<Tensor> {
+    let mut full = shape.to_vec();
+    full.push(k);
+    let n = checked_numel(op, &full)?;
+    let mut v = vec![0f64; n];
+    if let Some(rows_per) = CHUNK.checked_div(k) {
+        let rows_per = rows_per.max(1);
+        crate::device::pool().install(|| {
+            v.par_chunks_mut(rows_per * k)
+                .enumerate()
+                .for_each(|(c, chunk)| {
+                    for (j, row) in chunk.chunks_exact_mut(k).enumerate() {
+                        f((c * rows_per + j) as u64, row);
+                    }
+                })
+        });
+    }
+    crate::dispatch!(@float dtype, op, T => {
+        let t: Vec<T> = v.into_iter().map(T::from_f64).collect();
+        Tensor::from_vec(t, &full)?.to_device(device)
+    })
+}
+
+/// An integer tensor of `shape` on `device` whose element `i` is `f(i)`
+/// (which `dtype` holds).
+pub(super) fn fill_int(
+    op: &str,
+    dtype: DType,
+    shape: &[usize],
+    device: Device,
+    f: &(dyn Fn(u64) -> i128 + Sync),
+) -> Result<Tensor> {
+    let n = checked_numel(op, shape)?;
+    crate::dispatch!(@int dtype, op, T => {
+        let v = par_fill::<T>(n, &|i| T::from_i128_saturating(f(i)));
+        Tensor::from_vec(v, shape)?.to_device(device)
+    })
+}
+
+/// The counter stream of one element of a rejection sampler: blocks
+/// `0, 1, 2, ...` under the element's own key, so each element's loop draws
+/// as many blocks as it needs without touching any other element's.
+pub(super) struct Stream {
+    key: [u32; 2],
+    next: u64,
+}
+
+impl Stream {
+    /// The stream of element `i` under the derived stream key `skey`.
+    pub(super) fn of(skey: Key, i: u64) -> Stream {
+        Stream {
+            key: skey.block(i),
+            next: 0,
+        }
+    }
+
+    pub(super) fn block(&mut self) -> [u32; 2] {
+        let b = threefry2x32(self.key, ctr(self.next));
+        self.next += 1;
+        b
+    }
+
+    pub(super) fn normal(&mut self) -> f64 {
+        box_muller(self.block())
+    }
+
+    pub(super) fn open(&mut self) -> f64 {
+        open53(self.block())
+    }
+}
+
+/// The logarithm of a Gamma(`alpha`, 1) draw from `s` (`alpha > 0`, finite):
+/// Marsaglia-Tsang (2000) for `alpha >= 1`; for `alpha < 1` the boost
+/// `G(alpha) = G(alpha + 1) U^(1/alpha)`, kept in logs so tiny `alpha` does
+/// not underflow to 0 before a ratio (beta, dirichlet) is taken.
+pub(super) fn log_gamma_draw(s: &mut Stream, alpha: f64) -> f64 {
+    if alpha < 1.0 {
+        let g = log_gamma_draw(s, alpha + 1.0);
+        return g + s.open().ln() / alpha;
+    }
+    let d = alpha - 1.0 / 3.0;
+    let c = 1.0 / (9.0 * d).sqrt();
+    loop {
+        let x = s.normal();
+        let v = 1.0 + c * x;
+        if v <= 0.0 {
+            continue;
+        }
+        let v = v * v * v;
+        let u = s.open();
+        let x2 = x * x;
+        if u < 1.0 - 0.0331 * x2 * x2 || u.ln() < 0.5 * x2 + d * (1.0 - v + v.ln()) {
+            return d.ln() + v.ln();
+        }
+    }
+}
+
+/// The standard normal CDF, accurate in the lower tail.
+pub(super) fn phi(x: f64) -> f64 {
+    0.5 * libm::erfc(-x / std::f64::consts::SQRT_2)
+}
+
+/// The inverse of [`phi`] on `[0, 1]`: Acklam's rational approximation
+/// (relative error 1.2e-9) refined by one Halley step on `phi`, which brings
+/// it to about f64 precision (the lower tail included, as `phi` is).
+pub(super) fn ndtri(p: f64) -> f64 {
+    if p <= 0.0 {
+        return f64::NEG_INFINITY;
+    }
+    if p >= 1.0 {
+        return f64::INFINITY;
+    }
+    const A: [f64; 6] = [
+        -3.969_683_028_665_376e1,
+        2.209_460_984_245_205e2,
+        -2.759_285_104_469_687e2,
+        1.383_577_518_672_69e2,
+        -3.066_479_806_614_716e1,
+        2.506_628_277_459_239,
+    ];
+    const B: [f64; 5] = [
+        -5.447_609_879_822_406e1,
+        1.615_858_368_580_409e2,
+        -1.556_989_798_598_866e2,
+        6.680_131_188_771_972e1,
+        -1.328_068_155_288_572e1,
+    ];
+    const C: [f64; 6] = [
+        -7.784_894_002_430_293e-3,
+        -3.223_964_580_411_365e-1,
+        -2.400_758_277_161_838,
+        -2.549_732_539_343_734,
+        4.374_664_141_464_968,
+        2.938_163_982_698_783,
+    ];
+    const D: [f64; 4] = [
+        7.784_695_709_041_462e-3,
+        3.224_671_290_700_398e-1,
+        2.445_134_137_142_996,
+        3.754_408_661_907_416,
+    ];
+    let tail = |q: f64| {
+        (((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5])
+            / ((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1.0)
+    };
+    let plow = 0.02425;
+    let mut x = if p < plow {
+        tail((-2.0 * p.ln()).sqrt())
+    } else if p <= 1.0 - plow {
+        let q = p - 0.5;
+        let r = q * q;
+        (((((A[0] * r + A[1]) * r + A[2]) * r + A[3]) * r + A[4]) * r + A[5]) * q
+            / (((((B[0] * r + B[1]) * r + B[2]) * r + B[3]) * r + B[4]) * r + 1.0)
+    } else {
+        -tail((-2.0 * (1.0 - p).ln()).sqrt())
+    };
+    // One Halley step on phi(x) - p.
+    let e = phi(x) - p;
+    let u = e * (2.0 * std::f64::consts::PI).sqrt() * (0.5 * x * x).exp();
+    if u.is_finite() {
+        x -= u / (1.0 + 0.5 * x * u);
+    }
+    x
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ndtri, next_down, next_up, phi};
+    use crate::DType;
+
+    #[test]
+    fn ndtri_inverts_phi() {
+        for &p in &[1e-300, 1e-20, 1e-5, 0.01, 0.3, 0.5, 0.77, 0.99] {
+            let x = ndtri(p);
+            assert!(((phi(x) - p) / p).abs() < 1e-12, "p {p}: x {x}");
+        }
+        assert!((ndtri(0.975) - 1.959_963_984_540_054).abs() < 1e-13);
+    }
+
+    #[test]
+    fn next_values() {
+        assert_eq!(next_up(DType::F32, 1.0), 1.0 + f32::EPSILON as f64);
+        assert_eq!(next_down(DType::F16, 1.0), 1.0 - 2f64.powi(-11));
+        assert_eq!(next_up(DType::BF16, 0.0), 2f64.powi(-133));
+        assert_eq!(next_down(DType::F64, 0.0), -f64::from_bits(1));
+    }
+}

@@ -43,18 +43,30 @@ fn block(seed: u64, i: usize) -> [u32; 2] {
 
 /// Fill a host vector of `n` elements with `f(i)`, in parallel chunks (the values
 /// do not depend on the chunking).
-fn generate<T: Element>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+pub(crate) fn generate<T: Element>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
     let mut v = vec![T::zero(); n];
-    let chunks: Vec<Mutex<&mut [T]>> = v.chunks_mut(1 << 16).map(Mutex::new).collect();
-    crate::backend::cpu::team::par_range(chunks.len(), 1, &|c| {
-        let mut chunk = chunks[c].lock().unwrap_or_else(|e| e.into_inner());
-        let base = c << 16;
+    par_chunks_mut(&mut v, 1 << 16, &|base, chunk| {
         for (j, x) in chunk.iter_mut().enumerate() {
             *x = f(base + j);
         }
     });
-    drop(chunks);
     v
+}
+
+/// Call `f(start, chunk)` on consecutive chunks of `v` of `len` elements (the
+/// last may be shorter), `start` being the chunk's first index, spread over the
+/// thread pool through the crate's one non-generic parallel loop.
+pub(crate) fn par_chunks_mut<T: Send>(
+    v: &mut [T],
+    len: usize,
+    f: &(dyn Fn(usize, &mut [T]) + Sync),
+) {
+    let len = len.max(1);
+    let chunks: Vec<Mutex<&mut [T]>> = v.chunks_mut(len).map(Mutex::new).collect();
+    crate::backend::cpu::team::par_range(chunks.len(), 1, &|c| {
+        let mut chunk = chunks[c].lock().unwrap_or_else(|e| e.into_inner());
+        f(c * len, &mut chunk);
+    });
 }
 
 /// Mantissa digits of a float dtype, so that uniforms are exact there and < 1.

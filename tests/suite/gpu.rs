@@ -67,6 +67,29 @@ pub(crate) fn keys(t: &Tensor) -> Vec<u64> {
         .collect()
 }
 
+/// The elements as f64 on the host, in logical order.
+pub(crate) fn f64s(t: &Tensor) -> Vec<f64> {
+    t.to_device(Device::Cpu)
+        .unwrap()
+        .cast(DType::F64)
+        .unwrap()
+        .contiguous()
+        .unwrap()
+        .to_vec::<f64>()
+        .unwrap()
+}
+
+/// The unit roundoff of a float dtype's accumulation (f32 for the halves) and
+/// the relative rounding of its final store (0 where the two are one).
+pub(crate) fn units(d: DType) -> (f64, f64) {
+    match d {
+        DType::F64 => (2f64.powi(-53), 0.0),
+        DType::F16 => (2f64.powi(-24), 2f64.powi(-11)),
+        DType::BF16 => (2f64.powi(-24), 2f64.powi(-8)),
+        _ => (2f64.powi(-24), 0.0),
+    }
+}
+
 /// Integer views compared exactly (i64 and u64 do not fit f64).
 pub(crate) fn ints(t: &Tensor) -> Vec<i128> {
     let t = t.to_device(Device::Cpu).unwrap();

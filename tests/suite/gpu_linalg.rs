@@ -8,7 +8,7 @@
 //! than lavapipe's loop limit, and every convolution option. Without an
 //! adapter the tests print "skipped" and pass, unless RNX_REQUIRE_GPU=1.
 
-use super::gpu::{gpu, ints, ALL};
+use super::gpu::{f64s, gpu, ints, units, ALL};
 use rnx::{s, Conv1dOptions, Conv2dOptions, DType, Device, Padding, Tensor};
 use std::sync::{Mutex, MutexGuard};
 
@@ -36,17 +36,6 @@ fn data(dtype: DType, shape: &[usize], seed: u64) -> Tensor {
     }
 }
 
-fn f64s(t: &Tensor) -> Vec<f64> {
-    t.to_device(Device::Cpu)
-        .unwrap()
-        .cast(DType::F64)
-        .unwrap()
-        .contiguous()
-        .unwrap()
-        .to_vec::<f64>()
-        .unwrap()
-}
-
 /// `|x|` as an f64 CPU tensor.
 fn abs64(t: &Tensor) -> Tensor {
     let v: Vec<f64> = f64s(t).iter().map(|x| x.abs()).collect();
@@ -55,17 +44,6 @@ fn abs64(t: &Tensor) -> Tensor {
 
 fn cpu64(t: &Tensor) -> Tensor {
     t.to_device(Device::Cpu).unwrap().cast(DType::F64).unwrap()
-}
-
-/// The unit roundoff of the accumulation and the relative rounding of the
-/// final store of `d`.
-fn units(d: DType) -> (f64, f64) {
-    match d {
-        DType::F64 => (2f64.powi(-53), 0.0),
-        DType::F16 => (2f64.powi(-24), 2f64.powi(-11)),
-        DType::BF16 => (2f64.powi(-24), 2f64.powi(-8)),
-        _ => (2f64.powi(-24), 0.0),
-    }
 }
 
 /// The largest error ratio `|gpu - exact| / (k u sum|a||b|)` seen so far

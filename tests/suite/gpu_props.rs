@@ -10,7 +10,7 @@
 //! A failure names the dtype, the base shape, the view chain and the op.
 //! Without an adapter the tests return early, unless `RNX_REQUIRE_GPU=1`.
 
-use super::gpu::{assert_close, assert_same, assert_ulps, gpu, sample, ALL};
+use super::gpu::{assert_close, assert_same, assert_ulps, f64s, gpu, sample, units, ALL};
 use proptest::prelude::*;
 use rnx::backend::elementwise::{BinaryOp, UnaryOp};
 use rnx::ops::elementwise::{binary, unary};
@@ -232,28 +232,6 @@ fn cfg() -> ProptestConfig {
         failure_persistence: None,
         ..ProptestConfig::default()
     }
-}
-
-/// The unit roundoff of float accumulation (halves accumulate in f32) and
-/// the relative rounding of the final store of `d`.
-fn units(d: DType) -> (f64, f64) {
-    match d {
-        DType::F64 => (2f64.powi(-53), 0.0),
-        DType::F16 => (2f64.powi(-24), 2f64.powi(-11)),
-        DType::BF16 => (2f64.powi(-24), 2f64.powi(-8)),
-        _ => (2f64.powi(-24), 0.0),
-    }
-}
-
-fn f64s(t: &Tensor) -> Vec<f64> {
-    t.to_device(Device::Cpu)
-        .unwrap()
-        .cast(DType::F64)
-        .unwrap()
-        .contiguous()
-        .unwrap()
-        .to_vec::<f64>()
-        .unwrap()
 }
 
 /// A float GPU result `g` against an f64 reference `r` (`absr`: the same

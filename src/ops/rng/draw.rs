@@ -11,7 +11,6 @@ use crate::error::{Error, Result};
 use crate::layout::checked_numel;
 use crate::random::threefry2x32;
 use crate::tensor::Tensor;
-use rayon::prelude::*;
 
 /// Elements per parallel chunk (the values never depend on the chunking).
 pub(super) const CHUNK: usize = 1 << 14;
@@ -139,16 +138,7 @@ pub(super) fn float_dtype(op: &str, dtype: DType) -> Result<()> {
 
 /// `v[i] = f(i)` for `i < n`, in parallel chunks.
 pub(super) fn par_fill<T: Element>(n: usize, f: &(dyn Fn(u64) -> T + Sync)) -> Vec<T> {
-    let mut v = vec![T::zero(); n];
-    crate::device::pool().install(|| {
-        v.par_chunks_mut(CHUNK).enumerate().for_each(|(c, chunk)| {
-            let base = (c * CHUNK) as u64;
-            for (j, x) in chunk.iter_mut().enumerate() {
-                *x = f(base + j as u64);
-            }
-        })
-    });
-    v
+    crate::random::generate(n, |i| f(i as u64))
 }
 
 /// A float tensor of `shape` on `device` whose element `i` is `f(i)` rounded
@@ -196,14 +186,10 @@ pub(super) fn fill_rows(
     let mut v = vec![0f64; n];
     if let Some(rows_per) = CHUNK.checked_div(k) {
         let rows_per = rows_per.max(1);
-        crate::device::pool().install(|| {
-            v.par_chunks_mut(rows_per * k)
-                .enumerate()
-                .for_each(|(c, chunk)| {
-                    for (j, row) in chunk.chunks_exact_mut(k).enumerate() {
-                        f((c * rows_per + j) as u64, row);
-                    }
-                })
+        crate::random::par_chunks_mut(&mut v, rows_per * k, &|start, chunk| {
+            for (j, row) in chunk.chunks_exact_mut(k).enumerate() {
+                f((start / k + j) as u64, row);
+            }
         });
     }
     crate::dispatch!(@float dtype, op, T => {

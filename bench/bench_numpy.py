@@ -373,9 +373,44 @@ def _cases(S):
               lambda np, x: np.fft.fft2(x), lambda torch, x: torch.fft.fft2(x)))
     c.append(("fft_c64_batch_1000x1000", "all", cplx("float64", (nb, nb)),
               lambda np, x: np.fft.fft(x, axis=-1), lambda torch, x: torch.fft.fft(x, dim=-1)))
+    # Issue 27: small-tensor latency. Each run makes LAT_CALLS calls; the worker
+    # reports time per call (which includes Python's own cost of a call).
+    calls = S.pick(LAT_CALLS, 3)
+
+    def rep(f):
+        def run(mod, x):
+            for _ in range(calls):
+                f(mod, x)
+        return run
+
+    def small(n, shape=None):
+        def m(np):
+            x = (0.25 + np.arange(n, dtype=np.float32) / n).astype(np.float32)
+            return dict(x=x.reshape(shape) if shape else x)
+        return m
+
+    def np_softmax16(np, x):
+        e = np.exp(x - x.max(axis=0, keepdims=True))
+        return e / e.sum(axis=0, keepdims=True)
+    c.append(("latency_add_f32_16", "all", small(16),
+              rep(lambda np, x: np.add(x, x)), rep(lambda torch, x: torch.add(x, x))))
+    c.append(("latency_exp_f32_100", "all", small(100),
+              rep(lambda np, x: np.exp(x)), rep(lambda torch, x: torch.exp(x))))
+    c.append(("latency_sum_f32_16", "all", small(16),
+              rep(lambda np, x: x.sum()), rep(lambda torch, x: x.sum())))
+    c.append(("latency_softmax_f32_16", "all", small(16),
+              rep(np_softmax16), rep(lambda torch, x: torch.softmax(x, 0))))
+    c.append(("latency_matmul_f32_4x4", "all", small(16, (4, 4)),
+              rep(lambda np, x: x @ x), rep(lambda torch, x: x @ x)))
+    c.append(("latency_slice_view", "all", small(16, (4, 4)),
+              rep(lambda np, x: x[1:3, :]), rep(lambda torch, x: x[1:3, :])))
+    c.append(("latency_zeros_f32_16", "all", small(16),
+              rep(lambda np, x: np.zeros(16, dtype=np.float32)),
+              rep(lambda torch, x: torch.zeros(16, dtype=torch.float32))))
     return c
 
 
+LAT_CALLS = 2000
 SORT_CASES = ("sort_f32_1M", "argsort_f32_1M", "sort_rows_1000x1000")
 CASE_NAMES = [c[0] for c in _cases(Sizes(True))]
 
@@ -453,6 +488,9 @@ def worker(kind, names, quick, budget):
             ctx = one_thread() if threads == "1" else contextlib.nullcontext()
             with ctx:
                 r = _measure(fn, budget)
+            if name.startswith("latency_"):
+                k = Sizes(quick).pick(LAT_CALLS, 3)
+                r = dict(r, median_s=r["median_s"] / k, min_s=r["min_s"] / k)
             results[name] = r
             print(f"  [{kind}] {name}: {r['median_s'] * 1e3:.3f} ms median, {r['reps']} reps",
                   file=sys.stderr)

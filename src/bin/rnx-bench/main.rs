@@ -167,7 +167,7 @@ fn run_case(case: &Case, opts: &Options) -> Outcome {
                     }
                 }
             };
-            let work = prepared.work;
+            let (work, calls) = (prepared.work, prepared.calls as f64);
             let mut inner = prepared.run;
             // A GPU queues work: each timed run waits for its own.
             let device = opts.device;
@@ -176,7 +176,14 @@ fn run_case(case: &Case, opts: &Options) -> Outcome {
                 rnx::synchronize(device)
             };
             match timing::measure(&mut run, opts.budget) {
-                Ok(stats) => Outcome::Measured { stats, work },
+                Ok(stats) => Outcome::Measured {
+                    stats: timing::Stats {
+                        median_s: stats.median_s / calls,
+                        min_s: stats.min_s / calls,
+                        reps: stats.reps,
+                    },
+                    work,
+                },
                 Err(e) => Outcome::Failed {
                     error: e.to_string(),
                 },

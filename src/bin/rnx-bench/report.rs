@@ -32,8 +32,10 @@ pub fn format_time(s: f64) -> String {
         format!("{s:.3} s")
     } else if s >= 1e-3 {
         format!("{:.3} ms", s * 1e3)
-    } else {
+    } else if s >= 1e-6 {
         format!("{:.2} us", s * 1e6)
+    } else {
+        format!("{:.0} ns", s * 1e9)
     }
 }
 

@@ -7,6 +7,7 @@ mod data;
 mod elementwise;
 mod fft;
 mod index;
+mod latency;
 mod linalg;
 mod products;
 mod random;
@@ -59,6 +60,8 @@ pub type Run = Box<dyn FnMut() -> rnx::Result<()>>;
 pub struct Prepared {
     pub run: Run,
     pub work: Option<Work>,
+    /// Calls of the operation in one run (the report gives time per call).
+    pub calls: usize,
 }
 
 type Setup = Box<dyn Fn(Scale) -> rnx::Result<Prepared>>;
@@ -127,6 +130,17 @@ impl Prepared {
         Prepared {
             run: Box::new(run),
             work,
+            calls: 1,
+        }
+    }
+
+    /// A run that makes `calls` calls of a tiny operation (latency cases):
+    /// times are reported per call.
+    pub fn repeated(calls: usize, run: impl FnMut() -> rnx::Result<()> + 'static) -> Prepared {
+        Prepared {
+            run: Box::new(run),
+            work: None,
+            calls: calls.max(1),
         }
     }
 }
@@ -141,6 +155,7 @@ pub fn all() -> Vec<Case> {
     v.extend(products::cases());
     v.extend(random::cases());
     v.extend(fft::cases());
+    v.extend(latency::cases());
     v
 }
 
@@ -202,6 +217,14 @@ mod tests {
         "rfft_f32_1M",
         "fft2_c32_1024x1024",
         "fft_c64_batch_1000x1000",
+        // Issue 27: small-tensor latency, per call.
+        "latency_add_f32_16",
+        "latency_exp_f32_100",
+        "latency_sum_f32_16",
+        "latency_softmax_f32_16",
+        "latency_matmul_f32_4x4",
+        "latency_slice_view",
+        "latency_zeros_f32_16",
     ];
 
     #[test]

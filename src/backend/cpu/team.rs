@@ -162,6 +162,22 @@ pub(crate) fn install<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     out.expect("install ran its closure")
 }
 
+/// [`install`] for a job over `elems` elements: below
+/// [`PAR_MIN_ELEMS`](super::strided::PAR_MIN_ELEMS), or with one thread, `f`
+/// runs on the calling thread. Entering the pool wakes a worker and parks the
+/// caller until it is done, tens of microseconds on a VM whose idle vCPUs
+/// halt: far more than a small job costs (a 16-element softmax took 23 us
+/// through the pool). `f`'s own parallel loops decide on their sizes as before,
+/// and from outside the pool they run on it through [`for_each_chunk`] /
+/// [`par_range`].
+pub(crate) fn install_for<R: Send>(elems: usize, f: impl FnOnce() -> R + Send) -> R {
+    if elems < super::strided::PAR_MIN_ELEMS || crate::device::num_threads() <= 1 {
+        f()
+    } else {
+        install(f)
+    }
+}
+
 fn install_dyn(f: &mut (dyn FnMut() + Send)) {
     crate::device::pool().install(f)
 }
@@ -189,6 +205,11 @@ fn join_dyn(a: &mut (dyn FnMut() + Send), b: &mut (dyn FnMut() + Send)) {
 /// `into_par_iter().with_min_len(min_len).for_each(f)`). Not generic, like
 /// [`install`].
 pub(crate) fn par_range(n: usize, min_len: usize, f: &(dyn Fn(usize) + Sync)) {
+    if n <= min_len.max(1) {
+        // One task: no other thread could help, so do not wake one.
+        (0..n).for_each(f);
+        return;
+    }
     crate::device::pool().install(|| {
         (0..n)
             .into_par_iter()

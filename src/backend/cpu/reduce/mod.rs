@@ -119,7 +119,7 @@ fn run<T: Element, R: Reducer<T>>(r: &R, x: &Tensor, axes: &[usize], out: &Tenso
     let kept_len = *sp.kept.shape.last().expect("plan has an axis");
     let [kx, _] = sp.kept.inner_strides();
     let red_inner = *sp.red_strides.last().expect("split has an axis");
-    crate::backend::cpu::team::install(|| {
+    crate::backend::cpu::team::install_for(x.numel(), || {
         if kept_len > 1 && kx.unsigned_abs() < red_inner.unsigned_abs() {
             outer::reduce(r, &sp, xp, op);
         } else {

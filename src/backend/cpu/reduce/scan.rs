@@ -37,7 +37,7 @@ pub(super) fn run<T: Summable>(op: ScanOp, x: &Tensor, axis: usize, out: &Tensor
     // its lines.
     let at = move |o: isize| unsafe { *{ xp }.0.offset(o) }.to_acc();
     let put = move |o: isize, a: T::A| unsafe { *{ op_ }.0.offset(o) = T::from_acc(a) };
-    crate::backend::cpu::team::install(|| {
+    crate::backend::cpu::team::install_for(x.numel(), || {
         plan.par_for_each_run(min, |[oo, xo], len| {
             if len == 1 || sa.unsigned_abs() <= sx.unsigned_abs() {
                 for j in 0..len as isize {

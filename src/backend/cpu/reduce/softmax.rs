@@ -183,7 +183,7 @@ pub(super) fn run<T: FloatElem>(
         }
     };
     let min = (PAR_MIN_ELEMS / gsize.max(1)).max(1);
-    crate::backend::cpu::team::install(|| {
+    crate::backend::cpu::team::install_for(x.numel(), || {
         kplan.par_for_each_run(min, |[xo, oo], len| {
             for j in 0..len as isize {
                 group(xo + j * kx, oo + j * ko);

@@ -282,7 +282,7 @@ fn run<T: SortKey>(
     };
     let rows = plan.numel();
     let threads = crate::device::num_threads();
-    crate::backend::cpu::team::install(|| {
+    crate::backend::cpu::team::install_for(rows.saturating_mul(n), || {
         if n >= PAR_ROW_MIN && threads > 1 && rows < threads {
             let mut s = Scratch::<T>::new(n, idx.is_some())?;
             plan.for_each_run(0, rows, |o, len| {

@@ -30,6 +30,9 @@ const PAIRS: [(usize, usize); 14] = [
     (6, 31),
 ];
 
+/// Operands as tensors, the same values as c64, and the tolerance.
+type Case = (Tensor, Tensor, Vec<C64>, Vec<C64>, f64);
+
 fn c(re: f64, im: f64) -> C64 {
     C64::new(re, im)
 }
@@ -173,7 +176,7 @@ fn every_mode_and_order_matches_numpys_loop() {
         );
         let to_c = |v: &[f64]| v.iter().map(|&x| c(x, 0.)).collect::<Vec<_>>();
         let to_ci = |v: &[i32]| v.iter().map(|&x| c(x as f64, 0.)).collect::<Vec<_>>();
-        let cases: Vec<(Tensor, Tensor, Vec<C64>, Vec<C64>, f64)> = vec![
+        let cases: Vec<Case> = vec![
             (
                 Tensor::from_vec(ai.clone(), &[n]).unwrap(),
                 Tensor::from_vec(vi.clone(), &[m]).unwrap(),

@@ -373,6 +373,10 @@ def _cases(S):
               lambda np, x: np.fft.fft2(x), lambda torch, x: torch.fft.fft2(x)))
     c.append(("fft_c64_batch_1000x1000", "all", cplx("float64", (nb, nb)),
               lambda np, x: np.fft.fft(x, axis=-1), lambda torch, x: torch.fft.fft(x, dim=-1)))
+    # DCT-II (SciPy's scipy.fft.dct, pocketfft, when SciPy is installed; an
+    # ImportError is reported as the case's error). PyTorch has no DCT.
+    c.append(("dct_f64_1M", "all", one((nfft,), -1.0, 1.0, "float64"),
+              lambda np, x: _scipy_dct(x), _no_torch("dct")))
     # Issue 27: small-tensor latency. Each run makes LAT_CALLS calls; the worker
     # reports time per call (which includes Python's own cost of a call).
     calls = S.pick(LAT_CALLS, 3)
@@ -408,6 +412,17 @@ def _cases(S):
               rep(lambda np, x: np.zeros(16, dtype=np.float32)),
               rep(lambda torch, x: torch.zeros(16, dtype=torch.float32))))
     return c
+
+
+def _scipy_dct(x):
+    import scipy.fft
+    return scipy.fft.dct(x)
+
+
+def _no_torch(what):
+    def f(torch, **_):
+        raise NotImplementedError(f"PyTorch has no {what}")
+    return f
 
 
 LAT_CALLS = 2000

@@ -100,6 +100,8 @@
 //! | `matmul`, `dot`; convolution and correlation | [`ops::linalg`], [`ops::conv`] |
 //! | products: `tensordot`, `einsum`, `kron`, `multi_dot`, ...; `diagonal`, `trace`, `tril`, ... | [`ops::products`], [`ops::einsum`], [`ops::diag`] |
 //! | Fourier transforms (`fft`, `rfft`, `fftn`, ...), `fftfreq`, `fftshift` | [`ops::fft`] |
+//! | `dct`, `idct`, `dst`, `idst`, `dctn`, ... | [`ops::dct`] |
+//! | `correlate`, `convolve` (1-D, modes full / same / valid) | [`ops::signal`] |
 //! | `cast`, `contiguous`, `to_device` | [`ops::convert`] |
 //! | operators (`&a + &b`, panicking sugar) | [`ops::operators`] |
 //! | dtypes, scalars, devices, errors | [`dtype`], [`device`], [`error`] |
@@ -142,6 +144,7 @@ pub use io::{
 pub use layout::Layout;
 pub use ops::conv::{Conv1dOptions, Conv2dOptions, Padding};
 pub use ops::creation::Indexing;
+pub use ops::dct::{DctOptions, DctnOptions};
 pub use ops::diag::DiagonalOptions;
 pub use ops::fft::{FftOptions, FftnOptions, Norm};
 pub use ops::index::{Index, NewAxis};
@@ -152,6 +155,7 @@ pub use ops::rng::Key;
 pub use ops::search::{
     BincountOptions, OneHotOptions, SearchSortedOptions, Side, Unique, UniqueOptions,
 };
+pub use ops::signal::{ConvMethod, SignalMode, SignalOptions};
 pub use ops::softmax::SoftmaxOptions;
 pub use ops::take::{IndexMode, IndexPutOptions, ScatterMode, ScatterOptions, TakeOptions};
 pub use ops::Operand;

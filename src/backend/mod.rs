@@ -23,7 +23,7 @@ pub(crate) mod sort;
 
 pub use self::core::CoreBackend;
 pub use self::elementwise::{BinaryOp, ClassOp, CmpOp, ElementwiseBackend, TernaryOp, UnaryOp};
-pub use self::fft::{FftBackend, FftKind, FftSpec};
+pub use self::fft::{DctSpec, FftBackend, FftKind, FftSpec, TrigKind};
 pub use self::index::{IndexBackend, ScatterOp};
 pub use self::linalg::LinalgBackend;
 pub use self::reduce::{ArgOp, ReduceBackend, ReduceOp, ScanOp, SoftmaxOp};

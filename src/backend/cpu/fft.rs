@@ -9,7 +9,7 @@
 use super::strided::SendPtr;
 use super::team::for_each_chunk;
 use super::{base_ptr, CpuBackend};
-use crate::backend::fft::{FftBackend, FftKind, FftSpec};
+use crate::backend::fft::{DctSpec, FftBackend, FftKind, FftSpec};
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
@@ -59,18 +59,21 @@ impl FftBackend for CpuBackend {
             d => Err(Error::dtype("fft", d)),
         }
     }
+    fn dct(&self, x: &Tensor, axis: usize, spec: &DctSpec, out: &Tensor) -> Result<()> {
+        super::dct::dct(x, axis, spec, out)
+    }
 }
 
 /// The rows of one tensor along `axis`: the other axes' shape and strides.
-struct Rows {
-    outer: Vec<usize>,
+pub(super) struct Rows {
+    pub(super) outer: Vec<usize>,
     strides: Vec<isize>,
     offset: isize,
-    step: isize,
+    pub(super) step: isize,
 }
 
 impl Rows {
-    fn new(t: &Tensor, axis: usize) -> Rows {
+    pub(super) fn new(t: &Tensor, axis: usize) -> Rows {
         let l = t.layout();
         let mut outer = l.shape().to_vec();
         let mut strides = l.strides().to_vec();
@@ -84,7 +87,7 @@ impl Rows {
         }
     }
     /// Element offset of the first element of row `r` (rows in C order).
-    fn base(&self, mut r: usize) -> isize {
+    pub(super) fn base(&self, mut r: usize) -> isize {
         let mut off = self.offset;
         for i in (0..self.outer.len()).rev() {
             let d = self.outer[i];

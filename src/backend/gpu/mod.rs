@@ -32,7 +32,7 @@ pub use buffer::GpuBuffer;
 pub use peak::fma_peak_gflops;
 
 use crate::backend::cpu::CpuBackend;
-use crate::backend::{CoreBackend, FftBackend, FftSpec, LinalgBackend, SortBackend};
+use crate::backend::{CoreBackend, DctSpec, FftBackend, FftSpec, LinalgBackend, SortBackend};
 use crate::error::Result;
 use crate::layout::Layout;
 use crate::storage::Storage;
@@ -197,6 +197,12 @@ impl FftBackend for GpuBackend {
     /// reached (`src/ops/fft.rs`); it is here so the trait is complete.
     fn fft(&self, x: &Tensor, axis: usize, spec: &FftSpec, out: &Tensor) -> Result<()> {
         via_cpu(&[x], &[out], |cpu, i, o| cpu.fft(&i[0], axis, spec, &o[0]))
+    }
+    /// CPU round trip (download, rustdct on the CPU, upload), results exactly
+    /// the CPU's. DCT/DST inputs and outputs are real (f32/f64), so this one
+    /// is reached by GPU tensors; f64 needs an adapter that holds f64.
+    fn dct(&self, x: &Tensor, axis: usize, spec: &DctSpec, out: &Tensor) -> Result<()> {
+        via_cpu(&[x], &[out], |cpu, i, o| cpu.dct(&i[0], axis, spec, &o[0]))
     }
 }
 

@@ -1,7 +1,7 @@
 //! Fourier transform cases (issue 30). Inputs: real parts from seed 1 and
 //! imaginary parts from seed 2, uniform in [-1, 1), made on the host (complex
 //! tensors are CPU-only). Work is counted as the usual `5 n log2 n` flops of a
-//! complex transform (`2.5 n log2 n` for a real one).
+//! complex transform (`2.5 n log2 n` for a real one, and for a DCT).
 
 use super::data::{uniform, SEED_A, SEED_B};
 use super::{Case, Prepared, Scale, Work};
@@ -77,6 +77,17 @@ pub fn cases() -> Vec<Case> {
                     Ok(())
                 },
                 flops(n * n, n, 5.0),
+            ))
+        }),
+        Case::ready("dct_f64_1M", |s: Scale| {
+            let n = s.pick(1_000_000, 1000);
+            let x = uniform(DType::F64, &[n], SEED_A, -1.0, 1.0)?;
+            Ok(Prepared::new(
+                move || {
+                    black_box(x.dct()?);
+                    Ok(())
+                },
+                flops(n, n, 2.5),
             ))
         }),
     ]

@@ -217,6 +217,7 @@ mod tests {
         "rfft_f32_1M",
         "fft2_c32_1024x1024",
         "fft_c64_batch_1000x1000",
+        "dct_f64_1M",
         // Issue 27: small-tensor latency, per call.
         "latency_add_f32_16",
         "latency_exp_f32_100",

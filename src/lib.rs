@@ -152,7 +152,10 @@ pub use ops::rng::Key;
 pub use ops::search::{
     BincountOptions, OneHotOptions, SearchSortedOptions, Side, Unique, UniqueOptions,
 };
+pub use ops::norm_layers::NormOptions;
+pub use ops::scan::ScanOptions;
 pub use ops::softmax::SoftmaxOptions;
+pub use ops::stats::{IsCloseOptions, QuantileMethod, QuantileOptions, StandardizeOptions};
 pub use ops::take::{IndexMode, IndexPutOptions, ScatterMode, ScatterOptions, TakeOptions};
 pub use ops::Operand;
 pub use tensor::{SliceRef, Tensor};

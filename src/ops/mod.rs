@@ -16,20 +16,25 @@ pub mod fft;
 /// every elementwise family runs through.
 pub(crate) mod frame;
 pub mod index;
+pub mod iterate;
 pub mod join;
 pub mod linalg;
 pub mod logic;
 pub mod mask;
+pub mod nanreduce;
+pub mod norm_layers;
 pub mod math;
 pub mod operators;
 pub mod products;
 pub mod reduce;
 pub mod rng;
+pub mod scan;
 pub mod search;
 pub mod select;
 pub mod shape;
 pub mod softmax;
 pub mod sort;
+pub mod stats;
 pub mod take;
 
 pub use frame::Operand;

@@ -47,6 +47,7 @@ mod rng;
 mod shape;
 mod softmax;
 mod sort;
+mod stats;
 mod take_scatter;
 mod tensor;
 mod transposed;

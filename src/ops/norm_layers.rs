@@ -51,7 +51,10 @@ fn float_only(op: &str, x: &Tensor) -> Result<()> {
 
 fn finite(op: &str, name: &str, v: f64) -> Result<()> {
     if !v.is_finite() {
-        return Err(Error::invalid(op, format!("{name} must be finite, got {v}")));
+        return Err(Error::invalid(
+            op,
+            format!("{name} must be finite, got {v}"),
+        ));
     }
     Ok(())
 }
@@ -120,7 +123,7 @@ impl Tensor {
         float_only(op, self)?;
         let ax = normalize_axis(op, axis, self.ndim())?;
         let n = self.shape()[ax];
-        if n % 2 != 0 {
+        if !n.is_multiple_of(2) {
             return Err(Error::invalid(
                 op,
                 format!("axis {axis} has odd length {n}; glu splits it in two halves"),
@@ -172,7 +175,10 @@ impl Tensor {
         let b = b.unwrap_or(4.0);
         finite(op, "b", b)?;
         if b < 0.0 {
-            return Err(Error::invalid(op, format!("b must be non-negative, got {b}")));
+            return Err(Error::invalid(
+                op,
+                format!("b must be non-negative, got {b}"),
+            ));
         }
         self.add(&self.square()?.add(b)?.sqrt()?)?.mul(0.5)
     }
@@ -193,10 +199,13 @@ impl Tensor {
     pub fn rms_norm(&self, axes: impl Into<Axes>, opts: NormOptions<'_>) -> Result<Tensor> {
         let op = "rms_norm";
         float_only(op, self)?;
-        if !(opts.epsilon >= 0.0 && opts.epsilon.is_finite()) {
+        if !opts.epsilon.is_finite() || opts.epsilon < 0.0 {
             return Err(Error::invalid(
                 op,
-                format!("epsilon must be finite and non-negative, got {}", opts.epsilon),
+                format!(
+                    "epsilon must be finite and non-negative, got {}",
+                    opts.epsilon
+                ),
             ));
         }
         let axes = norm_axes(self, axes.into());
@@ -221,10 +230,13 @@ impl Tensor {
     pub fn layer_norm(&self, axes: impl Into<Axes>, opts: NormOptions<'_>) -> Result<Tensor> {
         let op = "layer_norm";
         float_only(op, self)?;
-        if !(opts.epsilon >= 0.0 && opts.epsilon.is_finite()) {
+        if !opts.epsilon.is_finite() || opts.epsilon < 0.0 {
             return Err(Error::invalid(
                 op,
-                format!("epsilon must be finite and non-negative, got {}", opts.epsilon),
+                format!(
+                    "epsilon must be finite and non-negative, got {}",
+                    opts.epsilon
+                ),
             ));
         }
         let axes = norm_axes(self, axes.into());

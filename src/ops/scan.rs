@@ -88,7 +88,11 @@ impl Tensor {
                 format!("axis of length {n} does not fit i32 indices"),
             ));
         }
-        let x = if opts.reverse { x.flip(axis as isize)? } else { x };
+        let x = if opts.reverse {
+            x.flip(axis as isize)?
+        } else {
+            x
+        };
         let mut ishape = vec![1usize; x.ndim()];
         ishape[axis] = n;
         let idx = Tensor::arange_on(DType::I32, 0, n as i64, 1, x.device())?
@@ -201,7 +205,11 @@ impl Tensor {
             return Err(Error::dtype(op, self.dtype()));
         }
         let (x, axis) = scan_input(op, self, axis.into())?;
-        let x = if opts.reverse { x.flip(axis as isize)? } else { x };
+        let x = if opts.reverse {
+            x.flip(axis as isize)?
+        } else {
+            x
+        };
         let s = hillis_steele(vec![x], axis, |e, l| Ok(vec![logaddexp(&e[0], &l[0])?]))?;
         let y = s[0].clone();
         if opts.reverse {

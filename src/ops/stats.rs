@@ -71,10 +71,7 @@ impl QuantileMethod {
         // NumPy's continuous path: clip at the ends, else lerp between
         // floor and floor + 1 with the given fractional part.
         let lerp = |v: f64, gamma: Option<f64>| {
-            if v.is_nan() {
-                return Pick::At(n - 1);
-            }
-            if v >= last {
+            if v.is_nan() || v >= last {
                 return Pick::At(n - 1);
             }
             if v < 0.0 {
@@ -243,10 +240,7 @@ impl Tensor {
             if !(0.0..=1.0).contains(&q) {
                 return Err(Error::invalid(
                     op,
-                    format!(
-                        "q = {} must lie in [0, {scale}]",
-                        q * scale
-                    ),
+                    format!("q = {} must lie in [0, {scale}]", q * scale),
                 ));
             }
         }
@@ -484,9 +478,11 @@ impl Tensor {
         let ax = resolve_axes(op, self.ndim(), &axes)?;
         let w = if w.shape() == self.shape() {
             w.clone()
-        } else if w.ndim() == 1 && ax.len() == 1 && axes.as_list().is_some() && {
-            w.shape()[0] == self.shape()[ax[0]]
-        } {
+        } else if w.ndim() == 1
+            && ax.len() == 1
+            && axes.as_list().is_some()
+            && w.shape()[0] == self.shape()[ax[0]]
+        {
             let mut s = vec![1usize; self.ndim()];
             s[ax[0]] = w.shape()[0];
             w.reshape(&s[..])?.broadcast_to(self.shape())?
@@ -524,7 +520,11 @@ impl Tensor {
 
     /// [`Tensor::standardize`] with options (`epsilon`, which must be finite
     /// and non-negative).
-    pub fn standardize_with(&self, axes: impl Into<Axes>, opts: StandardizeOptions) -> Result<Tensor> {
+    pub fn standardize_with(
+        &self,
+        axes: impl Into<Axes>,
+        opts: StandardizeOptions,
+    ) -> Result<Tensor> {
         let op = "standardize";
         if !self.dtype().is_float() {
             return Err(Error::invalid(
@@ -535,10 +535,13 @@ impl Tensor {
                 ),
             ));
         }
-        if !(opts.epsilon >= 0.0 && opts.epsilon.is_finite()) {
+        if !opts.epsilon.is_finite() || opts.epsilon < 0.0 {
             return Err(Error::invalid(
                 op,
-                format!("epsilon must be finite and non-negative, got {}", opts.epsilon),
+                format!(
+                    "epsilon must be finite and non-negative, got {}",
+                    opts.epsilon
+                ),
             ));
         }
         let axes = axes.into();

@@ -132,12 +132,28 @@ fn median_and_percentile_numpy_examples() {
     assert_eq!(v64(&a.median(1, false).unwrap()), vec![7.0, 2.0]);
     assert_eq!(a.median([0, 1], true).unwrap().shape(), &[1, 1]);
     // numpy.percentile docs.
-    assert_eq!(a.percentile(50.0, None, false).unwrap().item::<f64>().unwrap(), 3.5);
-    assert_eq!(v64(&a.percentile(50.0, 0, false).unwrap()), vec![6.5, 4.5, 2.5]);
+    assert_eq!(
+        a.percentile(50.0, None, false)
+            .unwrap()
+            .item::<f64>()
+            .unwrap(),
+        3.5
+    );
+    assert_eq!(
+        v64(&a.percentile(50.0, 0, false).unwrap()),
+        vec![6.5, 4.5, 2.5]
+    );
     let k = a.percentile(50.0, 1, true).unwrap();
     assert_eq!((k.shape(), v64(&k)), (&[2usize, 1][..], vec![7.0, 2.0]));
     // Rank 0 and f32/f16.
-    assert_eq!(t64(&[], &[4.0]).median(None, false).unwrap().item::<f64>().unwrap(), 4.0);
+    assert_eq!(
+        t64(&[], &[4.0])
+            .median(None, false)
+            .unwrap()
+            .item::<f64>()
+            .unwrap(),
+        4.0
+    );
     let h = a.cast(DType::F16).unwrap().median(1, false).unwrap();
     assert_eq!((h.dtype(), v64(&h)), (DType::F16, vec![7.0, 2.0]));
     // NaN in a group gives NaN; other groups are unaffected.
@@ -283,7 +299,10 @@ fn scans_on_views_nan_and_errors() {
     let tv = x.transpose(None).unwrap();
     let (v, i) = tv.cummax(1).unwrap();
     let (vc, ic) = tv.contiguous().unwrap().cummax(1).unwrap();
-    assert_eq!((v64(&v), i.to_vec::<i32>().unwrap()), (v64(&vc), ic.to_vec::<i32>().unwrap()));
+    assert_eq!(
+        (v64(&v), i.to_vec::<i32>().unwrap()),
+        (v64(&vc), ic.to_vec::<i32>().unwrap())
+    );
     assert_eq!(v64(&v), vec![1., 4., 5., 5., 2., 6.]);
     // None flattens (a 1-D result, as cumsum).
     let (f, fi) = x.cummin(None).unwrap();
@@ -299,22 +318,43 @@ fn scans_on_views_nan_and_errors() {
     assert_eq!(i.to_vec::<i32>().unwrap(), vec![0, 1, 1, 1, 1]);
     // Integers, u8, empty.
     let u = Tensor::create(DType::U8, &[4], &[3, 1, 200, 7]).unwrap();
-    assert_eq!(u.cummax(0).unwrap().0.to_vec::<u8>().unwrap(), vec![3, 3, 200, 200]);
-    assert_eq!(u.cummin(0).unwrap().0.to_vec::<u8>().unwrap(), vec![3, 1, 1, 1]);
+    assert_eq!(
+        u.cummax(0).unwrap().0.to_vec::<u8>().unwrap(),
+        vec![3, 3, 200, 200]
+    );
+    assert_eq!(
+        u.cummin(0).unwrap().0.to_vec::<u8>().unwrap(),
+        vec![3, 1, 1, 1]
+    );
     let e = Tensor::zeros(DType::F32, &[0, 3]).unwrap();
     assert_eq!(e.cummax(0).unwrap().0.shape(), &[0, 3]);
     assert_eq!(e.logcumsumexp(1).unwrap().shape(), &[0, 3]);
     // logcumsumexp: -inf is the identity, +inf stays.
-    let l = t64(&[4], &[f64::NEG_INFINITY, f64::NEG_INFINITY, 0.0, f64::INFINITY]);
-    assert_eq!(v64(&l.logcumsumexp(0).unwrap()), vec![f64::NEG_INFINITY, f64::NEG_INFINITY, 0.0, f64::INFINITY]);
+    let l = t64(
+        &[4],
+        &[f64::NEG_INFINITY, f64::NEG_INFINITY, 0.0, f64::INFINITY],
+    );
+    assert_eq!(
+        v64(&l.logcumsumexp(0).unwrap()),
+        vec![f64::NEG_INFINITY, f64::NEG_INFINITY, 0.0, f64::INFINITY]
+    );
     // Errors name the function.
     let err = |r: rnx::Result<Tensor>, name: &str| {
         let m = r.unwrap_err().to_string();
         assert!(m.contains(name), "{m}");
     };
     err(x.cummax(2).map(|p| p.0), "cummax");
-    err(Tensor::zeros(DType::C64, &[2]).unwrap().cummin(0).map(|p| p.0), "cummin");
-    err(Tensor::zeros(DType::I32, &[2]).unwrap().logcumsumexp(0), "logcumsumexp");
+    err(
+        Tensor::zeros(DType::C64, &[2])
+            .unwrap()
+            .cummin(0)
+            .map(|p| p.0),
+        "cummin",
+    );
+    err(
+        Tensor::zeros(DType::I32, &[2]).unwrap().logcumsumexp(0),
+        "logcumsumexp",
+    );
 }
 
 #[test]
@@ -324,34 +364,87 @@ fn stats_values_and_errors() {
     assert_eq!(x.ptp(None, false).unwrap().item::<f64>().unwrap(), 6.0);
     assert_eq!(v64(&x.ptp(1, false).unwrap()), vec![4.0, 6.0]);
     let i8t = Tensor::create(DType::I8, &[2], &[-100, 100]).unwrap();
-    assert_eq!(i8t.ptp(None, false).unwrap().item::<i8>().unwrap(), (200u8) as i8); // wraps as NumPy
-    assert!(Tensor::zeros(DType::F32, &[0]).unwrap().ptp(None, false).unwrap_err().to_string().contains("ptp"));
+    assert_eq!(
+        i8t.ptp(None, false).unwrap().item::<i8>().unwrap(),
+        (200u8) as i8
+    ); // wraps as NumPy
+    assert!(Tensor::zeros(DType::F32, &[0])
+        .unwrap()
+        .ptp(None, false)
+        .unwrap_err()
+        .to_string()
+        .contains("ptp"));
     // average: NumPy docs.
     let a = t64(&[4], &[1., 2., 3., 4.]);
     let w = t64(&[4], &[4., 3., 2., 1.]);
-    assert_eq!(a.average(None, Some(&w), false).unwrap().item::<f64>().unwrap(), 2.0);
-    assert_eq!(a.average(None, None, false).unwrap().item::<f64>().unwrap(), 2.5);
+    assert_eq!(
+        a.average(None, Some(&w), false)
+            .unwrap()
+            .item::<f64>()
+            .unwrap(),
+        2.0
+    );
+    assert_eq!(
+        a.average(None, None, false).unwrap().item::<f64>().unwrap(),
+        2.5
+    );
     let d = t64(&[3, 2], &[0., 1., 2., 3., 4., 5.]);
     let w2 = t64(&[2], &[0.25, 0.75]);
-    assert_eq!(v64(&d.average(1, Some(&w2), false).unwrap()), vec![0.75, 2.75, 4.75]);
+    assert_eq!(
+        v64(&d.average(1, Some(&w2), false).unwrap()),
+        vec![0.75, 2.75, 4.75]
+    );
     assert_eq!(d.average(1, Some(&w2), true).unwrap().shape(), &[3, 1]);
     let full = t64(&[3, 2], &[1., 1., 1., 3., 0., 2.]);
-    assert_eq!(v64(&d.average(1, Some(&full), false).unwrap()), vec![0.5, 2.75, 5.0]);
+    assert_eq!(
+        v64(&d.average(1, Some(&full), false).unwrap()),
+        vec![0.5, 2.75, 5.0]
+    );
     let zero = t64(&[4], &[1., -1., 0., 0.]);
-    assert!(a.average(None, Some(&zero), false).unwrap_err().to_string().contains("sum to zero"));
+    assert!(a
+        .average(None, Some(&zero), false)
+        .unwrap_err()
+        .to_string()
+        .contains("sum to zero"));
     assert!(d.average(0, Some(&w2), false).is_err()); // 1-D weights along the wrong axis
     assert!(d.average(None, Some(&w2), false).is_err());
-    assert!(a.average(None, Some(&w.cast(DType::F32).unwrap()), false).is_err());
-    assert!(a.cast(DType::I32).unwrap().average(None, None, false).unwrap_err().to_string().contains("cast"));
+    assert!(a
+        .average(None, Some(&w.cast(DType::F32).unwrap()), false)
+        .is_err());
+    assert!(a
+        .cast(DType::I32)
+        .unwrap()
+        .average(None, None, false)
+        .unwrap_err()
+        .to_string()
+        .contains("cast"));
     // standardize: Nx docs.
     let s = t64(&[5], &[1., 2., 3., 4., 5.]).standardize(None).unwrap();
-    assert_close(&v64(&s), &[-1.4142135623, -0.7071067811, 0.0, 0.7071067811, 1.4142135623], 1e-9);
-    let s = t64(&[2, 3], &[1., 2., 3., 4., 5., 6.]).standardize([-1]).unwrap();
+    assert_close(
+        &v64(&s),
+        &[
+            -1.4142135623,
+            -0.7071067811,
+            0.0,
+            0.7071067811,
+            1.4142135623,
+        ],
+        1e-9,
+    );
+    let s = t64(&[2, 3], &[1., 2., 3., 4., 5., 6.])
+        .standardize([-1])
+        .unwrap();
     let r = (2.0f64 / 3.0 + 1e-10).sqrt();
     assert_close(&v64(&s), &[-1. / r, 0., 1. / r, -1. / r, 0., 1. / r], 1e-12);
     // logmeanexp
-    let l = t64(&[2, 2], &[0., 0., 1., 3.]).logmeanexp(1, false).unwrap();
-    assert_close(&v64(&l), &[0.0, ((1f64.exp() + 3f64.exp()) / 2.0).ln()], 1e-14);
+    let l = t64(&[2, 2], &[0., 0., 1., 3.])
+        .logmeanexp(1, false)
+        .unwrap();
+    assert_close(
+        &v64(&l),
+        &[0.0, ((1f64.exp() + 3f64.exp()) / 2.0).ln()],
+        1e-14,
+    );
     // quantile errors
     let m = |r: rnx::Result<Tensor>| r.unwrap_err().to_string();
     assert!(m(x.quantile(-0.1, None, false)).contains("quantile"));
@@ -362,43 +455,91 @@ fn stats_values_and_errors() {
     assert!(m(x.median(2, false)).contains("median"));
     // A strided view gives the same as its copy.
     let v = x.transpose(None).unwrap().flip(0).unwrap();
-    assert_eq!(v64(&v.median(1, false).unwrap()), v64(&v.contiguous().unwrap().median(1, false).unwrap()));
+    assert_eq!(
+        v64(&v.median(1, false).unwrap()),
+        v64(&v.contiguous().unwrap().median(1, false).unwrap())
+    );
 }
 
 #[test]
 fn isclose_allclose_numpy_examples() {
     let d = IsCloseOptions::default();
     let ic = |a: &[f64], b: &[f64], o| {
-        t64(&[a.len()], a).isclose(&t64(&[b.len()], b), o).unwrap().to_vec::<u8>().unwrap()
+        t64(&[a.len()], a)
+            .isclose(&t64(&[b.len()], b), o)
+            .unwrap()
+            .to_vec::<u8>()
+            .unwrap()
     };
     assert_eq!(ic(&[1e10, 1e-7], &[1.00001e10, 1e-8], d), vec![1, 0]);
     assert_eq!(ic(&[1e10, 1e-8], &[1.00001e10, 1e-9], d), vec![1, 1]);
-    assert_eq!(ic(&[1e-100, 1e-7], &[0.0, 0.0], IsCloseOptions { atol: 0.0, ..d }), vec![0, 0]);
+    assert_eq!(
+        ic(
+            &[1e-100, 1e-7],
+            &[0.0, 0.0],
+            IsCloseOptions { atol: 0.0, ..d }
+        ),
+        vec![0, 0]
+    );
     let inf = f64::INFINITY;
     assert_eq!(ic(&[inf, inf, 1.0], &[inf, -inf, inf], d), vec![1, 0, 0]);
     assert_eq!(ic(&[f64::NAN, 1.0], &[f64::NAN, f64::NAN], d), vec![0, 0]);
-    assert_eq!(ic(&[f64::NAN, 1.0], &[f64::NAN, f64::NAN], IsCloseOptions { equal_nan: true, ..d }), vec![1, 0]);
+    assert_eq!(
+        ic(
+            &[f64::NAN, 1.0],
+            &[f64::NAN, f64::NAN],
+            IsCloseOptions {
+                equal_nan: true,
+                ..d
+            }
+        ),
+        vec![1, 0]
+    );
     // Asymmetric: the tolerance scales with |other|.
-    let o = IsCloseOptions { rtol: 0.5, atol: 0.0, ..d };
+    let o = IsCloseOptions {
+        rtol: 0.5,
+        atol: 0.0,
+        ..d
+    };
     assert_eq!(ic(&[1.0], &[2.0], o), vec![1]);
     assert_eq!(ic(&[2.0], &[1.0], o), vec![0]);
     // Broadcasting, integers, halves.
     let a = t64(&[2, 2], &[1., 2., 3., 4.]);
     let b = t64(&[2], &[1., 2.]);
-    assert_eq!(a.isclose(&b, d).unwrap().to_vec::<u8>().unwrap(), vec![1, 1, 0, 0]);
+    assert_eq!(
+        a.isclose(&b, d).unwrap().to_vec::<u8>().unwrap(),
+        vec![1, 1, 0, 0]
+    );
     let u = Tensor::create(DType::U8, &[2], &[3, 250]).unwrap();
     let u2 = Tensor::create(DType::U8, &[2], &[5, 250]).unwrap();
     let o = IsCloseOptions { atol: 2.0, ..d };
-    assert_eq!(u.isclose(&u2, o).unwrap().to_vec::<u8>().unwrap(), vec![1, 1]);
-    assert_eq!(u2.isclose(&u, IsCloseOptions { atol: 1.0, ..d }).unwrap().to_vec::<u8>().unwrap(), vec![0, 1]);
+    assert_eq!(
+        u.isclose(&u2, o).unwrap().to_vec::<u8>().unwrap(),
+        vec![1, 1]
+    );
+    assert_eq!(
+        u2.isclose(&u, IsCloseOptions { atol: 1.0, ..d })
+            .unwrap()
+            .to_vec::<u8>()
+            .unwrap(),
+        vec![0, 1]
+    );
     let h = a.cast(DType::BF16).unwrap();
     assert!(h.allclose(&h.add(0.0).unwrap(), d).unwrap());
     assert!(a.allclose(&a.add(1e-9).unwrap(), d).unwrap());
     assert!(!a.allclose(&a.add(1e-3).unwrap(), d).unwrap());
     // Errors.
     assert!(a.isclose(&a.cast(DType::F32).unwrap(), d).is_err());
-    assert!(a.isclose(&b.reshape([2, 1]).unwrap().broadcast_to(&[2, 3]).unwrap(), d).is_err());
-    assert!(Tensor::zeros(DType::C32, &[1]).unwrap().allclose(&Tensor::zeros(DType::C32, &[1]).unwrap(), d).is_err());
+    assert!(a
+        .isclose(
+            &b.reshape([2, 1]).unwrap().broadcast_to(&[2, 3]).unwrap(),
+            d
+        )
+        .is_err());
+    assert!(Tensor::zeros(DType::C32, &[1])
+        .unwrap()
+        .allclose(&Tensor::zeros(DType::C32, &[1]).unwrap(), d)
+        .is_err());
 }
 
 #[test]
@@ -407,17 +548,47 @@ fn activations_and_norm_layers() {
     let x = t64(&[xs.len()], &xs);
     let f = |t: Tensor| v64(&t);
     let want = |g: &dyn Fn(f64) -> f64| xs.iter().map(|&v| g(v)).collect::<Vec<_>>();
-    assert_close(&f(x.celu(Some(0.5)).unwrap()), &want(&|v| if v > 0.0 { v } else { 0.5 * (v / 0.5).exp_m1() }), 1e-15);
+    assert_close(
+        &f(x.celu(Some(0.5)).unwrap()),
+        &want(&|v| if v > 0.0 { v } else { 0.5 * (v / 0.5).exp_m1() }),
+        1e-15,
+    );
     assert_close(&f(x.celu(None).unwrap()), &f(x.elu(None).unwrap()), 1e-15);
-    assert_close(&f(x.sparse_plus().unwrap()), &want(&|v| if v <= -1.0 { 0.0 } else if v >= 1.0 { v } else { (v + 1.0) * (v + 1.0) / 4.0 }), 1e-15);
-    assert_close(&f(x.sparse_sigmoid().unwrap()), &want(&|v| ((v + 1.0) / 2.0).clamp(0.0, 1.0)), 1e-15);
-    assert_close(&f(x.squareplus(Some(1.0)).unwrap()), &want(&|v| (v + (v * v + 1.0).sqrt()) / 2.0), 1e-15);
+    assert_close(
+        &f(x.sparse_plus().unwrap()),
+        &want(&|v| {
+            if v <= -1.0 {
+                0.0
+            } else if v >= 1.0 {
+                v
+            } else {
+                (v + 1.0) * (v + 1.0) / 4.0
+            }
+        }),
+        1e-15,
+    );
+    assert_close(
+        &f(x.sparse_sigmoid().unwrap()),
+        &want(&|v| ((v + 1.0) / 2.0).clamp(0.0, 1.0)),
+        1e-15,
+    );
+    assert_close(
+        &f(x.squareplus(Some(1.0)).unwrap()),
+        &want(&|v| (v + (v * v + 1.0).sqrt()) / 2.0),
+        1e-15,
+    );
     assert!(f(t64(&[1], &[f64::NAN]).sparse_plus().unwrap())[0].is_nan());
     // glu along axis 0 of a [4, 2]
-    let g = t64(&[4, 2], &[1., 2., 3., 4., 0., 1., -1., 2.]).glu(0).unwrap();
+    let g = t64(&[4, 2], &[1., 2., 3., 4., 0., 1., -1., 2.])
+        .glu(0)
+        .unwrap();
     let sg = |v: f64| 1.0 / (1.0 + (-v).exp());
     assert_eq!(g.shape(), &[2, 2]);
-    assert_close(&f(g), &[sg(0.0), 2.0 * sg(1.0), 3.0 * sg(-1.0), 4.0 * sg(2.0)], 1e-15);
+    assert_close(
+        &f(g),
+        &[sg(0.0), 2.0 * sg(1.0), 3.0 * sg(-1.0), 4.0 * sg(2.0)],
+        1e-15,
+    );
     // rms_norm / layer_norm against loops, with weight and bias, on a view.
     let base: Vec<f64> = (0..24).map(|k| ((k * 7) % 11) as f64 - 5.0).collect();
     let t = t64(&[4, 6], &base).transpose(None).unwrap(); // [6, 4] view
@@ -425,7 +596,11 @@ fn activations_and_norm_layers() {
     let w = t64(&[4], &[1.0, 0.5, 2.0, -1.0]);
     let b = t64(&[4], &[0.0, 1.0, 0.0, 0.25]);
     let eps = 1e-5;
-    let o = NormOptions { epsilon: eps, weight: Some(&w), bias: Some(&b) };
+    let o = NormOptions {
+        epsilon: eps,
+        weight: Some(&w),
+        bias: Some(&b),
+    };
     let (wv, bv) = (v64(&w), v64(&b));
     let (mut rms, mut ln) = (vec![], vec![]);
     for r in tv.chunks(4) {
@@ -445,10 +620,16 @@ fn activations_and_norm_layers() {
     assert!(m(x.celu(Some(0.0))).contains("celu"));
     assert!(m(x.squareplus(Some(-1.0))).contains("squareplus"));
     assert!(m(x.cast(DType::I32).unwrap().sparse_plus()).contains("cast"));
-    let o = NormOptions { epsilon: -1.0, ..Default::default() };
+    let o = NormOptions {
+        epsilon: -1.0,
+        ..Default::default()
+    };
     assert!(m(t.rms_norm(None, o)).contains("rms_norm"));
     let w32 = w.cast(DType::F32).unwrap();
-    let o = NormOptions { weight: Some(&w32), ..Default::default() };
+    let o = NormOptions {
+        weight: Some(&w32),
+        ..Default::default()
+    };
     assert!(t.layer_norm(None, o).is_err());
 }
 
@@ -457,17 +638,29 @@ fn iteration_and_conversions() {
     let x = Tensor::from([[1i32, 2, 3], [4, 5, 6]]);
     assert_eq!(x.shape(), &[2, 3]);
     let t = x.transpose(None).unwrap().flip(0).unwrap();
-    assert_eq!(t.iter::<i32>().unwrap().collect::<Vec<_>>(), vec![3, 6, 2, 5, 1, 4]);
+    assert_eq!(
+        t.iter::<i32>().unwrap().collect::<Vec<_>>(),
+        vec![3, 6, 2, 5, 1, 4]
+    );
     assert!(t.iter::<i64>().is_err());
     let doubled = t.map_item(|v: i32| v as f64 * 2.0).unwrap();
-    assert_eq!((doubled.dtype(), doubled.shape()), (DType::F64, &[3usize, 2][..]));
+    assert_eq!(
+        (doubled.dtype(), doubled.shape()),
+        (DType::F64, &[3usize, 2][..])
+    );
     assert_eq!(v64(&doubled), vec![6., 12., 4., 10., 2., 8.]);
-    assert_eq!(t.fold_item(0i64, |a, v: i32| a * 10 + v as i64).unwrap(), 362514);
+    assert_eq!(
+        t.fold_item(0i64, |a, v: i32| a * 10 + v as i64).unwrap(),
+        362514
+    );
     let v: Vec<i32> = Vec::try_from(&t).unwrap();
     assert_eq!(v, vec![3, 6, 2, 5, 1, 4]);
     let a: [i32; 6] = (&t).try_into().unwrap();
     assert_eq!(a, [3, 6, 2, 5, 1, 4]);
-    assert!(<[i32; 5]>::try_from(&t).unwrap_err().to_string().contains("6 elements"));
+    assert!(<[i32; 5]>::try_from(&t)
+        .unwrap_err()
+        .to_string()
+        .contains("6 elements"));
     let f = Tensor::from(vec![1.5f32, 2.5]);
     assert_eq!((f.dtype(), f.shape()), (DType::F32, &[2usize][..]));
     assert_eq!(Vec::<f32>::try_from(f).unwrap(), vec![1.5, 2.5]);
@@ -478,26 +671,174 @@ fn iteration_and_conversions() {
 #[test]
 fn gpu_stats_match_cpu() {
     let Some(g) = crate::gpu::gpu() else { return };
-    let vals: Vec<f64> = (0..60).map(|k| ((k * 37) % 23) as f64 - 11.0 + if k % 13 == 0 { 0.5 } else { 0.0 }).collect();
+    let vals: Vec<f64> = (0..60)
+        .map(|k| ((k * 37) % 23) as f64 - 11.0 + if k % 13 == 0 { 0.5 } else { 0.0 })
+        .collect();
     let c = Tensor::create(DType::F32, &[5, 12], &vals).unwrap();
     let c = Tensor::where_cond(&c.cmpeq(4.0).unwrap(), f64::NAN, &c).unwrap();
     let gt = c.to_device(g).unwrap();
     type Op = fn(&Tensor) -> Tensor;
     let ops: [(&str, Op); 10] = [
         ("median", |t| t.median(1, false).unwrap()),
-        ("quantile", |t| t.quantile_with(0.3, 0, true, QuantileOptions { method: QuantileMethod::Hazen }).unwrap()),
+        ("quantile", |t| {
+            t.quantile_with(
+                0.3,
+                0,
+                true,
+                QuantileOptions {
+                    method: QuantileMethod::Hazen,
+                },
+            )
+            .unwrap()
+        }),
         ("cummax", |t| t.cummax(1).unwrap().0),
-        ("cummin_idx", |t| t.cummin_with(0, ScanOptions { reverse: true }).unwrap().1),
+        ("cummin_idx", |t| {
+            t.cummin_with(0, ScanOptions { reverse: true }).unwrap().1
+        }),
         ("logcumsumexp", |t| t.logcumsumexp(1).unwrap()),
         ("nanmean", |t| t.nanmean(1, false).unwrap()),
         ("nanmax", |t| t.nanmax(0, false).unwrap()),
-        ("isclose", |t| t.isclose(&t.add(1e-3).unwrap(), IsCloseOptions { atol: 1e-2, ..Default::default() }).unwrap()),
-        ("rms_norm", |t| t.nansum(None, true).unwrap().add(t).unwrap().rms_norm(None, NormOptions::default()).unwrap()),
-        ("sparse_plus", |t| t.div(8.0).unwrap().sparse_plus().unwrap()),
+        ("isclose", |t| {
+            t.isclose(
+                &t.add(1e-3).unwrap(),
+                IsCloseOptions {
+                    atol: 1e-2,
+                    ..Default::default()
+                },
+            )
+            .unwrap()
+        }),
+        ("rms_norm", |t| {
+            t.nansum(None, true)
+                .unwrap()
+                .add(t)
+                .unwrap()
+                .rms_norm(None, NormOptions::default())
+                .unwrap()
+        }),
+        ("sparse_plus", |t| {
+            t.div(8.0).unwrap().sparse_plus().unwrap()
+        }),
     ];
     for (name, op) in ops {
         let (a, b) = (v64(&op(&c)), op(&gt));
         assert_eq!(b.device(), g, "{name}");
         assert_close(&v64(&b), &a, 1e-5);
     }
+}
+
+#[test]
+fn histogram_numpy_examples() {
+    use rnx::{Bins, HistogramOptions};
+    let x = t64(&[8], &[0.5, 1.0, 1.5, 2.0, 2.0, 3.5, -1.0, 4.0]);
+    let o = |bins: Bins| HistogramOptions {
+        bins,
+        ..Default::default()
+    };
+    let (h, e) = x.histogram(o(Bins::Count(4))).unwrap();
+    assert_eq!(h.to_vec::<i64>().unwrap(), vec![1, 2, 3, 2]);
+    assert_eq!(v64(&e), vec![-1.0, 0.25, 1.5, 2.75, 4.0]);
+    let r = HistogramOptions {
+        bins: 3.into(),
+        range: Some((0.0, 3.0)),
+        ..Default::default()
+    };
+    let (h, e) = x.histogram(r).unwrap();
+    assert_eq!(
+        (h.to_vec::<i64>().unwrap(), v64(&e)),
+        (vec![1, 2, 2], vec![0., 1., 2., 3.])
+    );
+    let edges = t64(&[4], &[0., 1., 2., 4.]);
+    let w = t64(&[8], &[1., 2., 3., 4., 5., 6., 7., 8.]);
+    let ow = HistogramOptions {
+        bins: (&edges).into(),
+        weights: Some(w),
+        ..Default::default()
+    };
+    assert_eq!(v64(&x.histogram(ow).unwrap().0), vec![1., 5., 23.]);
+    let od = HistogramOptions {
+        bins: (&edges).into(),
+        density: true,
+        ..Default::default()
+    };
+    let (d, _) = x.histogram(od).unwrap();
+    assert_eq!(d.dtype(), DType::F64);
+    assert_close(&v64(&d), &[1. / 7., 2. / 7., 2. / 7.], 1e-15);
+    // Equal values: the range widens by 0.5 each way; NaN is not counted
+    // with explicit edges.
+    let (h, e) = t64(&[2], &[2., 2.]).histogram(o(Bins::Count(2))).unwrap();
+    assert_eq!(
+        (h.to_vec::<i64>().unwrap(), v64(&e)),
+        (vec![0, 2], vec![1.5, 2., 2.5])
+    );
+    let n = t64(&[3], &[f64::NAN, 0.5, 1.0]);
+    let (h, _) = n.histogram(o((&edges).into())).unwrap();
+    assert_eq!(h.to_vec::<i64>().unwrap(), vec![1, 1, 0]);
+    // A 2-D f32 view counts all elements.
+    let m = Tensor::create(DType::F32, &[2, 2], &[0., 1., 2., 3.])
+        .unwrap()
+        .transpose(None)
+        .unwrap();
+    assert_eq!(
+        m.histogram(o(Bins::Count(3)))
+            .unwrap()
+            .0
+            .to_vec::<i64>()
+            .unwrap(),
+        vec![1, 1, 2]
+    );
+    // Errors.
+    let msg = |r: rnx::Result<(Tensor, Tensor)>| r.unwrap_err().to_string();
+    assert!(msg(n.histogram(o(Bins::Count(2)))).contains("not finite"));
+    assert!(msg(x.histogram(o(Bins::Count(0)))).contains("histogram"));
+    assert!(msg(x.histogram(o((&t64(&[3], &[0., 2., 1.])).into()))).contains("monotonically"));
+    assert!(msg(x.cast(DType::I32).unwrap().histogram(o(Bins::Count(2)))).contains("cast"));
+    let bad = HistogramOptions {
+        range: Some((2.0, 1.0)),
+        ..Default::default()
+    };
+    assert!(msg(x.histogram(bad)).contains("range"));
+}
+
+#[test]
+fn unique_axis_matches_numpy() {
+    use rnx::ops::search::UniqueOptions;
+    let all = UniqueOptions {
+        return_index: true,
+        return_inverse: true,
+        return_counts: true,
+    };
+    // np.unique(a, axis=0) of the NumPy docs.
+    let a = Tensor::create(DType::I64, &[3, 3], &[1, 0, 0, 1, 0, 0, 2, 3, 4]).unwrap();
+    let u = a.unique_axis(0, all).unwrap();
+    assert_eq!(u.values.to_vec::<i64>().unwrap(), vec![1, 0, 0, 2, 3, 4]);
+    assert_eq!(u.indices.unwrap().to_vec::<i64>().unwrap(), vec![0, 2]);
+    assert_eq!(u.inverse.unwrap().to_vec::<i64>().unwrap(), vec![0, 0, 1]);
+    assert_eq!(u.counts.unwrap().to_vec::<i64>().unwrap(), vec![2, 1]);
+    // A 3-D float view along the last axis, with NaN equal to itself.
+    let x = t64(&[2, 1, 4], &[1., f64::NAN, 1., 0., 2., 5., 2., 0.]);
+    let u = x.unique_axis(-1, all).unwrap();
+    // Columns: (1,2) (nan,5) (1,2) (0,0) -> sorted (0,0) (1,2) (nan,5).
+    assert_eq!(u.values.shape(), &[2, 1, 3]);
+    let v = v64(&u.values);
+    assert_eq!(&v[..2], &[0., 1.]);
+    assert!(v[2].is_nan());
+    assert_eq!(&v[3..], &[0., 2., 5.]);
+    assert_eq!(
+        u.inverse.unwrap().to_vec::<i64>().unwrap(),
+        vec![1, 2, 1, 0]
+    );
+    assert_eq!(u.indices.unwrap().to_vec::<i64>().unwrap(), vec![3, 0, 1]);
+    // The values rebuild the input through the inverse (transposed view input).
+    let m = Tensor::create(DType::U8, &[3, 4], &[1, 2, 1, 2, 3, 4, 3, 4, 5, 6, 5, 7]).unwrap();
+    let mt = m.transpose(None).unwrap();
+    let u = mt.unique_axis(0, all).unwrap();
+    assert_eq!(u.values.shape(), &[3, 3]);
+    let back = u.values.take(&u.inverse.unwrap(), 0).unwrap();
+    assert_eq!(back.to_vec::<u8>().unwrap(), mt.to_vec::<u8>().unwrap());
+    assert!(a
+        .unique_axis(2, all)
+        .unwrap_err()
+        .to_string()
+        .contains("unique"));
 }

@@ -268,7 +268,7 @@ impl Tensor {
             let q = q / scale;
             let r = match method {
                 // The median: the mean of the two middle elements.
-                None if n % 2 == 0 => at_last(&sorted, n / 2 - 1)?
+                None if n.is_multiple_of(2) => at_last(&sorted, n / 2 - 1)?
                     .add(&at_last(&sorted, n / 2)?)?
                     .mul(0.5)?,
                 None => at_last(&sorted, n / 2)?,

@@ -248,7 +248,7 @@ proptest! {
 
     #[test]
     fn nan_reductions_match_brute_force((s, x, axis) in shape_and_data(), nanmask in any::<u64>()) {
-        let x: Vec<f64> = x.iter().enumerate().map(|(k, &v)| if nanmask >> (k % 64) & 1 == 1 { f64::NAN } else { v }).collect();
+        let x: Vec<f64> = x.iter().enumerate().map(|(k, &v)| if (nanmask >> (k % 64)) & 1 == 1 { f64::NAN } else { v }).collect();
         let t = t64(&s, &x);
         let outer: usize = s[..axis].iter().product();
         let inner: usize = s[axis + 1..].iter().product();
@@ -366,7 +366,7 @@ fn stats_values_and_errors() {
     let i8t = Tensor::create(DType::I8, &[2], &[-100, 100]).unwrap();
     assert_eq!(
         i8t.ptp(None, false).unwrap().item::<i8>().unwrap(),
-        (200u8) as i8
+        200u8 as i8
     ); // wraps as NumPy
     assert!(Tensor::zeros(DType::F32, &[0])
         .unwrap()
@@ -607,9 +607,9 @@ fn activations_and_norm_layers() {
         let ms = r.iter().map(|v| v * v).sum::<f64>() / 4.0;
         let mean = r.iter().sum::<f64>() / 4.0;
         let var = r.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / 4.0;
-        for k in 0..4 {
-            rms.push(r[k] / (ms + eps).sqrt() * wv[k] + bv[k]);
-            ln.push((r[k] - mean) / (var + eps).sqrt() * wv[k] + bv[k]);
+        for ((&v, &wk), &bk) in r.iter().zip(&wv).zip(&bv) {
+            rms.push(v / (ms + eps).sqrt() * wk + bk);
+            ln.push((v - mean) / (var + eps).sqrt() * wk + bk);
         }
     }
     assert_close(&v64(&t.rms_norm(None, o).unwrap()), &rms, 1e-13);

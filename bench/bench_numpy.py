@@ -342,6 +342,11 @@ def _cases(S):
                               v=uniform(np, np.float32, (n1m,), SEED_B, -1e6, 1e6)),
               lambda np, a, v: np.searchsorted(a, v),
               lambda torch, a, v: torch.searchsorted(a, v)))
+    mn = S.pick(4096, 64)
+    c.append(("median_axis1_4096x4096", "all",
+              lambda np: dict(x=uniform(np, np.float32, (mn, mn), SEED_A, -1.0, 1.0)),
+              lambda np, x: np.median(x, axis=1),
+              lambda torch, x: torch.quantile(x, 0.5, dim=1)))
     # Issue 29's products.
     c.append(("einsum_bij_bjk_f32_64x128x128", "all", mm_inputs(f32, bshape),
               lambda np, a, b: np.einsum("bij,bjk->bik", a, b, optimize=True),

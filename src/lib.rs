@@ -147,16 +147,20 @@ pub use ops::creation::Indexing;
 pub use ops::dct::{DctOptions, DctnOptions};
 pub use ops::diag::DiagonalOptions;
 pub use ops::fft::{FftOptions, FftnOptions, Norm};
+pub use ops::histogram::{Bins, HistogramOptions};
 pub use ops::index::{Index, NewAxis};
 pub use ops::join::Sections;
+pub use ops::norm_layers::NormOptions;
 pub use ops::operators::OperatorScalar;
 pub use ops::products::TensordotAxes;
 pub use ops::rng::Key;
+pub use ops::scan::ScanOptions;
 pub use ops::search::{
     BincountOptions, OneHotOptions, SearchSortedOptions, Side, Unique, UniqueOptions,
 };
 pub use ops::signal::{ConvMethod, SignalMode, SignalOptions};
 pub use ops::softmax::SoftmaxOptions;
+pub use ops::stats::{IsCloseOptions, QuantileMethod, QuantileOptions, StandardizeOptions};
 pub use ops::take::{IndexMode, IndexPutOptions, ScatterMode, ScatterOptions, TakeOptions};
 pub use ops::Operand;
 pub use tensor::{SliceRef, Tensor};

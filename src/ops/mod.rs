@@ -16,23 +16,30 @@ pub mod fft;
 /// The elementwise frame (operands, broadcasting, output and alias checks)
 /// every elementwise family runs through.
 pub(crate) mod frame;
+pub mod histogram;
 pub mod index;
+pub mod iterate;
 pub mod join;
 pub mod linalg;
 pub mod logic;
 pub mod mask;
 pub mod math;
+pub mod nanreduce;
+pub mod norm_layers;
 pub mod operators;
 pub mod products;
 pub mod reduce;
 pub mod rng;
+pub mod scan;
 pub mod search;
 pub mod select;
 pub mod shape;
 pub mod signal;
 pub mod softmax;
 pub mod sort;
+pub mod stats;
 pub mod take;
+pub mod unique_axis;
 
 pub use frame::Operand;
 

@@ -92,13 +92,13 @@ pub struct Unique {
 }
 
 /// Host keys of a real tensor: exact for every integer dtype, f64 for floats.
-enum Keys {
+pub(crate) enum Keys {
     Int(Vec<i128>),
     Float(Vec<f64>),
 }
 
 impl Keys {
-    fn of(op: &str, t: &Tensor) -> Result<Keys> {
+    pub(crate) fn of(op: &str, t: &Tensor) -> Result<Keys> {
         let d = t.dtype();
         if d.is_complex() {
             return Err(Error::dtype(op, d));
@@ -133,7 +133,7 @@ impl Keys {
     }
 
     /// Compare element `i` of `self` with element `j` of `other` (same kind).
-    fn cmp(&self, i: usize, other: &Keys, j: usize) -> Ordering {
+    pub(crate) fn cmp(&self, i: usize, other: &Keys, j: usize) -> Ordering {
         match (self, other) {
             (Keys::Int(a), Keys::Int(b)) => a[i].cmp(&b[j]),
             (Keys::Float(a), Keys::Float(b)) => fcmp(a[i], b[j]),
@@ -153,7 +153,7 @@ fn fcmp(a: f64, b: f64) -> Ordering {
 }
 
 /// A host i64 vector as a tensor on `device`.
-fn i64_tensor(v: &[i64], shape: &[usize], device: Device) -> Result<Tensor> {
+pub(crate) fn i64_tensor(v: &[i64], shape: &[usize], device: Device) -> Result<Tensor> {
     Tensor::from_slice(v, shape)?.to_device(device)
 }
 

@@ -49,6 +49,7 @@ mod shape;
 mod signal;
 mod softmax;
 mod sort;
+mod stats;
 mod take_scatter;
 mod tensor;
 mod transposed;

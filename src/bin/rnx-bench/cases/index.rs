@@ -1,5 +1,5 @@
 //! Indexing and searching cases of issue 31: take, scatter-add, nonzero,
-//! unique, searchsorted. Inputs: f32 uniform in [0.5, 1.5) (take, scatter
+//! unique, searchsorted, median. Inputs: f32 uniform in [0.5, 1.5) (take, scatter
 //! updates) or [-10^6, 10^6) (searchsorted), integers from `randint`.
 
 use super::data::{on, uniform, SEED_A, SEED_B};
@@ -71,6 +71,17 @@ pub fn cases() -> Vec<Case> {
                     Ok(())
                 },
                 Some(Work::Bytes((n * 16) as f64)),
+            ))
+        }),
+        Case::ready("median_axis1_4096x4096", |s| {
+            let n = s.pick(4096, 64);
+            let x = uniform(DType::F32, &[n, n], SEED_A, -1.0, 1.0)?;
+            Ok(Prepared::new(
+                move || {
+                    black_box(x.median(1, false)?);
+                    Ok(())
+                },
+                Some(Work::Bytes((n * n * 4) as f64)),
             ))
         }),
     ]

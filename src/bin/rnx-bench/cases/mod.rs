@@ -209,6 +209,7 @@ mod tests {
         "nonzero_u8_10M_half",
         "unique_i32_1M",
         "searchsorted_f32_1M_in_1M",
+        "median_axis1_4096x4096",
         "einsum_bij_bjk_f32_64x128x128",
         "tensordot_f32_256x256x64",
         "randn_f32_10M",

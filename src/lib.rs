@@ -100,6 +100,7 @@
 //! | `matmul`, `dot`; convolution and correlation | [`ops::linalg`], [`ops::conv`] |
 //! | products: `tensordot`, `einsum`, `kron`, `multi_dot`, ...; `diagonal`, `trace`, `tril`, ... | [`ops::products`], [`ops::einsum`], [`ops::diag`] |
 //! | Fourier transforms (`fft`, `rfft`, `fftn`, ...), `fftfreq`, `fftshift` | [`ops::fft`] |
+//! | decompositions (`cholesky`, `qr`, `svd`, `eigh`, `eig`); `solve`, `inv`, `det`, `lstsq`, ...; `norm`, `cond` | [`ops::decomp`], [`ops::solve`], [`ops::norm`] |
 //! | `cast`, `contiguous`, `to_device` | [`ops::convert`] |
 //! | operators (`&a + &b`, panicking sugar) | [`ops::operators`] |
 //! | dtypes, scalars, devices, errors | [`dtype`], [`device`], [`error`] |
@@ -142,10 +143,12 @@ pub use io::{
 pub use layout::Layout;
 pub use ops::conv::{Conv1dOptions, Conv2dOptions, Padding};
 pub use ops::creation::Indexing;
+pub use ops::decomp::{CholeskyOptions, EighOptions, QrMode, QrOptions, SvdOptions};
 pub use ops::diag::DiagonalOptions;
 pub use ops::fft::{FftOptions, FftnOptions, Norm};
 pub use ops::index::{Index, NewAxis};
 pub use ops::join::Sections;
+pub use ops::norm::{NormOptions, NormOrd};
 pub use ops::operators::OperatorScalar;
 pub use ops::products::TensordotAxes;
 pub use ops::rng::Key;
@@ -153,6 +156,7 @@ pub use ops::search::{
     BincountOptions, OneHotOptions, SearchSortedOptions, Side, Unique, UniqueOptions,
 };
 pub use ops::softmax::SoftmaxOptions;
+pub use ops::solve::{Lstsq, PinvOptions, Trans, TriangularSolveOptions};
 pub use ops::take::{IndexMode, IndexPutOptions, ScatterMode, ScatterOptions, TakeOptions};
 pub use ops::Operand;
 pub use tensor::{SliceRef, Tensor};
@@ -170,4 +174,5 @@ pub mod prelude {
         SoftmaxOptions, Tensor, C32, C64,
     };
     pub use crate::{DiagonalOptions, TensordotAxes};
+    pub use crate::{NormOptions, NormOrd};
 }

@@ -61,6 +61,14 @@ const ISSUE_8_NAMES: &[&str] = &[
     "rfft_f32_1M",
     "fft2_c32_1024x1024",
     "fft_c64_batch_1000x1000",
+    // Issue 29: decompositions and solvers.
+    "svd_f64_512",
+    "qr_f64_1024",
+    "cholesky_f64_2048",
+    "solve_f64_1024",
+    "inv_f64_1024",
+    "eigh_f64_512",
+    "det_f32_batch_1000x8x8",
 ];
 
 fn run(args: &[&str]) -> (i32, String, String) {

@@ -4,6 +4,7 @@
 
 pub mod blocked;
 pub mod copy;
+pub mod decomp;
 pub mod elementwise;
 pub mod fft;
 pub mod index;

@@ -32,7 +32,9 @@ pub use buffer::GpuBuffer;
 pub use peak::fma_peak_gflops;
 
 use crate::backend::cpu::CpuBackend;
-use crate::backend::{CoreBackend, FftBackend, FftSpec, LinalgBackend, SortBackend};
+use crate::backend::{
+    CoreBackend, DecompBackend, DecompOp, FftBackend, FftSpec, LinalgBackend, SortBackend,
+};
 use crate::error::Result;
 use crate::layout::Layout;
 use crate::storage::Storage;
@@ -197,6 +199,29 @@ impl FftBackend for GpuBackend {
     /// reached (`src/ops/fft.rs`); it is here so the trait is complete.
     fn fft(&self, x: &Tensor, axis: usize, spec: &FftSpec, out: &Tensor) -> Result<()> {
         via_cpu(&[x], &[out], |cpu, i, o| cpu.fft(&i[0], axis, spec, &o[0]))
+    }
+}
+
+impl DecompBackend for GpuBackend {
+    /// CPU round trip: every input and output is downloaded, faer runs on the
+    /// CPU (`src/backend/cpu/decomp.rs`), the outputs are uploaded; results are
+    /// exactly the CPU's. f32 (and f64 where the adapter has it) only: the GPU
+    /// holds no complex dtype, so `eig`/`eigvals` refuse GPU tensors in the
+    /// frontend.
+    fn decomp(
+        &self,
+        op: DecompOp,
+        inputs: &[&Tensor],
+        outputs: &[&Tensor],
+    ) -> Result<Option<usize>> {
+        let mut failed = None;
+        via_cpu(inputs, outputs, |cpu, i, o| {
+            let ir: Vec<&Tensor> = i.iter().collect();
+            let or: Vec<&Tensor> = o.iter().collect();
+            failed = cpu.decomp(op, &ir, &or)?;
+            Ok(())
+        })?;
+        Ok(failed)
     }
 }
 

@@ -382,9 +382,14 @@ mod imp {
                 }
                 let u = e.U();
                 for j in 0..n {
-                    for i in 0..n {
+                    // Columns scaled to unit 2-norm (NumPy's convention; faer's
+                    // are not normalised).
+                    let col: Vec<C64> = (0..n).map(|i| c(&u[(i, j)])).collect();
+                    let norm = col.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
+                    let scale = if norm > 0.0 { 1.0 / norm } else { 1.0 };
+                    for (i, z) in col.into_iter().enumerate() {
                         // SAFETY: `v` is complex `[.., n, n]`.
-                        unsafe { outs[1].put(b, i, j, c(&u[(i, j)])) };
+                        unsafe { outs[1].put(b, i, j, z * scale) };
                     }
                 }
                 true

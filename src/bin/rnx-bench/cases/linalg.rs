@@ -84,7 +84,7 @@ pub fn cases() -> Vec<Case> {
 /// eigh `x + x^T` (made before timing, as in bench/bench_numpy.py).
 pub fn decomp_cases() -> Vec<Case> {
     type Run = fn(&rnx::Tensor, &rnx::Tensor) -> rnx::Result<()>;
-    /// (name, dtype, [batch.., n, n] at full and quick scale, input kind, flops(n), run)
+    // (name, dtype, (batch, n full, n quick), input kind, flops(n), run)
     #[allow(clippy::type_complexity)]
     let specs: [(&str, DType, (usize, usize, usize), u8, fn(f64) -> f64, Run); 7] = [
         (

@@ -507,6 +507,15 @@ impl Tensor {
         }
         // A negative power is the power of the inverse (float and complex
         // dtypes; `inv`'s errors for singular matrices and integers).
+        if n < 0 && !(self.dtype().is_float() || self.dtype().is_complex()) {
+            return Err(Error::invalid(
+                op,
+                format!(
+                    "negative power {n} needs the inverse (inv), which takes f32, f64, c32 or c64, got {}: cast first",
+                    self.dtype()
+                ),
+            ));
+        }
         let mut base = if n < 0 { self.inv()? } else { self.clone() };
         let mut n = n.unsigned_abs();
         let mut acc: Option<Tensor> = None;

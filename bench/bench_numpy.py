@@ -416,6 +416,32 @@ def _cases(S):
     c.append(("latency_zeros_f32_16", "all", small(16),
               rep(lambda np, x: np.zeros(16, dtype=np.float32)),
               rep(lambda torch, x: torch.zeros(16, dtype=torch.float32))))
+    # Issue 29: decompositions and solvers (x uniform [-1, 1) seed A; b seed B).
+    def lin(n, kind, dtype="float64", batch=None):
+        def m(np):
+            shape = (n, n) if batch is None else (batch, n, n)
+            x = uniform(np, np.dtype(dtype), shape, SEED_A, -1.0, 1.0)
+            if kind == "spd":
+                x = x @ np.swapaxes(x, -1, -2) + n * np.eye(n, dtype=x.dtype)
+            elif kind == "sym":
+                x = x + np.swapaxes(x, -1, -2)
+            return dict(a=x, b=uniform(np, np.dtype(dtype), (n,), SEED_B, -1.0, 1.0))
+        return m
+
+    c.append(("svd_f64_512", "all", lin(S.pick(512, 16), "gen"),
+              lambda np, a, b: np.linalg.svd(a), lambda torch, a, b: torch.linalg.svd(a)))
+    c.append(("qr_f64_1024", "all", lin(S.pick(1024, 24), "gen"),
+              lambda np, a, b: np.linalg.qr(a), lambda torch, a, b: torch.linalg.qr(a)))
+    c.append(("cholesky_f64_2048", "all", lin(S.pick(2048, 32), "spd"),
+              lambda np, a, b: np.linalg.cholesky(a), lambda torch, a, b: torch.linalg.cholesky(a)))
+    c.append(("solve_f64_1024", "all", lin(S.pick(1024, 24), "gen"),
+              lambda np, a, b: np.linalg.solve(a, b), lambda torch, a, b: torch.linalg.solve(a, b)))
+    c.append(("inv_f64_1024", "all", lin(S.pick(1024, 24), "gen"),
+              lambda np, a, b: np.linalg.inv(a), lambda torch, a, b: torch.linalg.inv(a)))
+    c.append(("eigh_f64_512", "all", lin(S.pick(512, 16), "sym"),
+              lambda np, a, b: np.linalg.eigh(a), lambda torch, a, b: torch.linalg.eigh(a)))
+    c.append(("det_f32_batch_1000x8x8", "all", lin(8, "gen", f32, S.pick(1000, 10)),
+              lambda np, a, b: np.linalg.det(a), lambda torch, a, b: torch.linalg.det(a)))
     return c
 
 

@@ -70,6 +70,16 @@ pub enum Error {
     /// An argument with an invalid value.
     #[error("{op}: {msg}")]
     InvalidArgument { op: String, msg: String },
+    /// A matrix of a batch that the linear-algebra function cannot handle
+    /// (singular, not positive definite, no convergence): NumPy's
+    /// `LinAlgError`. `batch` is the first failing matrix's index in C order
+    /// over the batch axes (0 for a single matrix).
+    #[error("{op}: matrix {batch} of the batch {msg}")]
+    LinAlg {
+        op: String,
+        batch: usize,
+        msg: String,
+    },
     /// An output tensor whose layout maps several elements to one address.
     #[error("{op}: output layout (shape {shape:?}, strides {strides:?}) maps several elements to one memory location")]
     OverlappingOutput {

@@ -102,6 +102,7 @@
 //! | Fourier transforms (`fft`, `rfft`, `fftn`, ...), `fftfreq`, `fftshift` | [`ops::fft`] |
 //! | `dct`, `idct`, `dst`, `idst`, `dctn`, ... | [`ops::dct`] |
 //! | `correlate`, `convolve` (1-D, modes full / same / valid) | [`ops::signal`] |
+//! | decompositions (`cholesky`, `qr`, `svd`, `eigh`, `eig`); `solve`, `inv`, `det`, `lstsq`, ...; `norm`, `cond` | [`ops::decomp`], [`ops::solve`], [`ops::norm`] |
 //! | `cast`, `contiguous`, `to_device` | [`ops::convert`] |
 //! | operators (`&a + &b`, panicking sugar) | [`ops::operators`] |
 //! | dtypes, scalars, devices, errors | [`dtype`], [`device`], [`error`] |
@@ -145,12 +146,14 @@ pub use layout::Layout;
 pub use ops::conv::{Conv1dOptions, Conv2dOptions, Padding};
 pub use ops::creation::Indexing;
 pub use ops::dct::{DctOptions, DctnOptions};
+pub use ops::decomp::{CholeskyOptions, EighOptions, QrMode, QrOptions, SvdOptions};
 pub use ops::diag::DiagonalOptions;
 pub use ops::fft::{FftOptions, FftnOptions, Norm};
 pub use ops::histogram::{Bins, HistogramOptions};
 pub use ops::index::{Index, NewAxis};
 pub use ops::join::Sections;
-pub use ops::norm_layers::NormOptions;
+pub use ops::norm::{NormOptions, NormOrd};
+pub use ops::norm_layers::LayerNormOptions;
 pub use ops::operators::OperatorScalar;
 pub use ops::products::TensordotAxes;
 pub use ops::rng::Key;
@@ -160,6 +163,7 @@ pub use ops::search::{
 };
 pub use ops::signal::{ConvMethod, SignalMode, SignalOptions};
 pub use ops::softmax::SoftmaxOptions;
+pub use ops::solve::{Lstsq, PinvOptions, Trans, TriangularSolveOptions};
 pub use ops::stats::{IsCloseOptions, QuantileMethod, QuantileOptions, StandardizeOptions};
 pub use ops::take::{IndexMode, IndexPutOptions, ScatterMode, ScatterOptions, TakeOptions};
 pub use ops::Operand;
@@ -178,4 +182,5 @@ pub mod prelude {
         SoftmaxOptions, Tensor, C32, C64,
     };
     pub use crate::{DiagonalOptions, TensordotAxes};
+    pub use crate::{NormOptions, NormOrd};
 }

@@ -11,6 +11,7 @@
 pub(crate) mod core;
 #[doc(hidden)]
 pub mod cpu;
+pub(crate) mod decomp;
 pub mod elementwise;
 pub(crate) mod fft;
 #[cfg(feature = "gpu")]
@@ -22,6 +23,7 @@ pub(crate) mod reduce;
 pub(crate) mod sort;
 
 pub use self::core::CoreBackend;
+pub use self::decomp::{DecompBackend, DecompOp};
 pub use self::elementwise::{BinaryOp, ClassOp, CmpOp, ElementwiseBackend, TernaryOp, UnaryOp};
 pub use self::fft::{DctSpec, FftBackend, FftKind, FftSpec, TrigKind};
 pub use self::index::{IndexBackend, ScatterOp};
@@ -37,6 +39,7 @@ use crate::error::Result;
 /// Every primitive a device provides.
 pub trait Backend:
     CoreBackend
+    + DecompBackend
     + ElementwiseBackend
     + FftBackend
     + IndexBackend
@@ -47,6 +50,7 @@ pub trait Backend:
 }
 impl<
         B: CoreBackend
+            + DecompBackend
             + ElementwiseBackend
             + FftBackend
             + IndexBackend

@@ -15,7 +15,7 @@ use super::scan::narrow;
 
 /// Options of [`Tensor::rms_norm`] and [`Tensor::layer_norm`].
 #[derive(Clone, Copy, Debug)]
-pub struct NormOptions<'a> {
+pub struct LayerNormOptions<'a> {
     /// Added to the mean square (variance) before the square root. Default
     /// 1e-6.
     pub epsilon: f64,
@@ -26,9 +26,9 @@ pub struct NormOptions<'a> {
     pub bias: Option<&'a Tensor>,
 }
 
-impl Default for NormOptions<'_> {
+impl Default for LayerNormOptions<'_> {
     fn default() -> Self {
-        NormOptions {
+        LayerNormOptions {
             epsilon: 1e-6,
             weight: None,
             bias: None,
@@ -69,7 +69,7 @@ fn norm_axes(x: &Tensor, axes: Axes) -> Axes {
 }
 
 /// `y * weight + bias` for the given options.
-fn affine(op: &str, y: Tensor, x: &Tensor, o: &NormOptions<'_>) -> Result<Tensor> {
+fn affine(op: &str, y: Tensor, x: &Tensor, o: &LayerNormOptions<'_>) -> Result<Tensor> {
     for t in [o.weight, o.bias].into_iter().flatten() {
         super::same_dtype(op, &[x, t])?;
         super::same_device(op, &[x, t])?;
@@ -188,15 +188,15 @@ impl Tensor {
     /// optional, broadcast against `x`, same dtype). Float dtypes.
     ///
     /// ```
-    /// use rnx::{NormOptions, Tensor, DType};
+    /// use rnx::{LayerNormOptions, Tensor, DType};
     /// let x = Tensor::create(DType::F64, &[2, 2], &[3.0, 4.0, 1.0, 1.0]).unwrap();
-    /// let o = NormOptions { epsilon: 0.0, ..Default::default() };
+    /// let o = LayerNormOptions { epsilon: 0.0, ..Default::default() };
     /// let y = x.rms_norm(None, o).unwrap().to_vec::<f64>().unwrap();
     /// let r = 12.5f64.sqrt();
     /// let want = [3.0 / r, 4.0 / r, 1.0, 1.0];
     /// assert!(y.iter().zip(want).all(|(a, b)| (a - b).abs() < 1e-15));
     /// ```
-    pub fn rms_norm(&self, axes: impl Into<Axes>, opts: NormOptions<'_>) -> Result<Tensor> {
+    pub fn rms_norm(&self, axes: impl Into<Axes>, opts: LayerNormOptions<'_>) -> Result<Tensor> {
         let op = "rms_norm";
         float_only(op, self)?;
         if !opts.epsilon.is_finite() || opts.epsilon < 0.0 {
@@ -220,14 +220,14 @@ impl Tensor {
     /// dtypes.
     ///
     /// ```
-    /// use rnx::{NormOptions, Tensor, DType};
+    /// use rnx::{LayerNormOptions, Tensor, DType};
     /// let x = Tensor::create(DType::F64, &[2, 2], &[1.0, 3.0, 2.0, 6.0]).unwrap();
     /// let w = Tensor::create(DType::F64, &[2], &[2.0, 1.0]).unwrap();
     /// let b = Tensor::create(DType::F64, &[2], &[0.5, 0.5]).unwrap();
-    /// let o = NormOptions { epsilon: 0.0, weight: Some(&w), bias: Some(&b) };
+    /// let o = LayerNormOptions { epsilon: 0.0, weight: Some(&w), bias: Some(&b) };
     /// assert_eq!(x.layer_norm(-1, o).unwrap().to_vec::<f64>().unwrap(), vec![-1.5, 1.5, -1.5, 1.5]);
     /// ```
-    pub fn layer_norm(&self, axes: impl Into<Axes>, opts: NormOptions<'_>) -> Result<Tensor> {
+    pub fn layer_norm(&self, axes: impl Into<Axes>, opts: LayerNormOptions<'_>) -> Result<Tensor> {
         let op = "layer_norm";
         float_only(op, self)?;
         if !opts.epsilon.is_finite() || opts.epsilon < 0.0 {

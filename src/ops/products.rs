@@ -470,11 +470,12 @@ impl Tensor {
         r.reshape_exact(&shape)
     }
 
-    /// NumPy's `linalg.matrix_power` for `n >= 0`: the square matrices of the
-    /// last two axes raised to `n` by repeated squaring (about 2·log2(n)
-    /// matmuls; integers wrap); `n == 0` gives identities of the input's
-    /// shape and dtype. Errors: a negative `n` (it needs `inv`, which rnx does
-    /// not have yet), rank below 2, non-square matrices.
+    /// NumPy's `linalg.matrix_power`: the square matrices of the last two
+    /// axes raised to `n` by repeated squaring (about 2·log2(n) matmuls;
+    /// integers wrap); `n == 0` gives identities of the input's shape and
+    /// dtype; a negative `n` raises [`Tensor::inv`] to `-n` (float and complex
+    /// dtypes only). Errors: rank below 2, non-square matrices; for `n < 0`
+    /// a singular matrix or an integer dtype (cast first).
     ///
     /// ```
     /// use rnx::{Tensor, DType};
@@ -482,7 +483,9 @@ impl Tensor {
     /// let i = Tensor::create(DType::I32, &[2, 2], &[0, 1, -1, 0])?;
     /// assert_eq!(i.matrix_power(3)?.to_vec::<i32>()?, vec![0, -1, 1, 0]);
     /// assert_eq!(i.matrix_power(0)?.to_vec::<i32>()?, vec![1, 0, 0, 1]);
-    /// assert!(i.matrix_power(-1).is_err());
+    /// assert!(i.matrix_power(-1).is_err());   // integers: cast first
+    /// let f = i.cast(DType::F64)?;
+    /// assert_eq!(f.matrix_power(-3)?.to_vec::<f64>()?, vec![0.0, 1.0, -1.0, 0.0]);
     /// # Ok::<(), rnx::Error>(())
     /// ```
     pub fn matrix_power(&self, n: i64) -> Result<Tensor> {
@@ -497,19 +500,24 @@ impl Tensor {
                 ),
             ));
         }
-        if n < 0 {
-            return Err(Error::invalid(
-                op,
-                format!("negative power {n} needs the matrix inverse (inv), which is not implemented yet"),
-            ));
-        }
         let m = self.shape()[nd - 1];
         if n == 0 {
             let eye = Tensor::eye(self.dtype(), m, None, 0)?.to_device(self.device())?;
             return eye.broadcast_to(self.shape())?.copy();
         }
-        let mut n = n as u64;
-        let mut base = self.clone();
+        // A negative power is the power of the inverse (float and complex
+        // dtypes; `inv`'s errors for singular matrices and integers).
+        if n < 0 && !(self.dtype().is_float() || self.dtype().is_complex()) {
+            return Err(Error::invalid(
+                op,
+                format!(
+                    "negative power {n} needs the inverse (inv), which takes f32, f64, c32 or c64, got {}: cast first",
+                    self.dtype()
+                ),
+            ));
+        }
+        let mut base = if n < 0 { self.inv()? } else { self.clone() };
+        let mut n = n.unsigned_abs();
         let mut acc: Option<Tensor> = None;
         loop {
             if n & 1 == 1 {

@@ -71,6 +71,14 @@ const ISSUE_8_NAMES: &[&str] = &[
     "latency_matmul_f32_4x4",
     "latency_slice_view",
     "latency_zeros_f32_16",
+    // Issue 29: decompositions and solvers.
+    "svd_f64_512",
+    "qr_f64_1024",
+    "cholesky_f64_2048",
+    "solve_f64_1024",
+    "inv_f64_1024",
+    "eigh_f64_512",
+    "det_f32_batch_1000x8x8",
 ];
 
 fn run(args: &[&str]) -> (i32, String, String) {

@@ -37,6 +37,7 @@ mod index;
 #[cfg(all(feature = "npz", feature = "safetensors"))]
 mod io;
 mod io_text;
+mod linalg_decomp;
 mod math;
 mod math_accuracy;
 mod matmul;

@@ -6,7 +6,7 @@
 
 use proptest::prelude::*;
 use rnx::{
-    DType, Device, IsCloseOptions, NormOptions, QuantileMethod, QuantileOptions, ScanOptions,
+    DType, Device, IsCloseOptions, LayerNormOptions, QuantileMethod, QuantileOptions, ScanOptions,
     Tensor,
 };
 use std::f64::consts::{FRAC_1_SQRT_2, SQRT_2};
@@ -591,7 +591,7 @@ fn activations_and_norm_layers() {
     let w = t64(&[4], &[1.0, 0.5, 2.0, -1.0]);
     let b = t64(&[4], &[0.0, 1.0, 0.0, 0.25]);
     let eps = 1e-5;
-    let o = NormOptions {
+    let o = LayerNormOptions {
         epsilon: eps,
         weight: Some(&w),
         bias: Some(&b),
@@ -615,13 +615,13 @@ fn activations_and_norm_layers() {
     assert!(m(x.celu(Some(0.0))).contains("celu"));
     assert!(m(x.squareplus(Some(-1.0))).contains("squareplus"));
     assert!(m(x.cast(DType::I32).unwrap().sparse_plus()).contains("cast"));
-    let o = NormOptions {
+    let o = LayerNormOptions {
         epsilon: -1.0,
         ..Default::default()
     };
     assert!(m(t.rms_norm(None, o)).contains("rms_norm"));
     let w32 = w.cast(DType::F32).unwrap();
-    let o = NormOptions {
+    let o = LayerNormOptions {
         weight: Some(&w32),
         ..Default::default()
     };
@@ -708,7 +708,7 @@ fn gpu_stats_match_cpu() {
                 .unwrap()
                 .add(t)
                 .unwrap()
-                .rms_norm(None, NormOptions::default())
+                .rms_norm(None, LayerNormOptions::default())
                 .unwrap()
         }),
         ("sparse_plus", |t| {

@@ -32,7 +32,9 @@ pub use buffer::GpuBuffer;
 pub use peak::fma_peak_gflops;
 
 use crate::backend::cpu::CpuBackend;
-use crate::backend::{CoreBackend, DctSpec, FftBackend, FftSpec, LinalgBackend, SortBackend};
+use crate::backend::{
+    CoreBackend, DctSpec, DecompBackend, DecompOp, FftBackend, FftSpec, LinalgBackend, SortBackend,
+};
 use crate::error::Result;
 use crate::layout::Layout;
 use crate::storage::Storage;
@@ -203,6 +205,29 @@ impl FftBackend for GpuBackend {
     /// is reached by GPU tensors; f64 needs an adapter that holds f64.
     fn dct(&self, x: &Tensor, axis: usize, spec: &DctSpec, out: &Tensor) -> Result<()> {
         via_cpu(&[x], &[out], |cpu, i, o| cpu.dct(&i[0], axis, spec, &o[0]))
+    }
+}
+
+impl DecompBackend for GpuBackend {
+    /// CPU round trip: every input and output is downloaded, faer runs on the
+    /// CPU (`src/backend/cpu/decomp.rs`), the outputs are uploaded; results are
+    /// exactly the CPU's. f32 (and f64 where the adapter has it) only: the GPU
+    /// holds no complex dtype, so `eig`/`eigvals` refuse GPU tensors in the
+    /// frontend.
+    fn decomp(
+        &self,
+        op: DecompOp,
+        inputs: &[&Tensor],
+        outputs: &[&Tensor],
+    ) -> Result<Option<usize>> {
+        let mut failed = None;
+        via_cpu(inputs, outputs, |cpu, i, o| {
+            let ir: Vec<&Tensor> = i.iter().collect();
+            let or: Vec<&Tensor> = o.iter().collect();
+            failed = cpu.decomp(op, &ir, &or)?;
+            Ok(())
+        })?;
+        Ok(failed)
     }
 }
 

@@ -78,3 +78,117 @@ pub fn cases() -> Vec<Case> {
     v.push(conv2d());
     v
 }
+
+/// Issue 29's decomposition and solver cases. Inputs: `x` uniform in [-1, 1)
+/// (seed A; seed B for a right-hand side); Cholesky factors `x x^T + n I`,
+/// eigh `x + x^T` (made before timing, as in bench/bench_numpy.py).
+pub fn decomp_cases() -> Vec<Case> {
+    type Run = fn(&rnx::Tensor, &rnx::Tensor) -> rnx::Result<()>;
+    // (name, dtype, (batch, n full, n quick), input kind, flops(n), run)
+    #[allow(clippy::type_complexity)]
+    let specs: [(&str, DType, (usize, usize, usize), u8, fn(f64) -> f64, Run); 7] = [
+        (
+            "svd_f64_512",
+            DType::F64,
+            (1, 512, 16),
+            0,
+            |n| 12.0 * n * n * n,
+            |a, _| {
+                black_box(a.svd()?);
+                Ok(())
+            },
+        ),
+        (
+            "qr_f64_1024",
+            DType::F64,
+            (1, 1024, 24),
+            0,
+            |n| 4.0 / 3.0 * n * n * n,
+            |a, _| {
+                black_box(a.qr()?);
+                Ok(())
+            },
+        ),
+        (
+            "cholesky_f64_2048",
+            DType::F64,
+            (1, 2048, 32),
+            1,
+            |n| n * n * n / 3.0,
+            |a, _| {
+                black_box(a.cholesky()?);
+                Ok(())
+            },
+        ),
+        (
+            "solve_f64_1024",
+            DType::F64,
+            (1, 1024, 24),
+            0,
+            |n| 2.0 / 3.0 * n * n * n + 2.0 * n * n,
+            |a, b| {
+                black_box(a.solve(b)?);
+                Ok(())
+            },
+        ),
+        (
+            "inv_f64_1024",
+            DType::F64,
+            (1, 1024, 24),
+            0,
+            |n| 2.0 * n * n * n,
+            |a, _| {
+                black_box(a.inv()?);
+                Ok(())
+            },
+        ),
+        (
+            "eigh_f64_512",
+            DType::F64,
+            (1, 512, 16),
+            2,
+            |n| 9.0 * n * n * n,
+            |a, _| {
+                black_box(a.eigh()?);
+                Ok(())
+            },
+        ),
+        (
+            "det_f32_batch_1000x8x8",
+            DType::F32,
+            (1000, 8, 8),
+            0,
+            |n| 2.0 / 3.0 * n * n * n,
+            |a, _| {
+                black_box(a.det()?);
+                Ok(())
+            },
+        ),
+    ];
+    specs
+        .into_iter()
+        .map(|(name, dtype, (batch, full, quick), kind, flops, run)| {
+            Case::ready(name, move |s: Scale| {
+                let n = s.pick(full, quick);
+                let batch = if batch > 1 { s.pick(batch, 10) } else { 1 };
+                let shape: Vec<usize> = if batch > 1 {
+                    vec![batch, n, n]
+                } else {
+                    vec![n, n]
+                };
+                let x = uniform(dtype, &shape, SEED_A, -1.0, 1.0)?;
+                let a = match kind {
+                    1 => {
+                        let eye = rnx::Tensor::eye_on(dtype, n, None, 0, x.device())?;
+                        x.matmul(&x.matrix_transpose()?)?.add(&eye.mul(n as f64)?)?
+                    }
+                    2 => x.add(&x.matrix_transpose()?)?,
+                    _ => x,
+                };
+                let b = uniform(dtype, &[n], SEED_B, -1.0, 1.0)?;
+                let work = Some(Work::Flops(batch as f64 * flops(n as f64)));
+                Ok(Prepared::new(move || run(&a, &b), work))
+            })
+        })
+        .collect()
+}

@@ -156,6 +156,7 @@ pub fn all() -> Vec<Case> {
     v.extend(random::cases());
     v.extend(fft::cases());
     v.extend(latency::cases());
+    v.extend(linalg::decomp_cases());
     v
 }
 
@@ -227,6 +228,14 @@ mod tests {
         "latency_matmul_f32_4x4",
         "latency_slice_view",
         "latency_zeros_f32_16",
+        // Issue 29: decompositions and solvers.
+        "svd_f64_512",
+        "qr_f64_1024",
+        "cholesky_f64_2048",
+        "solve_f64_1024",
+        "inv_f64_1024",
+        "eigh_f64_512",
+        "det_f32_batch_1000x8x8",
     ];
 
     #[test]

@@ -1,0 +1,514 @@
+//! CPU decompositions and solvers ([`DecompBackend`]) through the faer
+//! crate: each matrix of the batch is handed to faer as a strided `MatRef`
+//! straight over the tensor's memory (no gather copy; faer copies internally
+//! where its algorithm works in place), results are written through strided
+//! `MatMut`s into the outputs. Matrices of a batch are spread over the pool
+//! with `team::par_range`; faer's own parallelism (its global setting, rayon)
+//! applies inside one matrix. One generic path, instantiated for the four
+//! dtypes f32, f64, c32, c64. Without the `linalg` feature the primitive is an
+//! error naming the feature. No factorization algorithm lives here.
+
+use super::CpuBackend;
+use crate::backend::decomp::{DecompBackend, DecompOp};
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+
+#[cfg(not(feature = "linalg"))]
+impl DecompBackend for CpuBackend {
+    fn decomp(&self, op: DecompOp, _: &[&Tensor], _: &[&Tensor]) -> Result<Option<usize>> {
+        Err(Error::invalid(
+            &format!("{op:?}"),
+            "rnx was built without the `linalg` feature (enable it in Cargo.toml)",
+        ))
+    }
+}
+
+#[cfg(feature = "linalg")]
+impl DecompBackend for CpuBackend {
+    fn decomp(
+        &self,
+        op: DecompOp,
+        inputs: &[&Tensor],
+        outputs: &[&Tensor],
+    ) -> Result<Option<usize>> {
+        use crate::dtype::DType;
+        use num_complex::Complex;
+        match inputs[0].dtype() {
+            DType::F32 => imp::run::<f32>(op, inputs, outputs),
+            DType::F64 => imp::run::<f64>(op, inputs, outputs),
+            DType::C32 => imp::run::<Complex<f32>>(op, inputs, outputs),
+            DType::C64 => imp::run::<Complex<f64>>(op, inputs, outputs),
+            d => Err(Error::dtype("decomp", d)),
+        }
+    }
+}
+
+#[cfg(feature = "linalg")]
+mod imp {
+    use super::super::team;
+    use crate::backend::decomp::DecompOp;
+    use crate::dtype::DType;
+    use crate::error::Result;
+    use crate::tensor::Tensor;
+    use faer::linalg::solvers::SolveCore;
+    use faer::linalg::triangular_solve as tri;
+    use faer::traits::ComplexField;
+    use faer::{Conj, MatMut, MatRef, Side};
+    use num_complex::Complex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    type C64 = Complex<f64>;
+
+    /// A dtype faer factorizes, with conversions to `Complex<f64>` for the
+    /// few scalar results (determinants, singular values, eigenvalues).
+    pub(super) trait Field: ComplexField + Copy + Send + Sync + 'static {
+        fn c(&self) -> C64;
+        fn re(x: &Self::Real) -> f64;
+    }
+    impl Field for f32 {
+        fn c(&self) -> C64 {
+            C64::new(*self as f64, 0.0)
+        }
+        fn re(x: &f32) -> f64 {
+            *x as f64
+        }
+    }
+    impl Field for f64 {
+        fn c(&self) -> C64 {
+            C64::new(*self, 0.0)
+        }
+        fn re(x: &f64) -> f64 {
+            *x
+        }
+    }
+    impl Field for Complex<f32> {
+        fn c(&self) -> C64 {
+            C64::new(self.re as f64, self.im as f64)
+        }
+        fn re(x: &f32) -> f64 {
+            *x as f64
+        }
+    }
+    impl Field for Complex<f64> {
+        fn c(&self) -> C64 {
+            *self
+        }
+        fn re(x: &f64) -> f64 {
+            *x
+        }
+    }
+
+    /// One tensor seen as a batch of cores (matrices, vectors or scalars):
+    /// its base address, layout, and how many leading axes are batch axes.
+    struct View {
+        base: usize,
+        dtype: DType,
+        shape: Vec<usize>,
+        strides: Vec<isize>,
+        offset: isize,
+        bnd: usize,
+    }
+
+    impl View {
+        fn new(t: &Tensor, core: usize) -> View {
+            let l = t.layout();
+            let base = t
+                .storage()
+                .host_ptr()
+                .expect("cpu backend given a non-host tensor") as usize;
+            View {
+                base,
+                dtype: t.dtype(),
+                shape: l.shape().to_vec(),
+                strides: l.strides().to_vec(),
+                offset: l.offset() as isize,
+                bnd: l.shape().len() - core,
+            }
+        }
+        /// Element offset of batch entry `b` (C order over the batch axes).
+        fn at(&self, mut b: usize) -> isize {
+            let mut off = self.offset;
+            for i in (0..self.bnd).rev() {
+                let d = self.shape[i];
+                off += (b % d) as isize * self.strides[i];
+                b /= d;
+            }
+            off
+        }
+        fn dim(&self, i: usize) -> usize {
+            self.shape.get(self.bnd + i).copied().unwrap_or(1)
+        }
+        fn stride(&self, i: usize) -> isize {
+            self.strides.get(self.bnd + i).copied().unwrap_or(0)
+        }
+        /// Matrix `b` as a faer view.
+        ///
+        /// # Safety
+        /// `T` is the element type of the tensor, the core is a (non-empty)
+        /// matrix inside the locked buffer.
+        unsafe fn mat<T>(&self, b: usize) -> MatRef<'_, T> {
+            let p = (self.base as *const T).wrapping_offset(self.at(b));
+            // SAFETY: the caller's contract; the layout's elements are in bounds.
+            unsafe {
+                MatRef::from_raw_parts(p, self.dim(0), self.dim(1), self.stride(0), self.stride(1))
+            }
+        }
+        /// Matrix `b` as a mutable faer view.
+        ///
+        /// # Safety
+        /// As [`View::mat`], and only this call writes that matrix (unique
+        /// output layout, one batch entry per task).
+        #[allow(clippy::mut_from_ref)]
+        unsafe fn mat_mut<T>(&self, b: usize) -> MatMut<'_, T> {
+            let p = (self.base as *mut T).wrapping_offset(self.at(b));
+            // SAFETY: the caller's contract.
+            unsafe {
+                MatMut::from_raw_parts_mut(
+                    p,
+                    self.dim(0),
+                    self.dim(1),
+                    self.stride(0),
+                    self.stride(1),
+                )
+            }
+        }
+        /// Write `v` at core index `(i, j)` of batch entry `b`, converted to
+        /// the tensor's dtype (the real part for a real dtype).
+        ///
+        /// # Safety
+        /// `(i, j)` is inside the core; only this task writes it.
+        unsafe fn put(&self, b: usize, i: usize, j: usize, v: C64) {
+            let off = self.at(b) + i as isize * self.stride(0) + j as isize * self.stride(1);
+            let p = self.base as *mut u8;
+            // SAFETY: the caller's contract; the type matches the dtype.
+            unsafe {
+                match self.dtype {
+                    DType::F32 => *(p as *mut f32).offset(off) = v.re as f32,
+                    DType::F64 => *(p as *mut f64).offset(off) = v.re,
+                    DType::C32 => {
+                        *(p as *mut Complex<f32>).offset(off) =
+                            Complex::new(v.re as f32, v.im as f32)
+                    }
+                    DType::C64 => *(p as *mut C64).offset(off) = v,
+                    d => unreachable!("decomp output of dtype {d}"),
+                }
+            }
+        }
+    }
+
+    /// Core ranks of the outputs of `op` (every input is a matrix).
+    fn out_cores(op: DecompOp, n: usize) -> Vec<usize> {
+        match op {
+            DecompOp::Svd { vectors: true, .. } => vec![2, 1, 2],
+            DecompOp::Svd { .. } => vec![1],
+            DecompOp::Eigh { vectors, .. } | DecompOp::Eig { vectors } => {
+                if vectors {
+                    vec![1, 2]
+                } else {
+                    vec![1]
+                }
+            }
+            DecompOp::Det => vec![0],
+            DecompOp::Slogdet => vec![0, 0],
+            _ => vec![2; n],
+        }
+    }
+
+    pub(super) fn run<T: Field>(
+        op: DecompOp,
+        inputs: &[&Tensor],
+        outputs: &[&Tensor],
+    ) -> Result<Option<usize>> {
+        let ins: Vec<View> = inputs.iter().map(|t| View::new(t, 2)).collect();
+        let cores = out_cores(op, outputs.len());
+        let outs: Vec<View> = outputs
+            .iter()
+            .zip(&cores)
+            .map(|(t, &c)| View::new(t, c))
+            .collect();
+        let nb: usize = ins[0].shape[..ins[0].bnd].iter().product();
+        if nb == 0 {
+            return Ok(None);
+        }
+        let work = (ins[0].dim(0) * ins[0].dim(1)).max(1);
+        let failed = AtomicUsize::new(usize::MAX);
+        team::par_range(nb, (1 << 14) / work + 1, &|b| {
+            // SAFETY: the frontend's contract: dtypes are `T` (outputs of
+            // their documented kinds), cores as listed, outputs unique and
+            // disjoint; batch entry `b` is written by this task alone.
+            if !unsafe { one::<T>(op, &ins, &outs, b) } {
+                failed.fetch_min(b, Ordering::Relaxed);
+            }
+        });
+        let f = failed.load(Ordering::Relaxed);
+        Ok((f != usize::MAX).then_some(f))
+    }
+
+    /// Zero-sized matrices: square outputs become identities, determinants 1.
+    ///
+    /// # Safety
+    /// As [`one`].
+    unsafe fn empty(op: DecompOp, outs: &[View], b: usize) {
+        let one = C64::new(1.0, 0.0);
+        match op {
+            // SAFETY: scalar cores of entry `b`.
+            DecompOp::Det => unsafe { outs[0].put(b, 0, 0, one) },
+            // SAFETY: as above; logabs stays 0.
+            DecompOp::Slogdet => unsafe { outs[0].put(b, 0, 0, one) },
+            _ => {
+                for o in outs {
+                    if o.bnd + 2 == o.shape.len() && o.dim(0) == o.dim(1) {
+                        for i in 0..o.dim(0) {
+                            // SAFETY: a diagonal element of entry `b`.
+                            unsafe { o.put(b, i, i, one) };
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Run `op` on batch entry `b`; false where it fails.
+    ///
+    /// # Safety
+    /// See `run`.
+    unsafe fn one<T: Field>(op: DecompOp, ins: &[View], outs: &[View], b: usize) -> bool {
+        let (m, n) = (ins[0].dim(0), ins[0].dim(1));
+        if m == 0 || n == 0 {
+            // SAFETY: the caller's contract.
+            unsafe { empty(op, outs, b) };
+            return true;
+        }
+        // SAFETY: the caller's contract (input 0 is a non-empty matrix of `T`).
+        let a = unsafe { ins[0].mat::<T>(b) };
+        let par = faer::get_global_parallelism();
+        match op {
+            DecompOp::Cholesky { upper } => match a.llt(Side::Lower) {
+                Ok(llt) => {
+                    // SAFETY: output 0 is `[.., n, n]` of `T`.
+                    let mut o = unsafe { outs[0].mat_mut::<T>(b) };
+                    if upper {
+                        o.copy_from(llt.L().adjoint());
+                    } else {
+                        o.copy_from(llt.L());
+                    }
+                    true
+                }
+                Err(_) => false,
+            },
+            DecompOp::Qr { complete, r_only } => {
+                let qr = a.qr();
+                let k = m.min(n);
+                // SAFETY: `r` is `[.., k or m, n]` of `T`, zero-filled.
+                let r = unsafe { outs[if r_only { 0 } else { 1 }].mat_mut::<T>(b) };
+                r.subrows_mut(0, k).copy_from(qr.thin_R());
+                if !r_only {
+                    let q = if complete {
+                        qr.compute_Q()
+                    } else {
+                        qr.compute_thin_Q()
+                    };
+                    // SAFETY: `q` is `[.., m, m or k]` of `T`.
+                    unsafe { outs[0].mat_mut::<T>(b) }.copy_from(&q);
+                }
+                true
+            }
+            DecompOp::Svd { full, vectors } => {
+                if !vectors {
+                    let Ok(s) = a.singular_values() else {
+                        return false;
+                    };
+                    for (i, x) in s.iter().enumerate() {
+                        // SAFETY: `s` is real `[.., k]`.
+                        unsafe { outs[0].put(b, i, 0, C64::new(T::re(x), 0.0)) };
+                    }
+                    return true;
+                }
+                let svd = if full { a.svd() } else { a.thin_svd() };
+                let Ok(svd) = svd else {
+                    return false;
+                };
+                // SAFETY: `u` is `[.., m, m or k]`, `vh` `[.., n or k, n]` of `T`.
+                unsafe { outs[0].mat_mut::<T>(b) }.copy_from(svd.U());
+                // SAFETY: as above.
+                unsafe { outs[2].mat_mut::<T>(b) }.copy_from(svd.V().adjoint());
+                for (i, x) in svd.S().column_vector().iter().enumerate() {
+                    // SAFETY: `s` is real `[.., k]`.
+                    unsafe { outs[1].put(b, i, 0, C64::new(x.c().re, 0.0)) };
+                }
+                true
+            }
+            DecompOp::Eigh { lower, vectors } => {
+                let side = if lower { Side::Lower } else { Side::Upper };
+                if !vectors {
+                    let Ok(w) = a.self_adjoint_eigenvalues(side) else {
+                        return false;
+                    };
+                    for (i, x) in w.iter().enumerate() {
+                        // SAFETY: `w` is real `[.., n]`.
+                        unsafe { outs[0].put(b, i, 0, C64::new(T::re(x), 0.0)) };
+                    }
+                    return true;
+                }
+                let Ok(e) = a.self_adjoint_eigen(side) else {
+                    return false;
+                };
+                for (i, x) in e.S().column_vector().iter().enumerate() {
+                    // SAFETY: `w` is real `[.., n]`.
+                    unsafe { outs[0].put(b, i, 0, C64::new(x.c().re, 0.0)) };
+                }
+                // SAFETY: `v` is `[.., n, n]` of `T`.
+                unsafe { outs[1].mat_mut::<T>(b) }.copy_from(e.U());
+                true
+            }
+            DecompOp::Eig { vectors } => {
+                let c = |z: &Complex<T::Real>| C64::new(T::re(&z.re), T::re(&z.im));
+                if !vectors {
+                    let Ok(w) = a.eigenvalues() else {
+                        return false;
+                    };
+                    for (i, z) in w.iter().enumerate() {
+                        // SAFETY: `w` is complex `[.., n]`.
+                        unsafe { outs[0].put(b, i, 0, c(z)) };
+                    }
+                    return true;
+                }
+                let Ok(e) = a.eigen() else {
+                    return false;
+                };
+                for (i, z) in e.S().column_vector().iter().enumerate() {
+                    // SAFETY: `w` is complex `[.., n]`.
+                    unsafe { outs[0].put(b, i, 0, c(z)) };
+                }
+                let u = e.U();
+                for j in 0..n {
+                    // Columns scaled to unit 2-norm (NumPy's convention; faer's
+                    // are not normalised).
+                    let col: Vec<C64> = (0..n).map(|i| c(&u[(i, j)])).collect();
+                    let norm = col.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
+                    let scale = if norm > 0.0 { 1.0 / norm } else { 1.0 };
+                    for (i, z) in col.into_iter().enumerate() {
+                        // SAFETY: `v` is complex `[.., n, n]`.
+                        unsafe { outs[1].put(b, i, j, z * scale) };
+                    }
+                }
+                true
+            }
+            DecompOp::Solve => {
+                let lu = a.partial_piv_lu();
+                if lu
+                    .U()
+                    .diagonal()
+                    .column_vector()
+                    .iter()
+                    .any(|x| x.c() == C64::new(0.0, 0.0))
+                {
+                    return false;
+                }
+                // SAFETY: `x` is `[.., n, r]` of `T`; input 1 is `b`, same shape.
+                let mut x = unsafe { outs[0].mat_mut::<T>(b) };
+                if x.ncols() == 0 {
+                    return true;
+                }
+                // SAFETY: as above.
+                x.copy_from(unsafe { ins[1].mat::<T>(b) });
+                lu.solve_in_place_with_conj(Conj::No, x);
+                true
+            }
+            DecompOp::TriangularSolve {
+                lower,
+                transpose,
+                conjugate,
+                unit,
+            } => {
+                let zero = C64::new(0.0, 0.0);
+                if !unit && a.diagonal().column_vector().iter().any(|x| x.c() == zero) {
+                    return false;
+                }
+                // SAFETY: `x` is `[.., n, r]` of `T`; input 1 is `b`, same shape.
+                let mut x = unsafe { outs[0].mat_mut::<T>(b) };
+                if x.ncols() == 0 {
+                    return true;
+                }
+                // SAFETY: as above.
+                x.copy_from(unsafe { ins[1].mat::<T>(b) });
+                let t = if transpose { a.transpose() } else { a };
+                let conj = if conjugate { Conj::Yes } else { Conj::No };
+                match (lower != transpose, unit) {
+                    (true, false) => {
+                        tri::solve_lower_triangular_in_place_with_conj(t, conj, x, par)
+                    }
+                    (true, true) => {
+                        tri::solve_unit_lower_triangular_in_place_with_conj(t, conj, x, par)
+                    }
+                    (false, false) => {
+                        tri::solve_upper_triangular_in_place_with_conj(t, conj, x, par)
+                    }
+                    (false, true) => {
+                        tri::solve_unit_upper_triangular_in_place_with_conj(t, conj, x, par)
+                    }
+                }
+                true
+            }
+            DecompOp::Det | DecompOp::Slogdet => {
+                let lu = a.partial_piv_lu();
+                let fwd = lu.P().arrays().0;
+                // The permutation's sign from its cycle lengths.
+                let mut seen = vec![false; n];
+                let mut odd = false;
+                for s in 0..n {
+                    let mut len = 0;
+                    let mut i = s;
+                    while !seen[i] {
+                        seen[i] = true;
+                        i = fwd[i];
+                        len += 1;
+                    }
+                    if len > 0 && len % 2 == 0 {
+                        odd = !odd;
+                    }
+                }
+                let psign = if odd { -1.0 } else { 1.0 };
+                let diag: Vec<C64> = lu
+                    .U()
+                    .diagonal()
+                    .column_vector()
+                    .iter()
+                    .map(|x| x.c())
+                    .collect();
+                let singular = diag.iter().any(|d| d.re == 0.0 && d.im == 0.0);
+                if op == DecompOp::Det {
+                    let det = if singular {
+                        C64::new(0.0, 0.0)
+                    } else {
+                        diag.iter().fold(C64::new(psign, 0.0), |p, d| p * d)
+                    };
+                    // SAFETY: scalar core of entry `b`, dtype `T`.
+                    unsafe { outs[0].put(b, 0, 0, det) };
+                } else if singular {
+                    // SAFETY: scalar cores of entry `b`.
+                    unsafe {
+                        outs[0].put(b, 0, 0, C64::new(0.0, 0.0));
+                        outs[1].put(b, 0, 0, C64::new(f64::NEG_INFINITY, 0.0));
+                    }
+                } else {
+                    let mut sign = C64::new(psign, 0.0);
+                    let mut logabs = 0.0;
+                    for d in &diag {
+                        let r = d.norm();
+                        sign *= d / r;
+                        logabs += r.ln();
+                    }
+                    // The accumulated sign drifts from modulus 1 by rounding.
+                    let sign = sign / sign.norm();
+                    // SAFETY: scalar cores of entry `b`.
+                    unsafe {
+                        outs[0].put(b, 0, 0, sign);
+                        outs[1].put(b, 0, 0, C64::new(logabs, 0.0));
+                    }
+                }
+                true
+            }
+        }
+    }
+}

@@ -101,6 +101,7 @@
 //! | products: `tensordot`, `einsum`, `kron`, `multi_dot`, ...; `diagonal`, `trace`, `tril`, ... | [`ops::products`], [`ops::einsum`], [`ops::diag`] |
 //! | Fourier transforms (`fft`, `rfft`, `fftn`, ...), `fftfreq`, `fftshift` | [`ops::fft`] |
 //! | `cast`, `contiguous`, `to_device` | [`ops::convert`] |
+//! | `extract_patches`, `combine_patches`; max/min/avg pooling; `uniform_filter`, `maximum_filter`, `minimum_filter` | [`ops::patches`], [`ops::pool`], [`ops::filters`] |
 //! | operators (`&a + &b`, panicking sugar) | [`ops::operators`] |
 //! | dtypes, scalars, devices, errors | [`dtype`], [`device`], [`error`] |
 //! | files: `.npy` (also memory-mapped), `.npz`, `.safetensors` (zero-copy), text | [`io`] |
@@ -144,9 +145,12 @@ pub use ops::conv::{Conv1dOptions, Conv2dOptions, Padding};
 pub use ops::creation::Indexing;
 pub use ops::diag::DiagonalOptions;
 pub use ops::fft::{FftOptions, FftnOptions, Norm};
+pub use ops::filters::{BoundaryMode, FilterOptions};
 pub use ops::index::{Index, NewAxis};
 pub use ops::join::Sections;
 pub use ops::operators::OperatorScalar;
+pub use ops::patches::PatchOptions;
+pub use ops::pool::PoolOptions;
 pub use ops::products::TensordotAxes;
 pub use ops::rng::Key;
 pub use ops::search::{

@@ -12,6 +12,7 @@ pub mod diag;
 pub mod einsum;
 pub mod elementwise;
 pub mod fft;
+pub mod filters;
 /// The elementwise frame (operands, broadcasting, output and alias checks)
 /// every elementwise family runs through.
 pub(crate) mod frame;
@@ -22,6 +23,8 @@ pub mod logic;
 pub mod mask;
 pub mod math;
 pub mod operators;
+pub mod patches;
+pub mod pool;
 pub mod products;
 pub mod reduce;
 pub mod rng;

@@ -17,6 +17,7 @@ mod conventions;
 mod creation;
 mod elementwise;
 mod fft;
+mod filters;
 mod gather_scatter;
 #[cfg(feature = "gpu")]
 mod gpu;
@@ -40,6 +41,8 @@ mod math;
 mod math_accuracy;
 mod matmul;
 mod overlap;
+mod patches;
+mod pool;
 mod products;
 mod props_views;
 mod reduce;

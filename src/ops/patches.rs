@@ -141,8 +141,8 @@ impl Tensor {
     /// Sliding-window patches (PyTorch `unfold`, Nx `extract_patches`): for
     /// `self` `[N, C, d_1..d_k]` (or unbatched `[C, d_1..d_k]`) and a window of
     /// `kernel` `[k_1..k_k]`, returns `[N, C * k_1*..*k_k, L]` (or `[C * prod(k),
-    /// L]`) where `L = prod(out_i)`, `out_i = (d_i + 2 p_i - dil_i (k_i - 1) -
-    /// 1) / s_i + 1`. Row `c * prod(k) + j` (window tap `j` row-major) of column
+    /// L]`) where `L = prod(out_i)` and
+    /// `out_i = (d_i + 2 p_i - dil_i (k_i - 1) - 1) / s_i + 1`. Row `c * prod(k) + j` (window tap `j` row-major) of column
     /// `l` (window `l` row-major) is the input at `o * stride - padding + j *
     /// dilation`, zero in the padding. Any number of spatial axes (PyTorch: 2).
     /// Every dtype. Errors: rank other than `k + 1` or `k + 2`, a zero kernel,
@@ -303,8 +303,8 @@ impl Tensor {
             }
         }
         let mut crop = out.layout().clone();
-        for i in 0..k {
-            crop = crop.slice_axis(2 + i, g.padding[i], output_size[i], 1);
+        for (i, (&p, &len)) in g.padding.iter().zip(output_size).enumerate() {
+            crop = crop.slice_axis(2 + i, p, len, 1);
         }
         let r = out.with_layout(crop).copy()?;
         Ok(if nd == 2 {

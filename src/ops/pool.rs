@@ -255,7 +255,9 @@ fn pool(op: &str, x: &Tensor, kernel: &[usize], o: &PoolOptions, kind: Kind) -> 
     let axes = p.window_axes();
     let r = match kind {
         Kind::Max => p.windows(op, identity(x.dtype(), true))?.max(axes, false)?,
-        Kind::Min => p.windows(op, identity(x.dtype(), false))?.min(axes, false)?,
+        Kind::Min => p
+            .windows(op, identity(x.dtype(), false))?
+            .min(axes, false)?,
         Kind::Avg => {
             let dt = x.dtype();
             let work = if dt.is_half() { DType::F32 } else { dt };
@@ -344,9 +346,13 @@ fn max_pool_indices(
 impl Tensor {
     /// 1-D max pooling (PyTorch `max_pool1d`) of `self` `[N, C, L]` or
     /// unbatched `[C, L]` with a window of `kernel` taps, giving `[N, C,
-    /// L_out]` with `L_out = floor_or_ceil((L + 2 padding - dilation (kernel -
-    /// 1) - 1) / stride) + 1` (see [`PoolOptions`]). Every real and integer
-    /// dtype, exact; NaN propagates. Errors: wrong rank, a zero kernel, stride
+    /// L_out]` with
+    /// `L_out = floor_or_ceil((L + 2 padding - dilation (kernel - 1) - 1) / stride) + 1`
+    /// (see [`PoolOptions`]). Every real and integer
+    /// dtype, exact; NaN propagates. A window holding no input element (only
+    /// possible with dilation, e.g. kernel 2, dilation 2, padding 1 on a
+    /// length-1 axis) gives the padding value; its index is unspecified.
+    /// Errors: wrong rank, a zero kernel, stride
     /// or dilation, padding above `kernel / 2`, no window (output size 0),
     /// complex dtypes.
     ///

@@ -61,6 +61,8 @@ const ISSUE_8_NAMES: &[&str] = &[
     "rfft_f32_1M",
     "fft2_c32_1024x1024",
     "fft_c64_batch_1000x1000",
+    "maxpool2d_8x64x112x112_k3s2",
+    "uniform_filter_f32_2048x2048_size5",
 ];
 
 fn run(args: &[&str]) -> (i32, String, String) {

@@ -96,6 +96,9 @@ fn pass(
     out
 }
 
+/// A function of one window's values.
+type WindowFn = Box<dyn Fn(&[f64]) -> f64>;
+
 #[allow(clippy::too_many_arguments)]
 fn reference(
     kind: u8,
@@ -112,7 +115,7 @@ fn reference(
         if sizes[a] == 1 {
             continue;
         }
-        let f: Box<dyn Fn(&[f64]) -> f64> = match kind {
+        let f: WindowFn = match kind {
             0 => Box::new(move |w: &[f64]| {
                 let m = w.iter().sum::<f64>() / w.len() as f64;
                 if int {
@@ -209,15 +212,24 @@ fn scipy_documented_examples() {
         .unwrap())
     };
     // reflect: 2 1 | 1 2 3 | 3 2
-    assert_eq!(mean(BoundaryMode::Reflect, 0.0), vec![9. / 5., 2., 11. / 5.]);
+    assert_eq!(
+        mean(BoundaryMode::Reflect, 0.0),
+        vec![9. / 5., 2., 11. / 5.]
+    );
     // mirror: 3 2 | 1 2 3 | 2 1
     assert_eq!(mean(BoundaryMode::Mirror, 0.0), vec![11. / 5., 2., 9. / 5.]);
     // nearest: 1 1 | 1 2 3 | 3 3
-    assert_eq!(mean(BoundaryMode::Nearest, 0.0), vec![8. / 5., 2., 12. / 5.]);
+    assert_eq!(
+        mean(BoundaryMode::Nearest, 0.0),
+        vec![8. / 5., 2., 12. / 5.]
+    );
     // wrap: 2 3 | 1 2 3 | 1 2
     assert_eq!(mean(BoundaryMode::Wrap, 0.0), vec![11. / 5., 2., 9. / 5.]);
     // constant 10: 10 10 | 1 2 3 | 10 10
-    assert_eq!(mean(BoundaryMode::Constant, 10.0), vec![26. / 5., 26. / 5., 26. / 5.]);
+    assert_eq!(
+        mean(BoundaryMode::Constant, 10.0),
+        vec![26. / 5., 26. / 5., 26. / 5.]
+    );
 }
 
 #[test]
@@ -251,8 +263,14 @@ fn integers_truncate_per_pass_and_every_dtype() {
     ] {
         let x = tv.cast(dt).unwrap();
         for (got, want) in [
-            (x.maximum_filter(&[3, 2], &o).unwrap(), tv.maximum_filter(&[3, 2], &o).unwrap()),
-            (x.minimum_filter(&[3, 2], &o).unwrap(), tv.minimum_filter(&[3, 2], &o).unwrap()),
+            (
+                x.maximum_filter(&[3, 2], &o).unwrap(),
+                tv.maximum_filter(&[3, 2], &o).unwrap(),
+            ),
+            (
+                x.minimum_filter(&[3, 2], &o).unwrap(),
+                tv.minimum_filter(&[3, 2], &o).unwrap(),
+            ),
         ] {
             assert_eq!(got.dtype(), dt);
             assert_eq!(
@@ -265,11 +283,17 @@ fn integers_truncate_per_pass_and_every_dtype() {
         if dt.is_int() {
             let host = tv.copy().unwrap().to_vec::<f64>().unwrap();
             let want = reference(0, &host, &[6, 4], &[3, 2], &[0, 0], o.mode, 0.0, true);
-            assert_eq!(u.cast(DType::F64).unwrap().to_vec::<f64>().unwrap(), want, "{dt}");
+            assert_eq!(
+                u.cast(DType::F64).unwrap().to_vec::<f64>().unwrap(),
+                want,
+                "{dt}"
+            );
         }
     }
     // Sizes of 1 leave the tensor as it is (a fresh copy).
-    let y = base.maximum_filter(&[1], &FilterOptions::default()).unwrap();
+    let y = base
+        .maximum_filter(&[1], &FilterOptions::default())
+        .unwrap();
     assert!(!y.same_storage(&base));
     assert_eq!(y.to_vec::<f64>().unwrap(), v);
 }
@@ -286,7 +310,10 @@ fn errors_name_the_function() {
         ..Default::default()
     };
     let e = msg(x.minimum_filter(&[3], &o));
-    assert!(e.starts_with("minimum_filter:") && e.contains("origin"), "{e}");
+    assert!(
+        e.starts_with("minimum_filter:") && e.contains("origin"),
+        "{e}"
+    );
     let o = FilterOptions {
         mode: BoundaryMode::Constant,
         cval: 2.5,

@@ -67,7 +67,7 @@ proptest! {
             padding: vec![p[0] as usize, p[1] as usize],
         };
         let ku = [k[0] as usize, k[1] as usize];
-        let fits = h + 2 * p[0] >= d[0] * (k[0] - 1) + 1 && w + 2 * p[1] >= d[1] * (k[1] - 1) + 1;
+        let fits = h + 2 * p[0] > d[0] * (k[0] - 1) && w + 2 * p[1] > d[1] * (k[1] - 1);
         if !fits {
             let e = x.extract_patches(&ku, &o).unwrap_err().to_string();
             prop_assert!(e.starts_with("extract_patches:"), "{}", e);
@@ -165,7 +165,10 @@ fn one_and_three_spatial_axes_and_unbatched() {
         .extract_patches(&[2, 2, 2], &PatchOptions::default())
         .unwrap();
     assert_eq!(p.shape(), &[1, 8, 1]);
-    assert_eq!(p.to_vec::<f32>().unwrap(), (0..8).map(|i| i as f32).collect::<Vec<_>>());
+    assert_eq!(
+        p.to_vec::<f32>().unwrap(),
+        (0..8).map(|i| i as f32).collect::<Vec<_>>()
+    );
 }
 
 #[test]
@@ -191,7 +194,10 @@ fn errors_name_the_function() {
     let p = Tensor::zeros(DType::F32, &[1, 4, 4]).unwrap();
     assert!(p.combine_patches(&[3, 3], &[2, 2], &d).is_ok());
     let e = msg(p.combine_patches(&[4, 4], &[2, 2], &d));
-    assert!(e.starts_with("combine_patches:") && e.contains("windows"), "{e}");
+    assert!(
+        e.starts_with("combine_patches:") && e.contains("windows"),
+        "{e}"
+    );
     assert!(msg(p.combine_patches(&[3, 3], &[3, 1], &d)).starts_with("combine_patches:"));
     assert!(msg(p.combine_patches(&[3], &[2, 2], &d)).starts_with("combine_patches:"));
 }

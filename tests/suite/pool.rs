@@ -53,7 +53,11 @@ fn ref_max(x: &[f64], h: i64, w: i64, g: &Geo, min: bool) -> (Vec<f64>, Vec<i64>
             while ws < 0 {
                 ws += g.d[1];
             }
-            let mut best = if min { f64::INFINITY } else { f64::NEG_INFINITY };
+            let mut best = if min {
+                f64::INFINITY
+            } else {
+                f64::NEG_INFINITY
+            };
             let mut bi = hs * w + ws;
             empty |= hs >= he || ws >= we;
             let mut y = hs;
@@ -269,7 +273,11 @@ fn ceil_mode_drops_a_window_starting_in_the_padding() {
 
 #[test]
 fn every_dtype_and_strided_input() {
-    let base = t(DType::F64, &[1, 2, 4, 6], &(0..48).map(|i| ((i * 7) % 23) as f64).collect::<Vec<_>>());
+    let base = t(
+        DType::F64,
+        &[1, 2, 4, 6],
+        &(0..48).map(|i| ((i * 7) % 23) as f64).collect::<Vec<_>>(),
+    );
     // A transposed view ([1, 2, 6, 4]) pooled equals its copy pooled.
     let tv = base.transpose([0isize, 1, 3, 2]).unwrap();
     let o = PoolOptions {
@@ -308,7 +316,11 @@ fn every_dtype_and_strided_input() {
             "{dt}"
         );
         let (_, i) = x.max_pool2d_with_indices([3, 3], &o).unwrap();
-        let (_, wi) = tv.copy().unwrap().max_pool2d_with_indices([3, 3], &o).unwrap();
+        let (_, wi) = tv
+            .copy()
+            .unwrap()
+            .max_pool2d_with_indices([3, 3], &o)
+            .unwrap();
         assert_eq!(i.to_vec::<i64>().unwrap(), wi.to_vec::<i64>().unwrap());
         if dt.is_float() {
             let a = x.avg_pool2d([2, 2], &PoolOptions::default()).unwrap();
@@ -345,7 +357,11 @@ fn indices_with_nan_and_all_padding_values() {
     assert_eq!(i.to_vec::<i64>().unwrap(), vec![1, 2]);
     // A window whose input elements equal the padding value (-inf) reports
     // its first element inside the input, as PyTorch.
-    let x = t(DType::F32, &[1, 1, 3], &[f64::NEG_INFINITY, f64::NEG_INFINITY, 1.]);
+    let x = t(
+        DType::F32,
+        &[1, 1, 3],
+        &[f64::NEG_INFINITY, f64::NEG_INFINITY, 1.],
+    );
     let o = PoolOptions {
         padding: vec![1],
         stride: vec![1],
@@ -404,7 +420,10 @@ fn errors_name_the_function() {
     assert!(msg(x.avg_pool2d([2, 2], &o)).starts_with("avg_pool2d:"));
     // A kernel longer than the input: no window.
     let e = msg(x.min_pool2d([5, 5], &PoolOptions::default()));
-    assert!(e.starts_with("min_pool2d:") && e.contains("too small"), "{e}");
+    assert!(
+        e.starts_with("min_pool2d:") && e.contains("too small"),
+        "{e}"
+    );
     // Wrong rank and wrong option length.
     assert!(msg(x.max_pool1d(2, &PoolOptions::default())).starts_with("max_pool1d:"));
     let o = PoolOptions {
@@ -422,7 +441,9 @@ fn gpu_pooling_matches_cpu() {
     let Some(gpu) = crate::gpu::gpu() else {
         return;
     };
-    let v: Vec<f64> = (0..2 * 3 * 9 * 7).map(|i| ((i * 13) % 29) as f64 - 9.0).collect();
+    let v: Vec<f64> = (0..2 * 3 * 9 * 7)
+        .map(|i| ((i * 13) % 29) as f64 - 9.0)
+        .collect();
     let x = t(DType::F32, &[2, 3, 9, 7], &v);
     let xg = x.to_device(gpu).unwrap();
     let o = PoolOptions {
@@ -433,7 +454,9 @@ fn gpu_pooling_matches_cpu() {
     };
     let host = |t: Tensor| t.to_device(Device::Cpu).unwrap();
     assert_eq!(
-        host(xg.max_pool2d([3, 3], &o).unwrap()).to_vec::<f32>().unwrap(),
+        host(xg.max_pool2d([3, 3], &o).unwrap())
+            .to_vec::<f32>()
+            .unwrap(),
         x.max_pool2d([3, 3], &o).unwrap().to_vec::<f32>().unwrap()
     );
     let (_, ig) = xg.max_pool2d_with_indices([3, 3], &o).unwrap();
@@ -442,19 +465,28 @@ fn gpu_pooling_matches_cpu() {
         host(ig).cast(DType::I64).unwrap().to_vec::<i64>().unwrap(),
         ic.to_vec::<i64>().unwrap()
     );
-    let a = host(xg.avg_pool2d([3, 3], &o).unwrap()).to_vec::<f32>().unwrap();
+    let a = host(xg.avg_pool2d([3, 3], &o).unwrap())
+        .to_vec::<f32>()
+        .unwrap();
     let b = x.avg_pool2d([3, 3], &o).unwrap().to_vec::<f32>().unwrap();
     for (p, q) in a.iter().zip(&b) {
         assert!((p - q).abs() <= 1e-5 * (1.0 + q.abs()));
     }
     let f = rnx::ops::filters::FilterOptions::default();
-    let a = host(xg.uniform_filter(&[3], &f).unwrap()).to_vec::<f32>().unwrap();
+    let a = host(xg.uniform_filter(&[3], &f).unwrap())
+        .to_vec::<f32>()
+        .unwrap();
     let b = x.uniform_filter(&[3], &f).unwrap().to_vec::<f32>().unwrap();
     for (p, q) in a.iter().zip(&b) {
         assert!((p - q).abs() <= 1e-5 * (1.0 + q.abs()));
     }
     assert_eq!(
-        host(xg.maximum_filter(&[1, 1, 3, 2], &f).unwrap()).to_vec::<f32>().unwrap(),
-        x.maximum_filter(&[1, 1, 3, 2], &f).unwrap().to_vec::<f32>().unwrap()
+        host(xg.maximum_filter(&[1, 1, 3, 2], &f).unwrap())
+            .to_vec::<f32>()
+            .unwrap(),
+        x.maximum_filter(&[1, 1, 3, 2], &f)
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap()
     );
 }

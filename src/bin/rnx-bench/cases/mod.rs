@@ -11,6 +11,7 @@ mod linalg;
 mod products;
 mod random;
 mod reduce;
+mod windows;
 
 /// The device every case's inputs are created on (`--device`; the CPU unless
 /// set once before the cases are built).
@@ -141,6 +142,7 @@ pub fn all() -> Vec<Case> {
     v.extend(products::cases());
     v.extend(random::cases());
     v.extend(fft::cases());
+    v.extend(windows::cases());
     v
 }
 
@@ -202,6 +204,8 @@ mod tests {
         "rfft_f32_1M",
         "fft2_c32_1024x1024",
         "fft_c64_batch_1000x1000",
+        "maxpool2d_8x64x112x112_k3s2",
+        "uniform_filter_f32_2048x2048_size5",
     ];
 
     #[test]

@@ -442,6 +442,45 @@ def _cases(S):
               lambda np, a, b: np.linalg.eigh(a), lambda torch, a, b: torch.linalg.eigh(a)))
     c.append(("det_f32_batch_1000x8x8", "all", lin(8, "gen", f32, S.pick(1000, 10)),
               lambda np, a, b: np.linalg.det(a), lambda torch, a, b: torch.linalg.det(a)))
+    # Issue 30: pooling and filters (uniform [-1, 1), seed 1).
+    def np_maxpool(np, x):
+        # NumPy has no pooling: pad with -inf, strided window view, max.
+        from numpy.lib.stride_tricks import sliding_window_view
+        xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)), constant_values=-np.inf)
+        return sliding_window_view(xp, (3, 3), axis=(2, 3))[:, :, ::2, ::2].max(axis=(-2, -1))
+
+    def np_uniform_filter(np, x):
+        # SciPy when installed; else NumPy: reflect ('symmetric') padding and
+        # a running sum per axis (the same separable algorithm).
+        try:
+            from scipy import ndimage
+        except ImportError:
+            ndimage = None
+        if ndimage is not None:
+            return ndimage.uniform_filter(x, size=5)
+        y = x.astype(np.float64)
+        for axis in (0, 1):
+            pad = [(0, 0), (0, 0)]
+            pad[axis] = (3, 2)
+            c = np.cumsum(np.pad(y, pad, mode="symmetric"), axis=axis)
+            n = y.shape[axis]
+            y = (c.take(range(5, n + 5), axis=axis) - c.take(range(0, n), axis=axis)) / 5.0
+        return y.astype(x.dtype)
+
+    def torch_uniform_filter(torch, x):
+        # No ndimage in PyTorch: a 5x5 average over replicate padding (same
+        # work; the boundary rule differs from SciPy's reflect).
+        f = torch.nn.functional
+        xp = f.pad(x[None, None], (2, 2, 2, 2), mode="replicate")
+        return f.avg_pool2d(xp, 5, stride=1)[0, 0]
+
+    npool, cpool, hpool = S.pick(8, 1), S.pick(64, 2), S.pick(112, 8)
+    c.append(("maxpool2d_8x64x112x112_k3s2", "all", one((npool, cpool, hpool, hpool), -1.0, 1.0),
+              np_maxpool,
+              lambda torch, x: torch.nn.functional.max_pool2d(x, 3, stride=2, padding=1)))
+    nflt = S.pick(2048, 16)
+    c.append(("uniform_filter_f32_2048x2048_size5", "all", one((nflt, nflt), -1.0, 1.0),
+              np_uniform_filter, torch_uniform_filter))
     return c
 
 

@@ -104,6 +104,7 @@
 //! | `correlate`, `convolve` (1-D, modes full / same / valid) | [`ops::signal`] |
 //! | decompositions (`cholesky`, `qr`, `svd`, `eigh`, `eig`); `solve`, `inv`, `det`, `lstsq`, ...; `norm`, `cond` | [`ops::decomp`], [`ops::solve`], [`ops::norm`] |
 //! | `cast`, `contiguous`, `to_device` | [`ops::convert`] |
+//! | `extract_patches`, `combine_patches`; max/min/avg pooling; `uniform_filter`, `maximum_filter`, `minimum_filter` | [`ops::patches`], [`ops::pool`], [`ops::filters`] |
 //! | operators (`&a + &b`, panicking sugar) | [`ops::operators`] |
 //! | dtypes, scalars, devices, errors | [`dtype`], [`device`], [`error`] |
 //! | files: `.npy` (also memory-mapped), `.npz`, `.safetensors` (zero-copy), text | [`io`] |
@@ -149,12 +150,15 @@ pub use ops::dct::{DctOptions, DctnOptions};
 pub use ops::decomp::{CholeskyOptions, EighOptions, QrMode, QrOptions, SvdOptions};
 pub use ops::diag::DiagonalOptions;
 pub use ops::fft::{FftOptions, FftnOptions, Norm};
+pub use ops::filters::{BoundaryMode, FilterOptions};
 pub use ops::histogram::{Bins, HistogramOptions};
 pub use ops::index::{Index, NewAxis};
 pub use ops::join::Sections;
 pub use ops::norm::{NormOptions, NormOrd};
 pub use ops::norm_layers::LayerNormOptions;
 pub use ops::operators::OperatorScalar;
+pub use ops::patches::PatchOptions;
+pub use ops::pool::PoolOptions;
 pub use ops::products::TensordotAxes;
 pub use ops::rng::Key;
 pub use ops::scan::ScanOptions;

@@ -14,6 +14,7 @@ pub mod diag;
 pub mod einsum;
 pub mod elementwise;
 pub mod fft;
+pub mod filters;
 /// The elementwise frame (operands, broadcasting, output and alias checks)
 /// every elementwise family runs through.
 pub(crate) mod frame;
@@ -29,6 +30,8 @@ pub mod nanreduce;
 pub mod norm;
 pub mod norm_layers;
 pub mod operators;
+pub mod patches;
+pub mod pool;
 pub mod products;
 pub mod reduce;
 pub mod rng;

@@ -79,6 +79,8 @@ const ISSUE_8_NAMES: &[&str] = &[
     "inv_f64_1024",
     "eigh_f64_512",
     "det_f32_batch_1000x8x8",
+    "maxpool2d_8x64x112x112_k3s2",
+    "uniform_filter_f32_2048x2048_size5",
 ];
 
 fn run(args: &[&str]) -> (i32, String, String) {

@@ -18,6 +18,7 @@ mod creation;
 mod dct;
 mod elementwise;
 mod fft;
+mod filters;
 mod gather_scatter;
 #[cfg(feature = "gpu")]
 mod gpu;
@@ -42,6 +43,8 @@ mod math;
 mod math_accuracy;
 mod matmul;
 mod overlap;
+mod patches;
+mod pool;
 mod products;
 mod props_views;
 mod reduce;

@@ -12,6 +12,7 @@ mod linalg;
 mod products;
 mod random;
 mod reduce;
+mod windows;
 
 /// The device every case's inputs are created on (`--device`; the CPU unless
 /// set once before the cases are built).
@@ -157,6 +158,7 @@ pub fn all() -> Vec<Case> {
     v.extend(fft::cases());
     v.extend(latency::cases());
     v.extend(linalg::decomp_cases());
+    v.extend(windows::cases());
     v
 }
 
@@ -236,6 +238,8 @@ mod tests {
         "inv_f64_1024",
         "eigh_f64_512",
         "det_f32_batch_1000x8x8",
+        "maxpool2d_8x64x112x112_k3s2",
+        "uniform_filter_f32_2048x2048_size5",
     ];
 
     #[test]

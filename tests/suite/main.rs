@@ -16,6 +16,9 @@ mod conv;
 mod conventions;
 mod creation;
 mod elementwise;
+mod ext;
+mod ext_coverage;
+mod ext_promotion;
 mod fft;
 mod gather_scatter;
 #[cfg(feature = "gpu")]

@@ -116,7 +116,10 @@ pub fn numpy_promote(a: DType, b: DType) -> Option<DType> {
         }
         (true, false) | (false, true) => {
             let (i, f) = if a.is_int() { (a, b) } else { (b, a) };
-            if f.is_complex() {
+            if bits(i) == 8 {
+                // Every float (f16 and bf16 too) holds 8-bit integers exactly.
+                f
+            } else if f.is_complex() {
                 complex_of(float_max(f.real(), int_float(i)))
             } else {
                 float_max(f, int_float(i))

@@ -107,7 +107,7 @@ fn slow(
                 return Err(fail(
                     &**ext,
                     name,
-                    format!("panicked while resolving: {}", panic_text(&p)),
+                    format!("panicked while resolving: {}", panic_text(&*p)),
                 ))
             }
         }
@@ -249,7 +249,7 @@ fn apply(
             return Err(fail(
                 ext,
                 op,
-                format!("kernel panicked: {}", panic_text(&p)),
+                format!("kernel panicked: {}", panic_text(&*p)),
             ))
         }
     }

@@ -57,7 +57,7 @@ fn vals(t: &Tensor) -> Vec<i32> {
 
 #[test]
 fn later_registrations_win_and_dropping_unregisters() {
-    let m = [3, 1, 7];
+    let m = [1, 1, 7];
     let x = ones(&m);
     assert_eq!(vals(&x.add(&x).unwrap()), vec![2; 7]);
     let h1 = ext::register(fill("first", &m, 10));
@@ -79,7 +79,7 @@ fn later_registrations_win_and_dropping_unregisters() {
 
 #[test]
 fn declining_extensions_fall_through_in_order() {
-    let m = [3, 1, 8];
+    let m = [1, 1, 8];
     let x = ones(&m);
     // Scoped in slice order: the first that accepts wins; "other" declines.
     let r = ext::with_extensions(
@@ -95,7 +95,7 @@ fn declining_extensions_fall_through_in_order() {
 
 #[test]
 fn scoped_extensions_are_per_thread_and_before_global() {
-    let m = [3, 1, 9];
+    let m = [1, 1, 9];
     let x = ones(&m);
     let _g = ext::register(fill("global", &m, 7));
     ext::with_extensions(&[fill("outer", &m, 8)], || {
@@ -103,7 +103,9 @@ fn scoped_extensions_are_per_thread_and_before_global() {
         ext::with_extensions(&[fill("inner", &m, 9)], || {
             assert_eq!(vals(&x.add(&x).unwrap()), vec![9; 9]);
             let names = ext::active_names();
-            assert_eq!(&names[..3], ["inner", "outer", "global"]);
+            // Other tests may register globals concurrently: check the order of ours.
+            assert_eq!(&names[..2], ["inner", "outer"]);
+            assert!(names[2..].iter().any(|n| n == "global"), "{names:?}");
         });
         assert_eq!(vals(&x.add(&x).unwrap()), vec![8; 9]);
         // Another thread sees only the global extension.
@@ -121,7 +123,7 @@ fn scoped_extensions_are_per_thread_and_before_global() {
 
 #[test]
 fn registering_while_other_threads_run_ops() {
-    let m = [3, 1, 10];
+    let m = [1, 1, 10];
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let workers: Vec<_> = (0..4)
         .map(|_| {

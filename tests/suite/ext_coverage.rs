@@ -46,17 +46,17 @@ fn cases() -> Vec<(&'static str, Form, Call)> {
     let mut v: Vec<(&'static str, Form, Call)> = Vec::new();
     // Allocating, in place and into an output, for one-argument methods.
     macro_rules! three {
-        ($x:ident, [$($name:ident, $inplace:ident, $out:ident $(($($p:expr),*))?;)*]) => {$(
-            v.push((stringify!($name), Form::Alloc, Box::new(|| { let t = inputs(); t.$x.$name($($($p),*)?) })));
-            v.push((stringify!($name), Form::InPlace, Box::new(|| { let t = inputs(); t.$x.$inplace($($($p),*)?) })));
+        ($t:ident . $x:ident, [$($name:ident, $inplace:ident, $out:ident $(($($p:expr),*))?;)*]) => {$(
+            v.push((stringify!($name), Form::Alloc, Box::new(|| { let $t = inputs(); $t.$x.$name($($($p),*)?) })));
+            v.push((stringify!($name), Form::InPlace, Box::new(|| { let $t = inputs(); $t.$x.$inplace($($($p),*)?) })));
             v.push((stringify!($name), Form::Out, Box::new(|| {
-                let t = inputs();
-                let out = t.$x.copy()?;
-                t.$x.$out($($($p,)*)? &out)
+                let $t = inputs();
+                let out = $t.$x.copy()?;
+                $t.$x.$out($($($p,)*)? &out)
             })));
         )*};
     }
-    three!(f, [
+    three!(t.f, [
         neg, neg_, neg_out; abs, abs_, abs_out; sign, sign_, sign_out; square, square_, square_out;
         recip, recip_, recip_out; sqrt, sqrt_, sqrt_out; rsqrt, rsqrt_, rsqrt_out; exp, exp_, exp_out;
         exp2, exp2_, exp2_out; expm1, expm1_, expm1_out; log, log_, log_out; log2, log2_, log2_out;
@@ -82,7 +82,7 @@ fn cases() -> Vec<(&'static str, Form, Call)> {
         clamp, clamp_, clamp_out(0.2, &t.g); clamp_min, clamp_min_, clamp_min_out(0.2);
         clamp_max, clamp_max_, clamp_max_out(&t.g); lerp, lerp_, lerp_out(&t.g, 0.5);
     ]);
-    three!(i, [
+    three!(t.i, [
         bitwise_and, bitwise_and_, bitwise_and_out(&t.j); bitwise_or, bitwise_or_, bitwise_or_out(&t.j);
         bitwise_xor, bitwise_xor_, bitwise_xor_out(&t.j); lshift, lshift_, lshift_out(&t.j);
         rshift, rshift_, rshift_out(&t.j); bitwise_not, bitwise_not_, bitwise_not_out;

@@ -185,7 +185,8 @@ fn the_descriptor_carries_operands_shapes_and_parameters() {
     );
     assert_eq!(seen[1].2, OpKind::Matmul);
 
-    struct Shapes(Mutex<Vec<(Vec<usize>, Vec<bool>, Option<DType>)>>);
+    type Seen = (Vec<usize>, Vec<bool>, Option<DType>);
+    struct Shapes(Mutex<Vec<Seen>>);
     impl Extension for Shapes {
         fn name(&self) -> &str {
             "shapes"

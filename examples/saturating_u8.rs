@@ -1,5 +1,4 @@
 //! A custom extension from scratch: saturating u8 addition for image work.
-//! Run with `cargo run --example saturating_u8`.
 use rnx::backend::elementwise::BinaryOp;
 use rnx::ext::{self, Extension, OpDesc, OpKind, Resolution};
 use rnx::{DType, Tensor};
@@ -11,11 +10,14 @@ impl Extension for SaturatingAdd {
         "saturating-u8-add"
     }
     fn resolve(&self, op: &OpDesc<'_>) -> Option<Resolution> {
-        let all_u8 = op.operands.iter().all(|o| o.dtype == DType::U8);
+        let all_u8 = op
+            .operands
+            .iter()
+            .all(|o| o.is_scalar() || o.dtype == DType::U8);
         if op.kind != OpKind::Binary(BinaryOp::Add) || !all_u8 {
             return None; // everything else: the next extension or the built-in
         }
-        // Widen to i16 (ops inside a kernel run built-in), add, clamp, narrow.
+        // Widen to i16, add, clamp, narrow (ops inside a kernel run built-in).
         Some(Resolution::kernel(
             DType::U8,
             vec![DType::U8; 2],
@@ -33,6 +35,5 @@ fn main() -> rnx::Result<()> {
     let brighter = ext::with_extensions(&[ext::arc(SaturatingAdd)], || pixels.add(20))?;
     assert_eq!(brighter.to_vec::<u8>()?, vec![30, 148, 255]);
     assert_eq!(pixels.add(20)?.to_vec::<u8>()?, vec![30, 148, 14]); // built-in wraps
-    println!("saturating: {brighter}");
     Ok(())
 }

@@ -118,6 +118,7 @@ pub(crate) mod buffer_cache;
 pub mod device;
 pub mod dtype;
 pub mod error;
+pub mod ext;
 pub(crate) mod format;
 pub(crate) mod huge_pages;
 #[cfg(feature = "ndarray")]

@@ -16,7 +16,26 @@ fn compare_impl(
     b: Operand<'_>,
     out: Option<&Tensor>,
 ) -> Result<Tensor> {
-    let ts = resolve(name, &[a, b], out)?;
+    let operands = [a, b];
+    crate::ext::hook(
+        name,
+        &operands,
+        out,
+        || {
+            let shape = super::elementwise::result_shape(name, &operands)?;
+            Ok((crate::ext::OpKind::Compare(op), shape))
+        },
+        |o, out| compare_core(name, op, o, out),
+    )
+}
+
+fn compare_core(
+    name: &str,
+    op: CmpOp,
+    operands: &[Operand<'_>],
+    out: Option<&Tensor>,
+) -> Result<Tensor> {
+    let ts = resolve(name, operands, out)?;
     let dt = ts[0].dtype();
     require(name, op.supports(dt), dt)?;
     run(name, &ts, DType::U8, out, |be, v, o| {

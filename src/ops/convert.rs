@@ -40,6 +40,17 @@ impl Tensor {
     /// assert_eq!(n.cast(DType::BF16).unwrap().to_vec::<rnx::bf16>().unwrap()[0].to_f64(), 16_908_288.0);
     /// ```
     pub fn cast(&self, dtype: DType) -> Result<Tensor> {
+        crate::ext::hook(
+            "cast",
+            &[self.into()],
+            None,
+            || Ok((crate::ext::OpKind::Cast(dtype), self.shape().to_vec())),
+            |o, _| o[0].as_tensor().cast_builtin(dtype),
+        )
+    }
+
+    /// [`Tensor::cast`] under the built-in rules only (no extension asked).
+    pub(crate) fn cast_builtin(&self, dtype: DType) -> Result<Tensor> {
         let out = Tensor::empty_on(dtype, self.shape(), self.device())?;
         super::locked("cast", &[self], &[&out], || self.backend().cast(self, &out))?;
         Ok(out)

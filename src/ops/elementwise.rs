@@ -19,12 +19,23 @@ use crate::error::Result;
 use crate::tensor::Tensor;
 
 /// `op(x)` into `out` (or a new tensor). `name` names the op in errors.
+/// Extensions (`crate::ext`) are asked first.
 pub(crate) fn unary_impl(
     name: &str,
     op: UnaryOp,
     x: &Tensor,
     out: Option<&Tensor>,
 ) -> Result<Tensor> {
+    crate::ext::hook(
+        name,
+        &[Operand::Tensor(x)],
+        out,
+        || Ok((crate::ext::OpKind::Unary(op), x.shape().to_vec())),
+        |o, out| unary_core(name, op, o[0].as_tensor(), out),
+    )
+}
+
+fn unary_core(name: &str, op: UnaryOp, x: &Tensor, out: Option<&Tensor>) -> Result<Tensor> {
     let dt = x.dtype();
     require(name, op.supports(dt), dt)?;
     let out_dt = if op == UnaryOp::Abs { dt.real() } else { dt };
@@ -34,6 +45,7 @@ pub(crate) fn unary_impl(
 }
 
 /// `op(a, b)` into `out` (or a new tensor). `name` names the op in errors.
+/// Extensions (`crate::ext`) are asked first.
 pub(crate) fn binary_impl(
     name: &str,
     op: BinaryOp,
@@ -41,7 +53,40 @@ pub(crate) fn binary_impl(
     b: Operand<'_>,
     out: Option<&Tensor>,
 ) -> Result<Tensor> {
-    let ts = resolve(name, &[a, b], out)?;
+    let operands = [a, b];
+    crate::ext::hook(
+        name,
+        &operands,
+        out,
+        || {
+            Ok((
+                crate::ext::OpKind::Binary(op),
+                result_shape(name, &operands)?,
+            ))
+        },
+        |o, out| binary_core(name, op, o, out),
+    )
+}
+
+/// The broadcast shape of the operands (scalars are rank 0).
+pub(crate) fn result_shape(name: &str, operands: &[Operand<'_>]) -> Result<Vec<usize>> {
+    let shapes: Vec<&[usize]> = operands
+        .iter()
+        .map(|o| match o {
+            Operand::Tensor(t) => t.shape(),
+            Operand::Scalar(_) => &[][..],
+        })
+        .collect();
+    super::frame::broadcast_shapes(name, &shapes)
+}
+
+fn binary_core(
+    name: &str,
+    op: BinaryOp,
+    operands: &[Operand<'_>],
+    out: Option<&Tensor>,
+) -> Result<Tensor> {
+    let ts = resolve(name, operands, out)?;
     let dt = ts[0].dtype();
     require(name, op.supports(dt), dt)?;
     run(name, &ts, dt, out, |be, v, o| {
@@ -49,14 +94,34 @@ pub(crate) fn binary_impl(
     })
 }
 
-/// `op(a, b, c)` into `out` (or a new tensor).
+/// `op(a, b, c)` into `out` (or a new tensor). Extensions are asked first.
 pub(crate) fn ternary_impl(
     name: &str,
     op: TernaryOp,
     operands: [Operand<'_>; 3],
     out: Option<&Tensor>,
 ) -> Result<Tensor> {
-    let ts = resolve(name, &operands, out)?;
+    crate::ext::hook(
+        name,
+        &operands,
+        out,
+        || {
+            Ok((
+                crate::ext::OpKind::Ternary(op),
+                result_shape(name, &operands)?,
+            ))
+        },
+        |o, out| ternary_core(name, op, o, out),
+    )
+}
+
+fn ternary_core(
+    name: &str,
+    op: TernaryOp,
+    operands: &[Operand<'_>],
+    out: Option<&Tensor>,
+) -> Result<Tensor> {
+    let ts = resolve(name, operands, out)?;
     let dt = ts[0].dtype();
     require(name, op.supports(dt), dt)?;
     run(name, &ts, dt, out, |be, v, o| {

@@ -73,6 +73,12 @@ impl Operand<'_> {
             Operand::Scalar(_) => None,
         }
     }
+    /// The tensor of an operand known to be one (an extension's hook keeps
+    /// tensor operands tensors).
+    pub(crate) fn as_tensor(&self) -> &Tensor {
+        self.tensor()
+            .expect("extensions convert tensor operands to tensors")
+    }
 }
 
 /// Turn operands into tensors of one dtype on one device. The dtype is that of

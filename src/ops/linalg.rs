@@ -165,7 +165,7 @@ impl Tensor {
     /// assert_eq!(e.to_string(), "matmul: inner dimensions differ: [2, 2] @ [3, 2] (2 != 3)");
     /// ```
     pub fn matmul(&self, other: &Tensor) -> Result<Tensor> {
-        plan("matmul", self, other)?.run("matmul", self, other)
+        product_hook("matmul", self, other, None)
     }
 
     /// [`Tensor::matmul`] into `out`, which must have exactly the result's shape
@@ -181,6 +181,10 @@ impl Tensor {
     /// assert_eq!(out.to_vec::<i32>().unwrap(), vec![7, 10, 15, 22]);
     /// ```
     pub fn matmul_out(&self, other: &Tensor, out: &Tensor) -> Result<Tensor> {
+        product_hook("matmul", self, other, Some(out))
+    }
+
+    fn matmul_out_core(&self, other: &Tensor, out: &Tensor) -> Result<Tensor> {
         let op = "matmul_out";
         let p = plan(op, self, other)?;
         same_device(op, &[self, out])?;
@@ -231,6 +235,26 @@ impl Tensor {
     /// assert_eq!(a.dot(&b).unwrap().shape(), &[2, 3, 4, 6]);
     /// ```
     pub fn dot(&self, other: &Tensor) -> Result<Tensor> {
-        plan("dot", self, other)?.run("dot", self, other)
+        product_hook("dot", self, other, None)
     }
+}
+
+/// `matmul`/`dot`/`matmul_out` after asking the extensions (`crate::ext`).
+fn product_hook(op: &str, a: &Tensor, b: &Tensor, out: Option<&Tensor>) -> Result<Tensor> {
+    crate::ext::hook(
+        op,
+        &[a.into(), b.into()],
+        out,
+        || {
+            let shape = crate::ext::resolve::matmul_shape(op, a.shape(), b.shape())?;
+            Ok((crate::ext::OpKind::Matmul, shape))
+        },
+        |o, out| {
+            let (a, b) = (o[0].as_tensor(), o[1].as_tensor());
+            match out {
+                Some(out) => a.matmul_out_core(b, out),
+                None => plan(op, a, b)?.run(op, a, b),
+            }
+        },
+    )
 }

@@ -63,6 +63,16 @@ unary_methods! {
 }
 
 fn classify_impl(name: &str, op: ClassOp, x: &Tensor, out: Option<&Tensor>) -> Result<Tensor> {
+    crate::ext::hook(
+        name,
+        &[x.into()],
+        out,
+        || Ok((crate::ext::OpKind::Classify(op), x.shape().to_vec())),
+        |o, out| classify_core(name, op, o[0].as_tensor(), out),
+    )
+}
+
+fn classify_core(name: &str, op: ClassOp, x: &Tensor, out: Option<&Tensor>) -> Result<Tensor> {
     let dt = x.dtype();
     require(name, !dt.is_complex(), dt)?;
     run(name, std::slice::from_ref(x), DType::U8, out, |be, v, o| {

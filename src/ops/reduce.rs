@@ -38,7 +38,36 @@ pub(crate) fn finish_shape(out: Tensor, axes: &[usize], keepdims: bool) -> Tenso
 }
 
 impl Tensor {
+    /// A reduction after asking the extensions (`crate::ext`).
     fn reduce_impl(&self, name: &str, op: ReduceOp, axes: Axes, keepdims: bool) -> Result<Tensor> {
+        crate::ext::hook(
+            name,
+            &[self.into()],
+            None,
+            || {
+                let ax = resolve_axes(name, self.ndim(), &axes)?;
+                let shape: Vec<usize> = (0..self.ndim())
+                    .filter_map(|a| match (ax.contains(&a), keepdims) {
+                        (false, _) => Some(self.shape()[a]),
+                        (true, true) => Some(1),
+                        (true, false) => None,
+                    })
+                    .collect();
+                let kind = crate::ext::OpKind::Reduce {
+                    op,
+                    axes: ax,
+                    keepdims,
+                };
+                Ok((kind, shape))
+            },
+            |o, _| {
+                o[0].as_tensor()
+                    .reduce_core(name, op, axes.clone(), keepdims)
+            },
+        )
+    }
+
+    fn reduce_core(&self, name: &str, op: ReduceOp, axes: Axes, keepdims: bool) -> Result<Tensor> {
         let dt = self.dtype();
         let ok = match op {
             ReduceOp::Sum | ReduceOp::Prod | ReduceOp::All | ReduceOp::Any => true,

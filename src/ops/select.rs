@@ -16,6 +16,36 @@ fn select_impl(
     dtype: Option<DType>,
     out: Option<&Tensor>,
 ) -> Result<Tensor> {
+    let operands = [Operand::Tensor(mask), a, b];
+    crate::ext::hook(
+        name,
+        &operands,
+        out,
+        || {
+            let shape = super::elementwise::result_shape(name, &operands)?;
+            Ok((crate::ext::OpKind::Select { dtype }, shape))
+        },
+        |o, out| {
+            select_core(
+                name,
+                o[0].as_tensor(),
+                o[1].clone(),
+                o[2].clone(),
+                dtype,
+                out,
+            )
+        },
+    )
+}
+
+fn select_core(
+    name: &str,
+    mask: &Tensor,
+    a: Operand<'_>,
+    b: Operand<'_>,
+    dtype: Option<DType>,
+    out: Option<&Tensor>,
+) -> Result<Tensor> {
     let fallback = dtype
         .map(|d| (d, mask.device()))
         .or(out.map(|o| (o.dtype(), o.device())));

@@ -62,8 +62,7 @@
 //! lavapipe; a GPU that flushes denormals to zero flushes them here too.
 //!
 //! Through the CPU (documented round trip, exact CPU results): every f64 math
-//! function and activation (f64 float pow, rem, atan2, hypot included) except
-//! exp and log, which run rnx's f64 library (`math_f64.rs`).
+//! function and activation (f64 float pow, rem, atan2, hypot included).
 
 use crate::backend::elementwise::{BinaryOp, UnaryOp};
 

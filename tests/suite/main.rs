@@ -28,6 +28,8 @@ mod gpu;
 #[cfg(feature = "gpu")]
 mod gpu_creation;
 #[cfg(feature = "gpu")]
+mod gpu_f64;
+#[cfg(feature = "gpu")]
 mod gpu_linalg;
 #[cfg(feature = "gpu")]
 mod gpu_math;
@@ -35,6 +37,8 @@ mod gpu_math;
 mod gpu_props;
 #[cfg(feature = "gpu")]
 mod gpu_reduce;
+#[cfg(feature = "gpu")]
+mod gpu_reduce_long;
 #[cfg(feature = "gpu")]
 mod gpu_sort;
 mod index;

@@ -4,12 +4,12 @@
 //! are found by a check pass (one flag word read back) before anything is
 //! written. Transcendental math, activations, float `rem`, `pow`, atan2 and
 //! hypot of f32, f16 and bf16 run rnx's own WGSL library (`math.rs`, with its
-//! accuracy table); f64 math goes through the CPU (`via_cpu`): the README's
-//! device table lists it.
+//! accuracy table); f64 trunc/floor/ceil/round run `math_f64.rs`; other f64
+//! math goes through the CPU (`via_cpu`): the README's device table lists it.
 
 use super::kernel::{param_bytes, Map, Operand};
-use super::math;
 use super::wgsl::{compute_ty, is_inf, is_nan, lit};
+use super::{math, math_f64};
 use super::{via_cpu, GpuBackend};
 use crate::backend::elementwise::{BinaryOp, ClassOp, CmpOp, TernaryOp, UnaryOp};
 use crate::backend::ElementwiseBackend;
@@ -66,19 +66,20 @@ fn unary_expr(op: UnaryOp, d: DType) -> Option<String> {
         LogicalNot => format!("select({zero}, {one}, x == {zero})"),
         BitNot => "~x".into(),
         Sqrt => "sqrt(x)".into(),
+        Trunc | Floor | Ceil | Round if t == "f64" => math_f64::unary(op)?.into(),
         Trunc if f32ish => "trunc(x)".into(),
         Ceil if f32ish => "ceil(x)".into(),
         Floor if f32ish => "floor(x)".into(),
         // Half away from zero (WGSL's round() is half to even); x - trunc(x) is exact.
-        // (f64 rounding goes through the CPU: lavapipe's f64 trunc loses -0.)
+        // (f64 rounding runs rnx's bit-exact library: lavapipe's f64 trunc loses -0.)
         Round if f32ish => format!(
             "select(trunc(x), trunc(x) + select(-{one}, {one}, x > {zero}), abs(x - trunc(x)) >= {half})",
             half = lit(d, 0.5)
         ),
         // -0 gives +0 and NaN stays NaN, as on the CPU.
-        Relu if f32ish => format!("select(x, {zero}, x <= {zero})"),
-        Relu6 if f32ish => format!("fmin_(fmax_(x, {zero}), {six})", six = lit(d, 6.0)),
-        HardTanh if f32ish => format!("fmin_(fmax_(x, -{one}), {one})"),
+        Relu if f => format!("select(x, {zero}, x <= {zero})"),
+        Relu6 if f => format!("fmin_(fmax_(x, {zero}), {six})", six = lit(d, 6.0)),
+        HardTanh if f => format!("fmin_(fmax_(x, -{one}), {one})"),
         _ => return None,
     })
 }
@@ -104,11 +105,15 @@ impl ElementwiseBackend for GpuBackend {
         let Some(e) = unary_expr(op, d) else {
             return via_cpu(&[x], &[out], |cpu, i, o| cpu.unary(op, &i[0], &o[0]));
         };
+        let mut helpers = helpers(d);
+        if d == DType::F64 {
+            helpers.push_str(math_f64::MATH_F64);
+        }
         let ctx = self.ctx("unary")?;
         Map {
             op: "unary",
             operands: vec![Operand::read(x), Operand::write(out)],
-            helpers: helpers(d),
+            helpers,
             body: format!("    let x = ld0(i0);\n    st1(i1, {e});"),
             params: None,
             flag: false,

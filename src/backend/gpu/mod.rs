@@ -20,6 +20,7 @@ mod elementwise;
 mod index;
 pub(crate) mod kernel;
 mod math;
+mod math_f64;
 mod matmul;
 mod peak;
 mod reduce;

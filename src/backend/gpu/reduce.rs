@@ -23,9 +23,14 @@
 //! 32-bit for the sub-word integers; arg-reductions keep value and index),
 //! the second reduces each output's `ceil(n / ch) <= CHUNK` partials. Scans
 //! of rows longer than [`SCAN_CHUNK`] run in three: chunk totals, a scan of
-//! the totals (recursively), and each chunk's scan from its carry-in. `Var`,
-//! `Std` and softmax over more than [`MAX_ONE_GROUP`] elements per group take
-//! the CPU round trip (no multi-pass kernel for them yet).
+//! the totals (recursively), and each chunk's scan from its carry-in. `Var`
+//! and `Std` of more than [`CHUNK`] elements per output run in four passes
+//! with the one-pass kernel's arithmetic: chunk sums, the mean from them (in
+//! the accumulator dtype), chunk sums of squared deviations from that mean,
+//! their sum divided by `n - ddof` (and its root). Softmax groups of more
+//! than [`CHUNK`] elements run in three: per chunk its maximum `m_c` and
+//! `s_c = sum exp(x - m_c)`; per group `M = max m_c`, `S = sum s_c exp(m_c -
+//! M)` (logsumexp stores `M + log S`); per chunk the outputs from `M` and `S`.
 //!
 //! # Float sums: error bound
 //! For `n` summed elements each invocation adds at most `m = ceil(n / WG)`
@@ -49,7 +54,8 @@
 //!
 //! f64 softmax takes the CPU round trip. Softmax (f32/f16/bf16) uses the
 //! built-in `exp`/`log`; measured on lavapipe against the CPU: within 1e-5
-//! relative + 1e-6 absolute (f32). Scans of rows up to [`SCAN_CHUNK`] run one
+//! relative + 1e-6 absolute (f32), for the chunked groups too (their `S` adds
+//! one `exp` and one product per chunk: `tests/suite/gpu_reduce_long.rs`). Scans of rows up to [`SCAN_CHUNK`] run one
 //! invocation per row in the CPU's order: bit-identical to the CPU; longer
 //! float rows add the chunks' carries in another order (integers: exact).
 
@@ -73,11 +79,6 @@ const WG: u32 = 256;
 /// Reduced elements per output above which reductions run in two passes, and
 /// the smallest chunk of the first pass (64 elements per invocation).
 const CHUNK: usize = WG as usize * 64;
-
-/// The largest group a one-workgroup kernel (softmax, `Var`, `Std`) reduces
-/// on the GPU: 8192 elements per invocation (a quarter of lavapipe's loop
-/// limit).
-const MAX_ONE_GROUP: usize = WG as usize * 8192;
 
 /// Rows longer than this scan in chunks of this length.
 const SCAN_CHUNK: usize = 1024;
@@ -315,11 +316,28 @@ fn tree(src: &mut String, comb: &str) {
     );
 }
 
+/// The passes of a reduction kernel.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    /// Each output's one chunk, finished (`Mean` divides, `Var`/`Std` sum the
+    /// squared deviations from the mean in a second sweep) and stored at the
+    /// output's element.
+    Whole,
+    /// Chunk results, unfinished (no `Mean` division), to the contiguous
+    /// partials at work item `g`.
+    Partial,
+    /// Chunk sums of squared deviations from output `o`'s mean (plain binding
+    /// `mu`, element `o`) to the partials at work item `g` (`Var`/`Std`).
+    SqDev,
+    /// `Var`/`Std` from the partial sums of squared deviations: their sum
+    /// divided by `md[9] - ddof` (`md[9]`: the first pass's element count),
+    /// its root for `Std`, stored at the output's element.
+    VarFinish,
+}
+
 /// The kernel source of a reduction of `xd` (raw bits for `All`/`Any`) into
-/// `yd`. `partial`: chunk results go unfinished (no `Mean` division) to the
-/// contiguous partials at work item `g`; else each output's one chunk is
-/// finished and stored at the output's element.
-fn reduce_src(op: ReduceOp, xd: DType, yd: DType, partial: bool, w: (Win, Win)) -> String {
+/// `yd`, for the pass `stage`.
+fn reduce_src(op: ReduceOp, xd: DType, yd: DType, stage: Stage, w: (Win, Win)) -> String {
     let rd = match op {
         ReduceOp::All | ReduceOp::Any => raw_dtype(xd),
         _ => xd,
@@ -378,8 +396,16 @@ fn reduce_src(op: ReduceOp, xd: DType, yd: DType, partial: bool, w: (Win, Win)) 
         ),
     };
     src.push_str(&comb);
+    if stage == Stage::SqDev {
+        src.push_str(&extra_decl(w, 0, "mu", t, false));
+        let _ = writeln!(
+            src,
+            "fn sqd(v: {t}, m: {t}) -> {t} {{\n  let d = v - m;\n  return d * d;\n}}"
+        );
+    }
     // The value an element contributes.
     let elem = match op {
+        _ if stage == Stage::SqDev => "sqd(v, mu[o])".into(),
         ReduceOp::All | ReduceOp::Any => {
             let rt = wgsl::compute_ty(rd);
             let mask = match (float, xd.itemsize()) {
@@ -399,8 +425,19 @@ fn reduce_src(op: ReduceOp, xd: DType, yd: DType, partial: bool, w: (Win, Win)) 
     tree(&mut src, "comb");
     let nanlit = wgsl::lit(xd, f64::NAN);
     match op {
-        _ if partial => {
+        _ if matches!(stage, Stage::Partial | Stage::SqDev) => {
             let _ = writeln!(src, "    if (lid == 0u) {{ st1(g, sa[0]); }}");
+        }
+        ReduceOp::Var { .. } | ReduceOp::Std { .. } if stage == Stage::VarFinish => {
+            let sq = if matches!(op, ReduceOp::Std { .. }) {
+                "sqrt"
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                src,
+                "    if (lid == 0u) {{\n      var r = {nanlit};\n      if (md[9] > 0u) {{ r = {sq}(sa[0] / {t}(md[9] - md[2])); }}\n      st1(u32(kb.y), r);\n    }}"
+            );
         }
         ReduceOp::Var { .. } | ReduceOp::Std { .. } => {
             let sq = if matches!(op, ReduceOp::Std { .. }) {
@@ -513,6 +550,85 @@ fn softmax_src(op: SoftmaxOp, xd: DType, w: (Win, Win)) -> String {
     src
 }
 
+/// The stable maximum of the softmax kernels (NaN propagates).
+const CMAX: &str = "fn cmax(a: f32, b: f32) -> f32 {\n  if (is_nan32(a)) { return a; }\n  if (is_nan32(b)) { return b; }\n  if (a > b) { return a; }\n  return b;\n}\nfn cadd(a: f32, b: f32) -> f32 { return a + b; }\n";
+
+/// The first softmax pass over `xd`: per (output, chunk) work item `g` the
+/// chunk's maximum (to the f32 partials `y` at `g`) and its sum of `exp(x -
+/// max)` (plain binding `ps` at `g`).
+fn softmax_part_src(xd: DType, w: (Win, Win)) -> String {
+    let mut src = header(xd, DType::F32, w);
+    src.push_str(&extra_decl(w, 0, "ps", "f32", true));
+    src.push_str(CMAX);
+    let ninf = wgsl::lit(DType::F32, f64::NEG_INFINITY);
+    let _ = writeln!(
+        src,
+        "var<workgroup> sa: array<f32, {WG}>;\n@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n{CHUNK_LOOP}    var a = {ninf};\n    for (var k = k0 + lid; k < k1; k = k + {WG}u) {{\n      a = cmax(a, ld0(u32(kb.x + red(k).x)));\n    }}\n    sa[lid] = a;"
+    );
+    tree(&mut src, "cmax");
+    let _ = writeln!(
+        src,
+        "    let m = sa[0];\n    workgroupBarrier();\n    var s = 0.0f;\n    for (var k = k0 + lid; k < k1; k = k + {WG}u) {{\n      s = s + exp(ld0(u32(kb.x + red(k).x)) - m);\n    }}\n    sa[lid] = s;"
+    );
+    tree(&mut src, "cadd");
+    src.push_str("    if (lid == 0u) {\n      st1(g, m);\n      ps[g] = sa[0];\n    }\n    workgroupBarrier();\n  }\n}\n");
+    src
+}
+
+/// The second softmax pass: per group, over its chunks' maxima `m_c` (the
+/// f32 input) and sums `s_c` (plain `ps`, same layout), `M = max m_c` and `S
+/// = sum s_c exp(m_c - M)`. `lse`: stores `M + log S` (`M` when infinite) at
+/// the output (dtype `yd`); else `M` at the output and `S` to plain `gs` at
+/// `o`.
+fn softmax_combine_src(lse: bool, yd: DType, w: (Win, Win)) -> String {
+    let mut src = header(DType::F32, yd, w);
+    src.push_str(&extra_decl(w, 0, "ps", "f32", false));
+    if !lse {
+        src.push_str(&extra_decl(w, 1, "gs", "f32", true));
+    }
+    src.push_str(CMAX);
+    let ninf = wgsl::lit(DType::F32, f64::NEG_INFINITY);
+    let _ = writeln!(
+        src,
+        "var<workgroup> sa: array<f32, {WG}>;\n@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n  let nout = md[0];\n  let cnt = md[1];\n  for (var o = wid.x; o < nout; o = o + nwg.x) {{\n    let kb = kept(o);\n    var a = {ninf};\n    for (var k = lid; k < cnt; k = k + {WG}u) {{\n      a = cmax(a, ld0(u32(kb.x + red(k).x)));\n    }}\n    sa[lid] = a;"
+    );
+    tree(&mut src, "cmax");
+    let _ = writeln!(
+        src,
+        "    let m = sa[0];\n    workgroupBarrier();\n    var s = 0.0f;\n    for (var k = lid; k < cnt; k = k + {WG}u) {{\n      let i = u32(kb.x + red(k).x);\n      s = s + ps[i] * exp(ld0(i) - m);\n    }}\n    sa[lid] = s;"
+    );
+    tree(&mut src, "cadd");
+    if lse {
+        src.push_str("    if (lid == 0u) {\n      var r = m + log(sa[0]);\n      if (is_inf32(m)) { r = m; }\n      st1(u32(kb.y), r);\n    }");
+    } else {
+        src.push_str("    if (lid == 0u) {\n      st1(u32(kb.y), m);\n      gs[o] = sa[0];\n    }");
+    }
+    src.push_str("\n    workgroupBarrier();\n  }\n}\n");
+    src
+}
+
+/// The last softmax pass (softmax, log_softmax) over `xd`: per (output,
+/// chunk) work item each element of the chunk from the group's `M` (plain
+/// `gm`) and `S` (plain `gs`), as the one-pass kernel: `exp(x - M) * (1 /
+/// S)`, resp. `(x - M) - log S`.
+fn softmax_apply_src(op: SoftmaxOp, xd: DType, w: (Win, Win)) -> String {
+    let mut src = header(xd, xd, w);
+    src.push_str(&extra_decl(w, 0, "gm", "f32", false));
+    src.push_str(&extra_decl(w, 1, "gs", "f32", false));
+    let (pre, val) = match op {
+        SoftmaxOp::LogSoftmax => ("let ls = log(gs[o]);", "(ld0(u32(kb.x + r.x)) - m) - ls"),
+        _ => (
+            "let inv = 1.0f / gs[o];",
+            "exp(ld0(u32(kb.x + r.x)) - m) * inv",
+        ),
+    };
+    let _ = writeln!(
+        src,
+        "@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n{CHUNK_LOOP}    let m = gm[o];\n    {pre}\n    for (var k = k0 + lid; k < k1; k = k + {WG}u) {{\n      let r = red(k);\n      st1(u32(kb.y + r.y), {val});\n    }}\n  }}\n}}"
+    );
+    src
+}
+
 /// Invocations per workgroup of the scan kernel (one row chunk each).
 const SCAN_WG: u32 = 64;
 
@@ -597,8 +713,11 @@ impl GpuBackend {
         } else {
             xd
         };
-        let two_pass = !matches!(op, ReduceOp::Var { .. } | ReduceOp::Std { .. });
-        if count > CHUNK && two_pass && nout > 0 {
+        let var = matches!(op, ReduceOp::Var { .. } | ReduceOp::Std { .. });
+        if count > CHUNK && var && nout > 0 {
+            return self.var_chunked(op, x, axes, out, md);
+        }
+        if count > CHUNK && nout > 0 {
             let (ch, np) = chunks(count);
             let pd = match op {
                 ReduceOp::All | ReduceOp::Any => DType::U32,
@@ -622,12 +741,9 @@ impl GpuBackend {
                 out: &part,
                 extra: &[],
             }
-            .run(self, |w| reduce_src(pop, xd, pd, true, w))?;
+            .run(self, |w| reduce_src(pop, xd, pd, Stage::Partial, w))?;
             let last = part.shape().len() - 1;
             return self.reduce_div(op, &part, &[last], &Self::with_unit_axis(out)?, div);
-        }
-        if count > MAX_ONE_GROUP && !two_pass {
-            return via_cpu(&[x], &[out], |cpu, i, o| cpu.reduce(op, &i[0], axes, &o[0]));
         }
         Launch {
             op: "reduce",
@@ -639,7 +755,145 @@ impl GpuBackend {
             out,
             extra: &[],
         }
-        .run(self, |w| reduce_src(op, xd, out.dtype(), false, w))
+        .run(self, |w| reduce_src(op, xd, out.dtype(), Stage::Whole, w))
+    }
+}
+
+impl GpuBackend {
+    /// `Var`/`Std` of more than [`CHUNK`] elements per output, in the one-pass
+    /// kernel's order of operations: the mean from chunked sums (two passes),
+    /// then chunked sums of squared deviations from it, then their sum divided
+    /// by `count - ddof` (and its root). `md` is `x`'s metadata for `out`.
+    fn var_chunked(
+        &self,
+        op: ReduceOp,
+        x: &Tensor,
+        axes: &[usize],
+        out: &Tensor,
+        mut md: Vec<u32>,
+    ) -> Result<()> {
+        let xd = x.dtype();
+        let pd = acc_dtype(xd);
+        let (nout, count) = (md[0] as usize, md[1] as usize);
+        let (ch, np) = chunks(count);
+        md[NP] = np as u32;
+        md[CH] = ch as u32;
+        let part = self.partials(pd, x, axes, np)?;
+        let last = part.shape().len() - 1;
+        // The mean, kept in the accumulator dtype (contiguous: output `o` at `o`).
+        let mean = self.partials(pd, x, axes, 1)?;
+        Launch {
+            op: "reduce",
+            md: &md,
+            items: nout * np,
+            per_group: 1,
+            x,
+            xd,
+            out: &part,
+            extra: &[],
+        }
+        .run(self, |w| {
+            reduce_src(ReduceOp::Sum, xd, pd, Stage::Partial, w)
+        })?;
+        self.reduce_div(ReduceOp::Mean, &part, &[last], &mean, count)?;
+        Launch {
+            op: "reduce",
+            md: &md,
+            items: nout * np,
+            per_group: 1,
+            x,
+            xd,
+            out: &part,
+            extra: &[&mean],
+        }
+        .run(self, |w| reduce_src(op, xd, pd, Stage::SqDev, w))?;
+        let out1 = Self::with_unit_axis(out)?;
+        let ddof = md[2] as usize;
+        let (nout, _, mut fmd) = meta(&part, &[last], &out1, ddof);
+        fmd[DIV] = count as u32;
+        Launch {
+            op: "reduce",
+            md: &fmd,
+            items: nout,
+            per_group: 1,
+            x: &part,
+            xd: pd,
+            out: &out1,
+            extra: &[],
+        }
+        .run(self, |w| {
+            reduce_src(op, pd, out.dtype(), Stage::VarFinish, w)
+        })
+    }
+
+    /// The softmax family over groups of more than [`CHUNK`] elements, in
+    /// passes: per chunk its maximum `m_c` and `s_c = sum exp(x - m_c)` (f32);
+    /// per group `M = max m_c` and `S = sum s_c exp(m_c - M)` (logsumexp
+    /// stores `M + log S` and is done); then per chunk each output element
+    /// from `M` and `S` with the one-pass kernel's formulas. `md` is `x`'s
+    /// metadata for `out`.
+    fn softmax_chunked(
+        &self,
+        op: SoftmaxOp,
+        x: &Tensor,
+        axes: &[usize],
+        out: &Tensor,
+        mut md: Vec<u32>,
+    ) -> Result<()> {
+        let xd = x.dtype();
+        let (nout, count) = (md[0] as usize, md[1] as usize);
+        let (ch, np) = chunks(count);
+        md[NP] = np as u32;
+        md[CH] = ch as u32;
+        let pm = self.partials(DType::F32, x, axes, np)?;
+        let ps = self.partials(DType::F32, x, axes, np)?;
+        let last = pm.shape().len() - 1;
+        Launch {
+            op: "softmax",
+            md: &md,
+            items: nout * np,
+            per_group: 1,
+            x,
+            xd,
+            out: &pm,
+            extra: &[&ps],
+        }
+        .run(self, |w| softmax_part_src(xd, w))?;
+        let gm = self.partials(DType::F32, x, axes, 1)?;
+        let gs = self.partials(DType::F32, x, axes, 1)?;
+        let lse = op == SoftmaxOp::LogSumExp;
+        let target = if lse {
+            Self::with_unit_axis(out)?
+        } else {
+            gm.clone()
+        };
+        let (cout, _, cmd) = meta(&pm, &[last], &target, 0);
+        let extra: Vec<&Tensor> = if lse { vec![&ps] } else { vec![&ps, &gs] };
+        Launch {
+            op: "softmax",
+            md: &cmd,
+            items: cout,
+            per_group: 1,
+            x: &pm,
+            xd: DType::F32,
+            out: &target,
+            extra: &extra,
+        }
+        .run(self, |w| softmax_combine_src(lse, target.dtype(), w))?;
+        if lse {
+            return Ok(());
+        }
+        Launch {
+            op: "softmax",
+            md: &md,
+            items: nout * np,
+            per_group: 1,
+            x,
+            xd,
+            out,
+            extra: &[&gm, &gs],
+        }
+        .run(self, |w| softmax_apply_src(op, xd, w))
     }
 }
 
@@ -702,7 +956,11 @@ impl ReduceBackend for GpuBackend {
     /// Vulkan's `exp`/`log` built-ins do not take f64.
     fn softmax(&self, op: SoftmaxOp, x: &Tensor, axes: &[usize], out: &Tensor) -> Result<()> {
         let (nout, count, md) = meta(x, axes, out, 0);
-        if matches!(x.dtype(), DType::F32 | DType::F16 | DType::BF16) && count <= MAX_ONE_GROUP {
+        let f32ish = matches!(x.dtype(), DType::F32 | DType::F16 | DType::BF16);
+        if f32ish && count > CHUNK && nout > 0 {
+            return self.softmax_chunked(op, x, axes, out, md);
+        }
+        if f32ish {
             return Launch {
                 op: "softmax",
                 md: &md,
@@ -747,7 +1005,7 @@ impl ReduceBackend for GpuBackend {
                 out: &part,
                 extra: &[],
             }
-            .run(self, |w| reduce_src(rop, xd, pd, true, w))?;
+            .run(self, |w| reduce_src(rop, xd, pd, Stage::Partial, w))?;
             let last = part.shape().len() - 1;
             let scanned = self.temp(pd, part.shape())?;
             self.scan(op, &part, last, &scanned)?;

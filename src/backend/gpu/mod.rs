@@ -25,6 +25,7 @@ mod matmul;
 mod peak;
 mod reduce;
 mod round;
+mod softmax;
 mod sort;
 pub(crate) mod wgsl;
 

@@ -1,4 +1,5 @@
-//! GPU reductions, arg-reductions, softmax and scans.
+//! GPU reductions, arg-reductions and scans, and the passes of the softmax
+//! family (whose kernels are in `softmax.rs`).
 //!
 //! Reductions, arg-reductions and softmax run one workgroup of [`WG`]
 //! invocations per output element (per softmax group). The input is seen as
@@ -64,7 +65,7 @@ use super::kernel::{
     check_bindings, check_size, dispatch, merge_dims, raw, window_entries, windows,
 };
 use super::wgsl::Win;
-use super::{via_cpu, wgsl, GpuBackend};
+use super::{wgsl, GpuBackend};
 use crate::backend::{ArgOp, CoreBackend, ReduceBackend, ReduceOp, ScanOp, SoftmaxOp};
 use crate::dtype::DType;
 use crate::error::Result;
@@ -74,19 +75,19 @@ use std::fmt::Write;
 use std::sync::Arc;
 
 /// Invocations per workgroup of the reduction kernels (a power of two).
-const WG: u32 = 256;
+pub(super) const WG: u32 = 256;
 
 /// Reduced elements per output above which reductions run in two passes, and
 /// the smallest chunk of the first pass (64 elements per invocation).
-const CHUNK: usize = WG as usize * 64;
+pub(super) const CHUNK: usize = WG as usize * 64;
 
 /// Rows longer than this scan in chunks of this length.
 const SCAN_CHUNK: usize = 1024;
 
 /// Metadata slots: outputs, reduced count, ddof, kept and reduced rank,
 /// offsets, chunks per output, chunk length, divisor of `Mean`.
-const NP: usize = 7;
-const CH: usize = 8;
+pub(super) const NP: usize = 7;
+pub(super) const CH: usize = 8;
 const DIV: usize = 9;
 
 /// The metadata of one reduction: `[nout, count, ddof, nk, nr, xoff, yoff,
@@ -94,7 +95,12 @@ const DIV: usize = 9;
 /// (strides as two's-complement i32). `ry` are the output's strides along the
 /// reduced axes (softmax writes every element; zero elsewhere). One chunk of
 /// the whole count (`np = 1`, `ch = count`) and `div = count` by default.
-fn meta(x: &Tensor, axes: &[usize], out: &Tensor, ddof: usize) -> (usize, usize, Vec<u32>) {
+pub(super) fn meta(
+    x: &Tensor,
+    axes: &[usize],
+    out: &Tensor,
+    ddof: usize,
+) -> (usize, usize, Vec<u32>) {
     let xs = x.layout().strides();
     let ys = out.layout().strides();
     let shape = x.shape();
@@ -189,7 +195,7 @@ fn red(k: u32) -> vec2<i32> {
 
 /// The opening of a chunked workgroup loop: workgroup item `g` is chunk `c`
 /// of output `o`, reduced elements `k0..k1`.
-const CHUNK_LOOP: &str = "  let nout = md[0];\n  let cnt = md[1];\n  let np = md[7];\n  let ch = md[8];\n  for (var g = wid.x; g < nout * np; g = g + nwg.x) {\n    let o = g / np;\n    let c = g - o * np;\n    let kb = kept(o);\n    let k0 = c * ch;\n    let k1 = min(cnt, k0 + ch);\n";
+pub(super) const CHUNK_LOOP: &str = "  let nout = md[0];\n  let cnt = md[1];\n  let np = md[7];\n  let ch = md[8];\n  for (var g = wid.x; g < nout * np; g = g + nwg.x) {\n    let o = g / np;\n    let c = g - o * np;\n    let kb = kept(o);\n    let k0 = c * ch;\n    let k1 = min(cnt, k0 + ch);\n";
 
 /// The unsigned dtype of `d`'s width (raw bits).
 fn raw_dtype(d: DType) -> DType {
@@ -214,7 +220,7 @@ fn acc_dtype(d: DType) -> DType {
 
 /// The chunk length and chunk count of a two-pass reduction of `count`
 /// elements per output: at most [`CHUNK`] chunks.
-fn chunks(count: usize) -> (usize, usize) {
+pub(super) fn chunks(count: usize) -> (usize, usize) {
     let ch = CHUNK.max(count.div_ceil(CHUNK));
     (ch, count.div_ceil(ch))
 }
@@ -222,7 +228,7 @@ fn chunks(count: usize) -> (usize, usize) {
 /// The source header: bindings `md`, `x` (input, read as `xd`, in `wx`
 /// windows), `y` (output, written as `yd`, in `wy` windows), prelude,
 /// load/store functions and index helpers.
-fn header(xd: DType, yd: DType, (wx, wy): (Win, Win)) -> String {
+pub(super) fn header(xd: DType, yd: DType, (wx, wy): (Win, Win)) -> String {
     let mut src = String::new();
     src.push_str("@group(0) @binding(0) var<storage, read> md: array<u32>;\n");
     src.push_str(&wgsl::decl(1, "bx", xd, false, wx));
@@ -239,7 +245,7 @@ fn header(xd: DType, yd: DType, (wx, wy): (Win, Win)) -> String {
 
 /// The declaration of plain binding number `slot` after the windows `w` of
 /// `x` and `y`.
-fn extra_decl(w: (Win, Win), k: usize, name: &str, ty: &str, written: bool) -> String {
+pub(super) fn extra_decl(w: (Win, Win), k: usize, name: &str, ty: &str, written: bool) -> String {
     let access = if written { "read_write" } else { "read" };
     format!(
         "@group(0) @binding({}) var<storage, {access}> {name}: array<{ty}>;\n",
@@ -249,21 +255,21 @@ fn extra_decl(w: (Win, Win), k: usize, name: &str, ty: &str, written: bool) -> S
 
 /// One kernel launch: source from the windows of `x` and `out`, metadata,
 /// the work items, and plain bindings after the windows.
-struct Launch<'a> {
-    op: &'a str,
-    md: &'a [u32],
+pub(super) struct Launch<'a> {
+    pub(super) op: &'a str,
+    pub(super) md: &'a [u32],
     /// Work items (workgroups, or invocations for the scan).
-    items: usize,
+    pub(super) items: usize,
     /// Work items per workgroup.
-    per_group: usize,
-    x: &'a Tensor,
-    xd: DType,
-    out: &'a Tensor,
-    extra: &'a [&'a Tensor],
+    pub(super) per_group: usize,
+    pub(super) x: &'a Tensor,
+    pub(super) xd: DType,
+    pub(super) out: &'a Tensor,
+    pub(super) extra: &'a [&'a Tensor],
 }
 
 impl Launch<'_> {
-    fn run(self, b: &GpuBackend, src: impl FnOnce((Win, Win)) -> String) -> Result<()> {
+    pub(super) fn run(self, b: &GpuBackend, src: impl FnOnce((Win, Win)) -> String) -> Result<()> {
         let op = self.op;
         let ctx = b.ctx(op)?;
         ctx.check_alive(op)?;
@@ -308,7 +314,7 @@ impl Launch<'_> {
 
 /// The tree reduction of `sa` with `comb` (every invocation), leaving the
 /// result in `sa[0]`.
-fn tree(src: &mut String, comb: &str) {
+pub(super) fn tree(src: &mut String, comb: &str) {
     let _ = writeln!(
         src,
         "    workgroupBarrier();\n    for (var s = {h}u; s > 0u; s = s >> 1u) {{\n      if (lid < s) {{ sa[lid] = {comb}(sa[lid], sa[lid + s]); }}\n      workgroupBarrier();\n    }}",
@@ -526,109 +532,6 @@ fn arg_src(op: ArgOp, xd: DType, pass: ArgPass, w: (Win, Win)) -> String {
     src
 }
 
-/// The kernel source of the softmax family on `xd` (f32 compute type).
-fn softmax_src(op: SoftmaxOp, xd: DType, w: (Win, Win)) -> String {
-    let mut src = header(xd, xd, w);
-    let ninf = wgsl::lit(xd, f64::NEG_INFINITY);
-    let _ = writeln!(
-        src,
-        "fn cmax(a: f32, b: f32) -> f32 {{\n  if (is_nan32(a)) {{ return a; }}\n  if (is_nan32(b)) {{ return b; }}\n  if (a > b) {{ return a; }}\n  return b;\n}}\nfn cadd(a: f32, b: f32) -> f32 {{ return a + b; }}\nvar<workgroup> sa: array<f32, {WG}>;\n@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n  let nout = md[0];\n  let cnt = md[1];\n  for (var o = wid.x; o < nout; o = o + nwg.x) {{\n    let kb = kept(o);\n    var a = {ninf};\n    for (var k = lid; k < cnt; k = k + {WG}u) {{\n      a = cmax(a, ld0(u32(kb.x + red(k).x)));\n    }}\n    sa[lid] = a;"
-    );
-    tree(&mut src, "cmax");
-    let _ = writeln!(
-        src,
-        "    let m = sa[0];\n    workgroupBarrier();\n    var s = 0.0f;\n    for (var k = lid; k < cnt; k = k + {WG}u) {{\n      s = s + exp(ld0(u32(kb.x + red(k).x)) - m);\n    }}\n    sa[lid] = s;"
-    );
-    tree(&mut src, "cadd");
-    let body = match op {
-        SoftmaxOp::LogSumExp => "    if (lid == 0u) {\n      var r = m + log(sa[0]);\n      if (is_inf32(m)) { r = m; }\n      st1(u32(kb.y), r);\n    }".to_string(),
-        SoftmaxOp::LogSoftmax => format!("    let ls = log(sa[0]);\n    for (var k = lid; k < cnt; k = k + {WG}u) {{\n      let r = red(k);\n      st1(u32(kb.y + r.y), (ld0(u32(kb.x + r.x)) - m) - ls);\n    }}"),
-        SoftmaxOp::Softmax => format!("    let inv = 1.0f / sa[0];\n    for (var k = lid; k < cnt; k = k + {WG}u) {{\n      let r = red(k);\n      st1(u32(kb.y + r.y), exp(ld0(u32(kb.x + r.x)) - m) * inv);\n    }}"),
-    };
-    src.push_str(&body);
-    src.push_str("\n    workgroupBarrier();\n  }\n}\n");
-    src
-}
-
-/// The stable maximum of the softmax kernels (NaN propagates).
-const CMAX: &str = "fn cmax(a: f32, b: f32) -> f32 {\n  if (is_nan32(a)) { return a; }\n  if (is_nan32(b)) { return b; }\n  if (a > b) { return a; }\n  return b;\n}\nfn cadd(a: f32, b: f32) -> f32 { return a + b; }\n";
-
-/// The first softmax pass over `xd`: per (output, chunk) work item `g` the
-/// chunk's maximum (to the f32 partials `y` at `g`) and its sum of `exp(x -
-/// max)` (plain binding `ps` at `g`).
-fn softmax_part_src(xd: DType, w: (Win, Win)) -> String {
-    let mut src = header(xd, DType::F32, w);
-    src.push_str(&extra_decl(w, 0, "ps", "f32", true));
-    src.push_str(CMAX);
-    let ninf = wgsl::lit(DType::F32, f64::NEG_INFINITY);
-    let _ = writeln!(
-        src,
-        "var<workgroup> sa: array<f32, {WG}>;\n@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n{CHUNK_LOOP}    var a = {ninf};\n    for (var k = k0 + lid; k < k1; k = k + {WG}u) {{\n      a = cmax(a, ld0(u32(kb.x + red(k).x)));\n    }}\n    sa[lid] = a;"
-    );
-    tree(&mut src, "cmax");
-    let _ = writeln!(
-        src,
-        "    let m = sa[0];\n    workgroupBarrier();\n    var s = 0.0f;\n    for (var k = k0 + lid; k < k1; k = k + {WG}u) {{\n      s = s + exp(ld0(u32(kb.x + red(k).x)) - m);\n    }}\n    sa[lid] = s;"
-    );
-    tree(&mut src, "cadd");
-    src.push_str("    if (lid == 0u) {\n      st1(g, m);\n      ps[g] = sa[0];\n    }\n    workgroupBarrier();\n  }\n}\n");
-    src
-}
-
-/// The second softmax pass: per group, over its chunks' maxima `m_c` (the
-/// f32 input) and sums `s_c` (plain `ps`, same layout), `M = max m_c` and `S
-/// = sum s_c exp(m_c - M)`. `lse`: stores `M + log S` (`M` when infinite) at
-/// the output (dtype `yd`); else `M` at the output and `S` to plain `gs` at
-/// `o`.
-fn softmax_combine_src(lse: bool, yd: DType, w: (Win, Win)) -> String {
-    let mut src = header(DType::F32, yd, w);
-    src.push_str(&extra_decl(w, 0, "ps", "f32", false));
-    if !lse {
-        src.push_str(&extra_decl(w, 1, "gs", "f32", true));
-    }
-    src.push_str(CMAX);
-    let ninf = wgsl::lit(DType::F32, f64::NEG_INFINITY);
-    let _ = writeln!(
-        src,
-        "var<workgroup> sa: array<f32, {WG}>;\n@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n  let nout = md[0];\n  let cnt = md[1];\n  for (var o = wid.x; o < nout; o = o + nwg.x) {{\n    let kb = kept(o);\n    var a = {ninf};\n    for (var k = lid; k < cnt; k = k + {WG}u) {{\n      a = cmax(a, ld0(u32(kb.x + red(k).x)));\n    }}\n    sa[lid] = a;"
-    );
-    tree(&mut src, "cmax");
-    let _ = writeln!(
-        src,
-        "    let m = sa[0];\n    workgroupBarrier();\n    var s = 0.0f;\n    for (var k = lid; k < cnt; k = k + {WG}u) {{\n      let i = u32(kb.x + red(k).x);\n      s = s + ps[i] * exp(ld0(i) - m);\n    }}\n    sa[lid] = s;"
-    );
-    tree(&mut src, "cadd");
-    if lse {
-        src.push_str("    if (lid == 0u) {\n      var r = m + log(sa[0]);\n      if (is_inf32(m)) { r = m; }\n      st1(u32(kb.y), r);\n    }");
-    } else {
-        src.push_str("    if (lid == 0u) {\n      st1(u32(kb.y), m);\n      gs[o] = sa[0];\n    }");
-    }
-    src.push_str("\n    workgroupBarrier();\n  }\n}\n");
-    src
-}
-
-/// The last softmax pass (softmax, log_softmax) over `xd`: per (output,
-/// chunk) work item each element of the chunk from the group's `M` (plain
-/// `gm`) and `S` (plain `gs`), as the one-pass kernel: `exp(x - M) * (1 /
-/// S)`, resp. `(x - M) - log S`.
-fn softmax_apply_src(op: SoftmaxOp, xd: DType, w: (Win, Win)) -> String {
-    let mut src = header(xd, xd, w);
-    src.push_str(&extra_decl(w, 0, "gm", "f32", false));
-    src.push_str(&extra_decl(w, 1, "gs", "f32", false));
-    let (pre, val) = match op {
-        SoftmaxOp::LogSoftmax => ("let ls = log(gs[o]);", "(ld0(u32(kb.x + r.x)) - m) - ls"),
-        _ => (
-            "let inv = 1.0f / gs[o];",
-            "exp(ld0(u32(kb.x + r.x)) - m) * inv",
-        ),
-    };
-    let _ = writeln!(
-        src,
-        "@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n{CHUNK_LOOP}    let m = gm[o];\n    {pre}\n    for (var k = k0 + lid; k < k1; k = k + {WG}u) {{\n      let r = red(k);\n      st1(u32(kb.y + r.y), {val});\n    }}\n  }}\n}}"
-    );
-    src
-}
-
 /// Invocations per workgroup of the scan kernel (one row chunk each).
 const SCAN_WG: u32 = 64;
 
@@ -668,7 +571,13 @@ impl GpuBackend {
     /// The partials of a chunked reduction of `x` over `axes`: `x`'s shape
     /// with the reduced axes 1 and a last axis of `np` chunks (contiguous, so
     /// chunk `c` of output `o` is element `o * np + c`).
-    fn partials(&self, d: DType, x: &Tensor, axes: &[usize], np: usize) -> Result<Tensor> {
+    pub(super) fn partials(
+        &self,
+        d: DType,
+        x: &Tensor,
+        axes: &[usize],
+        np: usize,
+    ) -> Result<Tensor> {
         let mut shape: Vec<usize> = x.shape().to_vec();
         for &a in axes {
             shape[a] = 1;
@@ -679,7 +588,7 @@ impl GpuBackend {
 
     /// `out` (keepdims shape) seen with a last axis of one element: the
     /// output of a reduction over the partials' last axis.
-    fn with_unit_axis(out: &Tensor) -> Result<Tensor> {
+    pub(super) fn with_unit_axis(out: &Tensor) -> Result<Tensor> {
         let l = out.layout();
         let mut shape = l.shape().to_vec();
         let mut strides = l.strides().to_vec();
@@ -825,76 +734,6 @@ impl GpuBackend {
             reduce_src(op, pd, out.dtype(), Stage::VarFinish, w)
         })
     }
-
-    /// The softmax family over groups of more than [`CHUNK`] elements, in
-    /// passes: per chunk its maximum `m_c` and `s_c = sum exp(x - m_c)` (f32);
-    /// per group `M = max m_c` and `S = sum s_c exp(m_c - M)` (logsumexp
-    /// stores `M + log S` and is done); then per chunk each output element
-    /// from `M` and `S` with the one-pass kernel's formulas. `md` is `x`'s
-    /// metadata for `out`.
-    fn softmax_chunked(
-        &self,
-        op: SoftmaxOp,
-        x: &Tensor,
-        axes: &[usize],
-        out: &Tensor,
-        mut md: Vec<u32>,
-    ) -> Result<()> {
-        let xd = x.dtype();
-        let (nout, count) = (md[0] as usize, md[1] as usize);
-        let (ch, np) = chunks(count);
-        md[NP] = np as u32;
-        md[CH] = ch as u32;
-        let pm = self.partials(DType::F32, x, axes, np)?;
-        let ps = self.partials(DType::F32, x, axes, np)?;
-        let last = pm.shape().len() - 1;
-        Launch {
-            op: "softmax",
-            md: &md,
-            items: nout * np,
-            per_group: 1,
-            x,
-            xd,
-            out: &pm,
-            extra: &[&ps],
-        }
-        .run(self, |w| softmax_part_src(xd, w))?;
-        let gm = self.partials(DType::F32, x, axes, 1)?;
-        let gs = self.partials(DType::F32, x, axes, 1)?;
-        let lse = op == SoftmaxOp::LogSumExp;
-        let target = if lse {
-            Self::with_unit_axis(out)?
-        } else {
-            gm.clone()
-        };
-        let (cout, _, cmd) = meta(&pm, &[last], &target, 0);
-        let extra: Vec<&Tensor> = if lse { vec![&ps] } else { vec![&ps, &gs] };
-        Launch {
-            op: "softmax",
-            md: &cmd,
-            items: cout,
-            per_group: 1,
-            x: &pm,
-            xd: DType::F32,
-            out: &target,
-            extra: &extra,
-        }
-        .run(self, |w| softmax_combine_src(lse, target.dtype(), w))?;
-        if lse {
-            return Ok(());
-        }
-        Launch {
-            op: "softmax",
-            md: &md,
-            items: nout * np,
-            per_group: 1,
-            x,
-            xd,
-            out,
-            extra: &[&gm, &gs],
-        }
-        .run(self, |w| softmax_apply_src(op, xd, w))
-    }
 }
 
 impl ReduceBackend for GpuBackend {
@@ -955,27 +794,7 @@ impl ReduceBackend for GpuBackend {
     /// module doc for the error measured). f64 takes the CPU round trip:
     /// Vulkan's `exp`/`log` built-ins do not take f64.
     fn softmax(&self, op: SoftmaxOp, x: &Tensor, axes: &[usize], out: &Tensor) -> Result<()> {
-        let (nout, count, md) = meta(x, axes, out, 0);
-        let f32ish = matches!(x.dtype(), DType::F32 | DType::F16 | DType::BF16);
-        if f32ish && count > CHUNK && nout > 0 {
-            return self.softmax_chunked(op, x, axes, out, md);
-        }
-        if f32ish {
-            return Launch {
-                op: "softmax",
-                md: &md,
-                items: nout,
-                per_group: 1,
-                x,
-                xd: x.dtype(),
-                out,
-                extra: &[],
-            }
-            .run(self, |w| softmax_src(op, x.dtype(), w));
-        }
-        via_cpu(&[x], &[out], |cpu, i, o| {
-            cpu.softmax(op, &i[0], axes, &o[0])
-        })
+        self.softmax_family(op, x, axes, out)
     }
     fn scan(&self, op: ScanOp, x: &Tensor, axis: usize, out: &Tensor) -> Result<()> {
         let (nout, count, mut md) = meta(x, &[axis], out, 0);

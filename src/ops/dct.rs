@@ -210,31 +210,7 @@ fn one_d(op: &str, x: &Tensor, o: &DctOptions, w: Which) -> Result<Tensor> {
 fn n_d(op: &str, x: &Tensor, o: &DctnOptions, w: Which) -> Result<Tensor> {
     check_dtype(op, x)?;
     check_type(op, o.ty)?;
-    let nd = x.ndim();
-    let axes = if o.axes.is_default() {
-        let k = o.s.as_ref().map_or(nd, |s| s.len());
-        if k > nd {
-            return Err(Error::invalid(
-                op,
-                format!("{k} axes requested for a tensor of rank {nd}"),
-            ));
-        }
-        (nd - k..nd).collect()
-    } else {
-        o.axes.resolve(op, nd)?
-    };
-    if let Some(s) = &o.s {
-        if s.len() != axes.len() {
-            return Err(Error::invalid(
-                op,
-                format!(
-                    "s has {} entries but {} axes are transformed",
-                    s.len(),
-                    axes.len()
-                ),
-            ));
-        }
-    }
+    let axes = super::fft::nd_axes(op, x.ndim(), &o.axes, o.s.as_deref(), x.ndim())?;
     if axes.is_empty() {
         return Err(Error::invalid(op, "at least one axis is needed"));
     }

@@ -231,21 +231,18 @@ enum Nd {
     RealInverse,
 }
 
-/// Axes and lengths of an n-D transform (NumPy's `_cook_nd_args`).
-fn cook(
+/// The axes of an n-D transform (NumPy's rule): `axes`, or when it is the
+/// default the last `s.len()` axes (`default_k` without `s`); `s`, when
+/// given, has one length per axis.
+pub(crate) fn nd_axes(
     op: &str,
-    x: &Tensor,
-    o: &FftnOptions,
-    two: bool,
-    family: Nd,
-) -> Result<(Vec<usize>, Vec<usize>)> {
-    let nd = x.ndim();
-    let axes = if o.axes.is_default() {
-        let k = match (&o.s, two) {
-            (Some(s), _) => s.len(),
-            (None, true) => 2,
-            (None, false) => nd,
-        };
+    nd: usize,
+    axes: &Axes,
+    s: Option<&[usize]>,
+    default_k: usize,
+) -> Result<Vec<usize>> {
+    let axes = if axes.is_default() {
+        let k = s.map_or(default_k, |s| s.len());
         if k > nd {
             return Err(Error::invalid(
                 op,
@@ -254,9 +251,9 @@ fn cook(
         }
         (nd - k..nd).collect()
     } else {
-        o.axes.resolve(op, nd)?
+        axes.resolve(op, nd)?
     };
-    if let Some(s) = &o.s {
+    if let Some(s) = s {
         if s.len() != axes.len() {
             return Err(Error::invalid(
                 op,
@@ -268,6 +265,19 @@ fn cook(
             ));
         }
     }
+    Ok(axes)
+}
+
+/// Axes and lengths of an n-D transform (NumPy's `_cook_nd_args`).
+fn cook(
+    op: &str,
+    x: &Tensor,
+    o: &FftnOptions,
+    two: bool,
+    family: Nd,
+) -> Result<(Vec<usize>, Vec<usize>)> {
+    let nd = x.ndim();
+    let axes = nd_axes(op, nd, &o.axes, o.s.as_deref(), if two { 2 } else { nd })?;
     if axes.is_empty()
         && family != (Nd::Complex { inverse: false })
         && family != (Nd::Complex { inverse: true })

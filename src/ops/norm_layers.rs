@@ -68,6 +68,22 @@ fn norm_axes(x: &Tensor, axes: Axes) -> Axes {
     }
 }
 
+/// The checks shared by `rms_norm` and `layer_norm`: a float dtype and a
+/// finite, non-negative epsilon.
+fn check_norm(op: &str, x: &Tensor, opts: &LayerNormOptions<'_>) -> Result<()> {
+    float_only(op, x)?;
+    if !opts.epsilon.is_finite() || opts.epsilon < 0.0 {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "epsilon must be finite and non-negative, got {}",
+                opts.epsilon
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// `y * weight + bias` for the given options.
 fn affine(op: &str, y: Tensor, x: &Tensor, o: &LayerNormOptions<'_>) -> Result<Tensor> {
     for t in [o.weight, o.bias].into_iter().flatten() {
@@ -198,16 +214,7 @@ impl Tensor {
     /// ```
     pub fn rms_norm(&self, axes: impl Into<Axes>, opts: LayerNormOptions<'_>) -> Result<Tensor> {
         let op = "rms_norm";
-        float_only(op, self)?;
-        if !opts.epsilon.is_finite() || opts.epsilon < 0.0 {
-            return Err(Error::invalid(
-                op,
-                format!(
-                    "epsilon must be finite and non-negative, got {}",
-                    opts.epsilon
-                ),
-            ));
-        }
+        check_norm(op, self, &opts)?;
         let axes = norm_axes(self, axes.into());
         let ms = self.square()?.mean(axes, true)?;
         let y = self.mul(&ms.add(opts.epsilon)?.rsqrt()?)?;
@@ -229,16 +236,7 @@ impl Tensor {
     /// ```
     pub fn layer_norm(&self, axes: impl Into<Axes>, opts: LayerNormOptions<'_>) -> Result<Tensor> {
         let op = "layer_norm";
-        float_only(op, self)?;
-        if !opts.epsilon.is_finite() || opts.epsilon < 0.0 {
-            return Err(Error::invalid(
-                op,
-                format!(
-                    "epsilon must be finite and non-negative, got {}",
-                    opts.epsilon
-                ),
-            ));
-        }
+        check_norm(op, self, &opts)?;
         let axes = norm_axes(self, axes.into());
         let c = self.sub(&self.mean(axes.clone(), true)?)?;
         let var = c.square()?.mean(axes, true)?;

@@ -125,13 +125,23 @@ fn scoped_extensions_are_per_thread_and_before_global() {
 fn registering_while_other_threads_run_ops() {
     let m = [1, 1, 10];
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // Every worker has run one op before registering starts, and runs ops
+    // until stopped (on a loaded machine a worker may otherwise never run).
+    let started = Arc::new(std::sync::Barrier::new(5));
     let workers: Vec<_> = (0..4)
         .map(|_| {
-            let stop = stop.clone();
+            let (stop, started) = (stop.clone(), started.clone());
             std::thread::spawn(move || {
                 let x = ones(&m);
                 let mut seen = [0usize; 2];
-                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let mut first = true;
+                while first || !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    if std::mem::take(&mut first) {
+                        assert_eq!(vals(&x.add(&x).unwrap()), vec![2; 10]);
+                        seen[0] += 1;
+                        started.wait();
+                        continue;
+                    }
                     let v = vals(&x.add(&x).unwrap());
                     match v[0] {
                         2 => seen[0] += 1,
@@ -144,6 +154,7 @@ fn registering_while_other_threads_run_ops() {
             })
         })
         .collect();
+    started.wait();
     for _ in 0..200 {
         let h = ext::register(fill("flicker", &m, 40));
         std::thread::yield_now();

@@ -296,7 +296,7 @@ impl Layout {
             .shape
             .iter()
             .zip(&self.strides)
-            .filter(|(&d, _)| d != 1)
+            .filter(|&(&d, _)| d != 1)
             .map(|(&d, &s)| (d, s))
             .collect();
         let mut new_strides = vec![0isize; shape.len()];

@@ -18,7 +18,7 @@ pub fn internal_overlap(l: &Layout) -> bool {
         .shape()
         .iter()
         .zip(l.strides())
-        .filter(|(&d, _)| d > 1)
+        .filter(|&(&d, _)| d > 1)
         .map(|(&d, &s)| (s.unsigned_abs(), d))
         .collect();
     axes.sort_unstable();
@@ -96,7 +96,7 @@ fn byte_view(t: &crate::Tensor) -> Option<ByteView> {
             .shape()
             .iter()
             .zip(l.strides())
-            .filter(|(&d, _)| d > 1)
+            .filter(|&(&d, _)| d > 1)
             .map(|(&d, &s)| (s as i128 * w, d as i128 - 1))
             .collect(),
         width: w,

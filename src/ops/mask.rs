@@ -28,7 +28,7 @@ fn true_positions(op: &str, mask: &Tensor, like: &Tensor) -> Result<Vec<isize>> 
         .to_vec::<u8>()?
         .iter()
         .enumerate()
-        .filter(|(_, &m)| m != 0)
+        .filter(|&(_, &m)| m != 0)
         .map(|(i, _)| i as isize)
         .collect())
 }

@@ -608,7 +608,7 @@ fn random_configurations() {
             3 => (DType::I32, Some(32), 0.0),
             _ => (DType::I8, Some(8), 0.0),
         };
-        let mut gen = |len: usize| -> Vec<f64> {
+        let mut sample = |len: usize| -> Vec<f64> {
             let v: Vec<f64> = (0..len)
                 .map(|_| {
                     if bits.is_some() {
@@ -621,9 +621,9 @@ fn random_configurations() {
             quantize(dtype, &v)
         };
         let d = Data {
-            x: gen(nx),
-            w: gen(nw),
-            b: gen(cfg.o),
+            x: sample(nx),
+            w: sample(nw),
+            b: sample(cfg.o),
         };
         let (shape, want, mag) = direct(&cfg, &d.x, &d.w, &d.b, bits);
         let (got_shape, got) = run(&cfg, dtype, two_d, &d, case % 4 >= 2);
@@ -719,12 +719,12 @@ fn winograd_vs_direct() {
         let nx = cfg.n * cfg.c * cfg.len[0] * cfg.len[1];
         let nw = cfg.o * (cfg.c / cfg.groups) * 9;
         for (slot, dtype, tol) in [(0, DType::F32, 1e-5), (1, DType::F64, 2e-14)] {
-            let mut gen =
+            let mut sample =
                 |len: usize| quantize(dtype, &(0..len).map(|_| rng.real()).collect::<Vec<_>>());
             let d = Data {
-                x: gen(nx),
-                w: gen(nw),
-                b: gen(cfg.o),
+                x: sample(nx),
+                w: sample(nw),
+                b: sample(cfg.o),
             };
             let cfg = Cfg {
                 fill: quantize(dtype, &[cfg.fill])[0],

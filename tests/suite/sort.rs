@@ -242,14 +242,14 @@ fn total<T: PartialOrd>(a: &T, b: &T) -> Ordering {
 /// with different payloads, -0.0, 0.0 and infinities).
 trait Elem: rnx::Element + PartialOrd {
     fn bits(self) -> u64;
-    fn gen(h: u64, dup: bool) -> Self;
+    fn sample(h: u64, dup: bool) -> Self;
 }
 
 macro_rules! elem_int {
     ($($t:ty),*) => {$(
         impl Elem for $t {
             fn bits(self) -> u64 { self as u64 }
-            fn gen(h: u64, dup: bool) -> Self {
+            fn sample(h: u64, dup: bool) -> Self {
                 if dup { ((h >> 7) % 5) as $t } else { (h >> 3) as $t }
             }
         }
@@ -261,7 +261,7 @@ macro_rules! elem_float {
     ($($t:ty: $bits:ty, $from:expr, $nan:expr, $negnan:expr);*) => {$(
         impl Elem for $t {
             fn bits(self) -> u64 { self.to_bits() as u64 }
-            fn gen(h: u64, dup: bool) -> Self {
+            fn sample(h: u64, dup: bool) -> Self {
                 let f: fn(f64) -> $t = $from;
                 match (h >> 5) % 16 {
                     // NaNs with different payloads and signs.
@@ -359,7 +359,9 @@ fn every_size_for<T: Elem>() {
         (1, 70_000),
     ] {
         for (s, dup) in [(1u64, true), (2, false)] {
-            let data: Vec<T> = (0..rows * len).map(|i| T::gen(hash(i, s), dup)).collect();
+            let data: Vec<T> = (0..rows * len)
+                .map(|i| T::sample(hash(i, s), dup))
+                .collect();
             let base = Tensor::from_vec(data, &[rows, len]).unwrap();
             for desc in [false, true] {
                 let what = format!("{name} {rows}x{len} dup {dup} desc {desc}");
@@ -470,7 +472,7 @@ fn one_long_row() {
     fn run<T: Elem>() {
         let len = 600_000;
         for (s, dup) in [(3u64, true), (4, false)] {
-            let data: Vec<T> = (0..len).map(|i| T::gen(hash(i, s), dup)).collect();
+            let data: Vec<T> = (0..len).map(|i| T::sample(hash(i, s), dup)).collect();
             let base = Tensor::from_vec(data, &[1, len]).unwrap();
             for desc in [false, true] {
                 let what = format!(

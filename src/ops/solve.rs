@@ -72,13 +72,16 @@ impl Default for PinvOptions {
 /// What [`Tensor::lstsq`] returns (NumPy's 4-tuple).
 #[derive(Clone, Debug)]
 pub struct Lstsq {
-    /// The minimum-norm least-squares solution, `[n]` or `[n, k]` like `b`.
+    /// The minimum-norm least-squares solution, `[.., n]` or `[.., n, k]`
+    /// like `b`.
     pub solution: Tensor,
-    /// Squared 2-norms of the residual columns `b - a x`, real, `[k]` (`[1]`
-    /// for a vector `b`), when `rank == n < m`; else empty (`[0]`).
+    /// Squared 2-norms of the residual columns `b - a x`, real, `[.., k]`
+    /// (`[.., 1]` for a vector `b`), when every matrix has `rank == n < m`;
+    /// else empty (`[0]`).
     pub residuals: Tensor,
-    /// The effective rank of `a`.
-    pub rank: usize,
+    /// The effective rank of each matrix of `a`, i64 `[..]` (0-d for one
+    /// matrix), as [`Tensor::matrix_rank`].
+    pub rank: Tensor,
     /// The singular values of `a`, descending, real.
     pub singular_values: Tensor,
 }
@@ -92,12 +95,18 @@ pub(crate) fn eps(d: DType) -> f64 {
     }
 }
 
-/// `a` square `[.., n, n]` and `b` `[.., n, k]` or `[n]` broadcast to one
-/// batch: `(a, b as matrices, result shape)`.
-fn solve_operands(op: &str, a: &Tensor, b: &Tensor) -> Result<(Tensor, Tensor, Vec<usize>)> {
-    check_matrix(op, a, true)?;
+/// `a` `[.., m, n]` (square when `square`) and `b` `[.., m, k]` or `[m]` (a
+/// vector, against every matrix of the batch; NumPy 2's rule) broadcast to
+/// one batch: `(a, b as matrices, batch shape, b is a vector)`.
+fn matrix_operands(
+    op: &str,
+    a: &Tensor,
+    b: &Tensor,
+    square: bool,
+) -> Result<(Tensor, Tensor, Vec<usize>, bool)> {
+    check_matrix(op, a, square)?;
     check(op, &[a, b])?;
-    let (n, _) = mn(a);
+    let (m, n) = mn(a);
     let abatch = &a.shape()[..a.ndim() - 2];
     let vector = b.ndim() == 1;
     let bm = if vector {
@@ -105,18 +114,26 @@ fn solve_operands(op: &str, a: &Tensor, b: &Tensor) -> Result<(Tensor, Tensor, V
     } else {
         b.clone()
     };
-    if b.ndim() == 0 || bm.shape()[bm.ndim() - 2] != n {
-        return Err(Error::shapes(
-            op,
-            a.shape(),
-            b.shape(),
-            "do not match: b needs n rows (shape [n] or [.., n, k]) for a of [.., n, n]",
-        ));
+    if b.ndim() == 0 || bm.shape()[bm.ndim() - 2] != m {
+        let want = if square {
+            "do not match: b needs n rows (shape [n] or [.., n, k]) for a of [.., n, n]"
+        } else {
+            "do not match: b needs m rows (shape [m] or [.., m, k]) for a of [.., m, n]"
+        };
+        return Err(Error::shapes(op, a.shape(), b.shape(), want));
     }
     let k = bm.shape()[bm.ndim() - 1];
     let batch = broadcast_shapes(op, &[abatch, &bm.shape()[..bm.ndim() - 2]])?;
-    let ae = a.broadcast_to(&with_tail(&batch, 0, &[n, n]))?;
-    let be = bm.broadcast_to(&with_tail(&batch, 0, &[n, k]))?;
+    let ae = a.broadcast_to(&with_tail(&batch, 0, &[m, n]))?;
+    let be = bm.broadcast_to(&with_tail(&batch, 0, &[m, k]))?;
+    Ok((ae, be, batch, vector))
+}
+
+/// `a` square `[.., n, n]` and `b` `[.., n, k]` or `[n]` broadcast to one
+/// batch: `(a, b as matrices, result shape)`.
+fn solve_operands(op: &str, a: &Tensor, b: &Tensor) -> Result<(Tensor, Tensor, Vec<usize>)> {
+    let (ae, be, batch, vector) = matrix_operands(op, a, b, true)?;
+    let (n, k) = mn(&be);
     let shape = if vector {
         with_tail(&batch, 0, &[n])
     } else {
@@ -262,10 +279,11 @@ impl Tensor {
     }
 
     /// The minimum-norm least-squares solution of `a x = b` (NumPy's
-    /// `lstsq`), through the SVD: `a` is `[m, n]` (one matrix, as NumPy),
-    /// `b` is `[m]` or `[m, k]`. `rcond`: singular values at most `rcond *
-    /// max(s)` count as zero; `None` takes `eps * max(m, n)` (NumPy's
-    /// default). Defined for every input (rank-deficient too).
+    /// `lstsq`, batched as PyTorch's `linalg.lstsq`), through the SVD: `a`
+    /// is `[.., m, n]`, `b` is `[m]` (a vector, against every matrix) or
+    /// `[.., m, k]`, batch axes broadcast. `rcond`: singular values at most
+    /// `rcond * max(s)` count as zero; `None` takes `eps * max(m, n)`
+    /// (NumPy's default). Defined for every input (rank-deficient too).
     ///
     /// ```
     /// use rnx::{Tensor, DType};
@@ -275,50 +293,51 @@ impl Tensor {
     /// let r = a.lstsq(&y, None)?;
     /// let x = r.solution.to_vec::<f64>()?;
     /// assert!((x[0] - 1.0).abs() < 1e-12 && (x[1] + 0.95).abs() < 1e-12);
-    /// assert_eq!((r.rank, r.residuals.shape()), (2, &[1][..]));
+    /// assert_eq!((r.rank.item_i64()?, r.residuals.shape()), (2, &[1][..]));
+    /// // A batch of two systems: [2, 4, 2] against [2, 4, 1].
+    /// let a2 = Tensor::stack(&[a.clone(), a.mul(2.0)?], 0)?;
+    /// let y2 = y.reshape([1, 4, 1])?.broadcast_to(&[2, 4, 1])?;
+    /// let r2 = a2.lstsq(&y2, None)?;
+    /// assert_eq!((r2.solution.shape(), r2.rank.shape()), (&[2, 2, 1][..], &[2][..]));
     /// # Ok::<(), rnx::Error>(())
     /// ```
     pub fn lstsq(&self, b: &Tensor, rcond: Option<f64>) -> Result<Lstsq> {
         let op = "lstsq";
-        check_matrix(op, self, false)?;
-        check(op, &[self, b])?;
-        if self.ndim() != 2 || !(1..=2).contains(&b.ndim()) || b.shape()[0] != self.shape()[0] {
-            return Err(Error::shapes(
-                op,
-                self.shape(),
-                b.shape(),
-                "do not match: a is [m, n] and b is [m] or [m, k]",
-            ));
-        }
-        let (m, n) = mn(self);
-        let vector = b.ndim() == 1;
-        let bm = if vector {
-            b.reshape([m as isize, 1])?
-        } else {
-            b.clone()
-        };
-        let k = bm.shape()[1];
+        let (a, bm, batch, vector) = matrix_operands(op, self, b, false)?;
+        let (m, n) = mn(&a);
+        let k = bm.shape()[bm.ndim() - 1];
         let dt = self.dtype();
-        let (u, s, vh) = self.svd_with(super::decomp::SvdOptions {
+        let dev = self.device();
+        let (u, s, vh) = a.svd_with(super::decomp::SvdOptions {
             full_matrices: false,
         })?;
         let (x, rank) = if m.min(n) == 0 {
-            (Tensor::zeros_on(dt, &[n, k], self.device())?, 0)
+            (
+                Tensor::zeros_on(dt, &with_tail(&batch, 0, &[n, k]), dev)?,
+                Tensor::zeros_on(DType::I64, &batch, dev)?,
+            )
         } else {
             let rc = rcond.unwrap_or(eps(dt) * m.max(n) as f64);
             let (sinv, keep) = inv_singular(&s, rc)?;
-            let rank = keep.cast(DType::I64)?.sum(None, false)?.item_i64()? as usize;
+            let rank = keep.cast(DType::I64)?.sum(-1, false)?;
             let uhb = adjoint(&u)?.matmul(&bm)?;
             let y = uhb.mul(&sinv.cast(dt)?.unsqueeze(&[-1])?)?;
             (adjoint(&vh)?.matmul(&y)?, rank)
         };
-        let residuals = if rank == n && m > n {
-            let r = self.matmul(&x)?.sub(&bm)?.abs()?;
-            r.square()?.sum(0, false)?
+        // Residuals when every matrix has full column rank and is tall (as
+        // NumPy for one matrix, PyTorch for a batch); else empty.
+        let full = rank.numel() == 0 || rank.min(None, false)?.item_i64()? == n as i64;
+        let residuals = if m > n && full {
+            let r = a.matmul(&x)?.sub(&bm)?.abs()?;
+            r.square()?.sum(-2, false)?
         } else {
-            Tensor::zeros_on(dt.real(), &[0], self.device())?
+            Tensor::zeros_on(dt.real(), &[0], dev)?
         };
-        let solution = if vector { x.reshape([n as isize])? } else { x };
+        let solution = if vector {
+            x.reshape_exact(&with_tail(&batch, 0, &[n]))?
+        } else {
+            x
+        };
         Ok(Lstsq {
             solution,
             residuals,
@@ -370,7 +389,8 @@ impl Tensor {
 
     /// The rank of matrices by SVD (NumPy's `matrix_rank`), i64 `[..]`:
     /// the number of singular values above `tol`; `None` takes `max(s) *
-    /// max(m, n) * eps` (NumPy's default).
+    /// max(m, n) * eps` (NumPy's default). A 1-D input has rank 1 unless
+    /// every element is 0 (NumPy's rule; `tol` is not used there).
     ///
     /// ```
     /// use rnx::{Tensor, DType};
@@ -378,10 +398,17 @@ impl Tensor {
     /// assert_eq!(i.matrix_rank(None)?.item_i64()?, 4);
     /// i.set_item(&[3, 3], 0.0)?;   // NumPy's example: rank deficient
     /// assert_eq!(i.matrix_rank(None)?.item_i64()?, 3);
+    /// let v = Tensor::from_vec(vec![0.0f64, 0.0, 1e-300], &[3])?;
+    /// assert_eq!(v.matrix_rank(None)?.item_i64()?, 1);
     /// # Ok::<(), rnx::Error>(())
     /// ```
     pub fn matrix_rank(&self, tol: Option<f64>) -> Result<Tensor> {
         let op = "matrix_rank";
+        if self.ndim() == 1 {
+            check_float(op, self)?;
+            // NaN counts as non-zero, as NumPy's `not all(A == 0)`.
+            return self.any(None, false)?.cast(DType::I64);
+        }
         check_matrix(op, self, false)?;
         let (m, n) = mn(self);
         if m.min(n) == 0 {

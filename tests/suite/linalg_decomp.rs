@@ -8,7 +8,7 @@
 //! broadcast solves, and the errors. One GPU round trip at the end.
 
 use rnx::{
-    CholeskyOptions, DType, EighOptions, Error, NormOptions, NormOrd, QrMode, QrOptions,
+    s, CholeskyOptions, DType, EighOptions, Error, NormOptions, NormOrd, QrMode, QrOptions,
     SvdOptions, Tensor, Trans, TriangularSolveOptions, C32, C64,
 };
 
@@ -205,7 +205,7 @@ fn numpy_examples_solvers() {
     let r = a.lstsq(&y, None).unwrap();
     close(&f64v(&r.solution), &[1.0, -0.95], 1e-13);
     close(&f64v(&r.residuals), &[0.05], 1e-12);
-    assert_eq!(r.rank, 2);
+    assert_eq!(r.rank.item_i64().unwrap(), 2);
     assert_eq!(r.singular_values.shape(), &[2]);
     // matrix_power(i, -3) = [[0, 1], [-1, 0]].
     let i = Tensor::from_vec(vec![0.0f64, 1., -1., 0.], &[2, 2]).unwrap();
@@ -656,14 +656,14 @@ fn ill_conditioned_and_rank_deficient() {
     // lstsq on the rank-deficient matrix: rank 2, the minimum-norm solution = pinv b, no residuals.
     let b = rnd(DType::F64, &[5, 2], 33);
     let r = a.lstsq(&b, None).unwrap();
-    assert_eq!(r.rank, 2);
+    assert_eq!(r.rank.item_i64().unwrap(), 2);
     assert_eq!(r.residuals.shape(), &[0]);
     assert!(rel(&r.solution, &p.matmul(&b).unwrap(), &r.solution) < 1e-12);
     // A full-rank tall lstsq matches the normal equations; residuals are ||Ax - b||^2 per column.
     let a = rnd(DType::F32, &[7, 3], 34);
     let b = rnd(DType::F32, &[7, 2], 35);
     let r = a.lstsq(&b, None).unwrap();
-    assert_eq!(r.rank, 3);
+    assert_eq!(r.rank.item_i64().unwrap(), 3);
     let res = a.matmul(&r.solution).unwrap().sub(&b).unwrap();
     close(
         &f64v(&r.residuals),
@@ -677,6 +677,56 @@ fn ill_conditioned_and_rank_deficient() {
         .solve(&at.matmul(&b).unwrap())
         .unwrap();
     assert!(rel(&r.solution, &normal, &normal) < 1e-4);
+    // Batched lstsq ([3, 6, 4] a, one rank-deficient; [2, 1, 6, 2] b broadcast)
+    // equals each matrix's own lstsq; a vector b goes against every matrix.
+    let mut mats = vec![rnd(DType::F64, &[6, 4], 40), rnd(DType::F64, &[6, 4], 41)];
+    mats.push(
+        rnd(DType::F64, &[6, 2], 42)
+            .matmul(&rnd(DType::F64, &[2, 4], 43))
+            .unwrap(),
+    );
+    let ab = Tensor::stack(&mats, 0).unwrap();
+    let bb = rnd(DType::F64, &[2, 1, 6, 2], 44);
+    let r = ab.lstsq(&bb, None).unwrap();
+    assert_eq!(r.solution.shape(), &[2, 3, 4, 2]);
+    assert_eq!(r.rank.shape(), &[2, 3]);
+    assert_eq!(r.rank.to_vec::<i64>().unwrap(), vec![4, 4, 2, 4, 4, 2]);
+    assert_eq!(r.residuals.shape(), &[0], "one matrix is rank-deficient");
+    for i in 0..2 {
+        for (j, m) in mats.iter().enumerate() {
+            let bj = bb.slice(s![i as isize, 0]).unwrap();
+            let one = m.lstsq(&bj, None).unwrap();
+            let got = r.solution.slice(s![i as isize, j as isize]).unwrap();
+            assert!(
+                rel(&got, &one.solution, &one.solution) < 1e-12,
+                "batch ({i}, {j})"
+            );
+        }
+    }
+    let v = rnd(DType::F64, &[6], 45);
+    let rv = Tensor::stack(&mats[..2], 0)
+        .unwrap()
+        .lstsq(&v, None)
+        .unwrap();
+    assert_eq!(rv.solution.shape(), &[2, 4]);
+    assert_eq!(rv.residuals.shape(), &[2, 1], "both full rank and tall");
+    for (j, m) in mats[..2].iter().enumerate() {
+        let one = m.lstsq(&v, None).unwrap();
+        let got = rv.solution.slice(s![j as isize]).unwrap();
+        assert!(rel(&got, &one.solution, &one.solution) < 1e-12);
+        close(
+            &f64v(&rv.residuals.slice(s![j as isize]).unwrap()),
+            &f64v(&one.residuals),
+            1e-12,
+        );
+    }
+    // matrix_rank of vectors (NumPy: 1 unless all zero; NaN is non-zero).
+    let z = Tensor::zeros(DType::F32, &[3]).unwrap();
+    assert_eq!(z.matrix_rank(None).unwrap().item_i64().unwrap(), 0);
+    let e = Tensor::zeros(DType::F32, &[0]).unwrap();
+    assert_eq!(e.matrix_rank(None).unwrap().item_i64().unwrap(), 0);
+    let nan = Tensor::from_vec(vec![0.0f64, f64::NAN], &[2]).unwrap();
+    assert_eq!(nan.matrix_rank(None).unwrap().item_i64().unwrap(), 1);
     // det of an exactly singular matrix (dependent rows) is 0 or tiny; solve refuses it.
     let s = Tensor::from_vec(vec![1.0f64, 2., 2., 4.], &[2, 2]).unwrap();
     assert_eq!(s.det().unwrap().item::<f64>().unwrap(), 0.0);

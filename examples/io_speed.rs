@@ -1,0 +1,123 @@
+//! The I/O speed goals of issue 32, measured: `cargo run --release --example io_speed`.
+//!
+//! - `save_npy` and `load_npy` of a 400 MB f32 tensor against `cp` of the same
+//!   file in the same run (goal: at least 80% of `cp`'s speed);
+//! - opening a 1 GB `.safetensors` file (goal: under 10 ms: a memory map, no
+//!   read), with the page cache dropped first when the process may (root).
+//!
+//! Each time is the best of five. The files go to a temporary folder (set
+//! `RNX_IO_DIR` to measure another disk) that is removed at the end. Run it
+//! on a quiet machine: anything else running changes the numbers.
+
+use rnx::prelude::*;
+use rnx::{load_npy, load_safetensors, save_npy, save_safetensors};
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+const RUNS: usize = 5;
+
+fn best(mut f: impl FnMut()) -> Duration {
+    (0..RUNS)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed()
+        })
+        .min()
+        .expect("RUNS > 0")
+}
+
+fn cp(from: &Path, to: &Path) {
+    let ok = std::process::Command::new("cp")
+        .arg(from)
+        .arg(to)
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    assert!(ok, "cp {} {} failed", from.display(), to.display());
+}
+
+/// Drop the page cache (needs root; a no-op answer otherwise).
+fn drop_caches() -> bool {
+    std::process::Command::new("sync").status().ok();
+    std::fs::write("/proc/sys/vm/drop_caches", "3").is_ok()
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn main() -> Result<()> {
+    let base = std::env::var_os("RNX_IO_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(std::env::temp_dir);
+    let dir = base.join(format!("rnx-io-speed-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("create a temporary folder");
+
+    // 400 MB of f32.
+    let n = 100_000_000usize;
+    let x = Tensor::rand(DType::F32, &[n / 1000, 1000], 7)?;
+    let a = dir.join("a.npy");
+    let b = dir.join("b.npy");
+    let save = best(|| save_npy(&a, &x).expect("save_npy"));
+    let copy = best(|| cp(&a, &b));
+    let mut loaded = None;
+    let load = best(|| loaded = Some(load_npy(&a).expect("load_npy")));
+    let y = loaded.expect("loaded");
+    assert_eq!(y.shape(), x.shape());
+    assert_eq!(
+        y.slice(s![-1, -3..])?.to_vec::<f32>()?,
+        x.slice(s![-1, -3..])?.to_vec::<f32>()?
+    );
+    let mb = (n * 4) as f64 / 1e6;
+    println!("400 MB f32 .npy, best of {RUNS}:");
+    println!(
+        "  cp        {:8.1} ms  {:6.0} MB/s",
+        ms(copy),
+        mb / copy.as_secs_f64()
+    );
+    for (what, d) in [("save_npy", save), ("load_npy", load)] {
+        println!(
+            "  {what:9} {:8.1} ms  {:6.0} MB/s  {:.2} of cp's speed (goal >= 0.80)",
+            ms(d),
+            mb / d.as_secs_f64(),
+            copy.as_secs_f64() / d.as_secs_f64()
+        );
+    }
+    drop((x, y));
+    std::fs::remove_file(&b).ok();
+
+    // 1 GB .safetensors: four 250 MB tensors.
+    let parts: Vec<Tensor> = (0..4)
+        .map(|i| Tensor::rand(DType::F32, &[62_500, 1000], i))
+        .collect::<Result<_>>()?;
+    let names = ["w0", "w1", "w2", "w3"];
+    let st = dir.join("m.safetensors");
+    save_safetensors(
+        &st,
+        names.iter().copied().zip(parts.iter()),
+        &HashMap::new(),
+    )?;
+    drop(parts);
+    let cold = drop_caches();
+    let t = Instant::now();
+    let v = load_safetensors(&st)?;
+    let first = t.elapsed();
+    let again = best(|| {
+        let v = load_safetensors(&st).expect("load_safetensors");
+        assert_eq!(v.len(), 4);
+    });
+    let bytes: usize = v.iter().map(|(_, t)| t.numel() * 4).sum();
+    println!(
+        "1 GB .safetensors ({} tensors, {:.2} GB): open {:.3} ms (first, page cache {}), {:.3} ms (best of {RUNS} more); goal < 10 ms",
+        v.len(),
+        bytes as f64 / 1e9,
+        ms(first),
+        if cold { "dropped" } else { "not dropped: not root" },
+        ms(again)
+    );
+    drop(v);
+    std::fs::remove_dir_all(&dir).ok();
+    Ok(())
+}

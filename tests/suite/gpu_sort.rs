@@ -348,3 +348,103 @@ fn gpu_sort_views_across_binding_windows() {
         check(&format!("{d} across windows, flipped"), &xf, &cf, 1);
     }
 }
+
+#[test]
+fn gpu_sort_radix_rows_around_the_block_every_dtype() {
+    let Some(dev) = gpu() else { return };
+    // Rows longer than a workgroup block (2048 pairs of 32-bit keys, 1024
+    // of 64-bit keys on 16 KiB of workgroup memory) take the radix passes:
+    // lengths just below and above both blocks and the 2048-element radix
+    // tile, several rows, both directions, every dtype.
+    for (k, d) in DTYPES.into_iter().enumerate() {
+        if !holds(dev, d) {
+            continue;
+        }
+        for (j, n) in [1023usize, 1024, 1025, 2048, 2049, 4097]
+            .into_iter()
+            .enumerate()
+        {
+            let c = sample(d, &[3, n], 1000 + (10 * k + j) as u64);
+            let x = c.to_device(dev).unwrap();
+            check(&format!("{d} [3, {n}]"), &x, &c, -1);
+        }
+    }
+}
+
+#[test]
+fn gpu_sort_radix_strided_long_rows() {
+    let Some(dev) = gpu() else { return };
+    for d in [DType::F32, DType::U16, DType::F64] {
+        if !holds(dev, d) {
+            continue;
+        }
+        // Rows of 2600 along axis 0 of a [2600, 3] tensor (stride 3), the
+        // same flipped (negative stride), and a transposed view.
+        let c = sample(d, &[2600, 3], 21);
+        let x = c.to_device(dev).unwrap();
+        check(&format!("{d} [2600, 3]"), &x, &c, 0);
+        let (xf, cf) = (x.flip(0).unwrap(), c.flip(0).unwrap());
+        check(&format!("{d} [2600, 3] flipped"), &xf, &cf, 0);
+        let (xt, ct) = (x.transpose([1, 0]).unwrap(), c.transpose([1, 0]).unwrap());
+        check(&format!("{d} [3, 2600] transposed"), &xt, &ct, 1);
+    }
+}
+
+#[test]
+fn gpu_sort_radix_specials_and_duplicates_are_stable() {
+    let Some(dev) = gpu() else { return };
+    // A long row of NaNs (two payloads, both signs), +-0.0 and +-inf only:
+    // every element has many equals, so the indices show stability.
+    let pat = [
+        f32::from_bits(0x7fc0_0001),
+        -0.0,
+        0.0,
+        f32::from_bits(0xffc0_0002),
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        1.5,
+    ];
+    let v: Vec<f32> = (0..5000usize).map(|i| pat[(i * 7 + i / 3) % 7]).collect();
+    let c = Tensor::from_vec(v.clone(), &[5000]).unwrap();
+    let x = c.to_device(dev).unwrap();
+    check("f32 specials [5000]", &x, &c, 0);
+    // Ascending: -inf, the zeros (in input order, either sign), 1.5, +inf,
+    // then the NaNs in input order.
+    let i = x.argsort(0, false).unwrap().to_vec::<i32>().unwrap();
+    let class = |k: usize| -> u8 {
+        let y = v[k];
+        if y.is_nan() {
+            4
+        } else if y == f32::NEG_INFINITY {
+            0
+        } else if y == 0.0 {
+            1
+        } else if y == 1.5 {
+            2
+        } else {
+            3
+        }
+    };
+    for w in i.windows(2) {
+        let (a, b) = (w[0] as usize, w[1] as usize);
+        assert!(
+            class(a) < class(b) || (class(a) == class(b) && a < b),
+            "{a} before {b}"
+        );
+    }
+}
+
+#[test]
+fn gpu_sort_radix_row_of_2_pow_20() {
+    let Some(dev) = gpu() else { return };
+    // One row of 2^20 f32 (many duplicates, NaNs, zeros of both signs):
+    // indices and values against the CPU, both directions.
+    let c = sample(DType::F32, &[1 << 20], 77);
+    let x = c.to_device(dev).unwrap();
+    for desc in [false, true] {
+        let (gv, gi) = x.sort(0, desc).unwrap();
+        let (cv, ci) = c.sort(0, desc).unwrap();
+        assert_eq!(bits(&gi), bits(&ci), "2^20 desc {desc}: indices");
+        assert_eq!(bits(&gv), bits(&cv), "2^20 desc {desc}: values");
+    }
+}

@@ -23,6 +23,7 @@ mod math;
 mod math_f64;
 mod matmul;
 mod peak;
+mod radix;
 mod reduce;
 mod round;
 mod softmax;

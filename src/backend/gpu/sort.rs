@@ -1,5 +1,6 @@
 //! GPU sort, argsort and sort_values: a stable sort of every row along one
-//! axis, by a bitonic network over (key, index) pairs.
+//! axis over (key, index) pairs: a bitonic network in workgroup memory for
+//! rows up to a block, a stable LSD radix sort (radix.rs) for longer rows.
 //!
 //! # Design
 //! 1. **Keys** (one dispatch). Every element becomes an order-preserving
@@ -8,53 +9,70 @@
 //!    flipped, floats (f16, bf16, f32, f64) with the sign-magnitude trick
 //!    (negative: all bits flipped; positive: sign bit set), -0.0 read as 0.0
 //!    and every NaN mapped to the largest key (above +inf). Descending sorts
-//!    complement the key. The keys of the sort (`x`'s rows, the axis moved
-//!    last) go to a contiguous scratch of `rows * p` pairs, `p` the row
-//!    length rounded up to a power of two; each pair is the key (one u32, or
-//!    two u32 words, high then low, for 64-bit dtypes) and the element's
-//!    index in its row. Padding pairs get the largest key and an index past
-//!    the row.
-//! 2. **Sort** (`log2(p) (log2(p) + 1) / 2` compare-exchange steps). The
-//!    order is (key, index): every pair is distinct and the index breaks
-//!    ties, so the (unstable) bitonic network yields the stable order, equal
-//!    elements keeping their input order in both directions, as on the CPU;
-//!    padding sorts after every element of its row. The network is the
-//!    "flip" form (every stage sorts ascending: the first step of stage `k`
-//!    compares `i` with `i ^ (k - 1)`, then half-cleaners compare `i` with
-//!    `i + j`), whose stages up to `p` never cross a `p`-aligned segment, so
-//!    all rows sort at once as one array. Steps whose partners lie within a
-//!    block of `B` pairs (`B` = 2048 32-bit pairs, or what the adapter's
-//!    workgroup memory holds: 1024 64-bit pairs on 16 KiB) run in workgroup
-//!    memory, one workgroup per block, several steps per dispatch: the whole
-//!    sort of rows up to `B` is one dispatch. Longer rows add, for each stage
-//!    `k > B`, one dispatch per global step (`j >= B`, one invocation per
-//!    pair) and one block dispatch for the steps `j < B`. A row of 10^7 (p =
-//!    2^24) takes 1 + 13 block dispatches and 91 global ones.
+//!    complement the key, so NaNs come last ascending and first descending,
+//!    as on the CPU. The keys of the sort (`x`'s rows, the axis moved last)
+//!    go to a contiguous scratch of `rows * p` pairs; each pair is the key
+//!    (one u32, or two u32 words, high then low, for 64-bit dtypes) and the
+//!    element's index in its row. Short rows (`n <= B`, below) are padded to
+//!    `p = n.next_power_of_two()`, padding pairs holding the largest key and
+//!    an index past the row; long rows are not padded (`p = n`).
+//! 2. **Sort**, chosen by the row length `n` against the block `B` (2048
+//!    32-bit pairs, or what the adapter's workgroup memory holds: 1024
+//!    64-bit pairs on 16 KiB):
+//!    - `n <= B`: one dispatch of the bitonic network, one workgroup per
+//!      block of `B` pairs in workgroup memory (several rows per block). The
+//!      order is (key, index): every pair is distinct and the index breaks
+//!      ties, so the (unstable) network yields the stable order, equal
+//!      elements keeping their input order in both directions; padding sorts
+//!      after every element of its row. The network is the "flip" form
+//!      (stage `k` compares `i` with `i ^ (k - 1)`, then half-cleaners
+//!      compare `i` with `i + j`), whose stages up to `p` never cross a
+//!      `p`-aligned segment, so all rows sort at once.
+//!    - `n > B`: a stable LSD radix sort, `O(n)` work: one pass of 8 bits
+//!      per byte of the dtype (the key words above its width are constant),
+//!      over the low word first for 64-bit keys (8 passes). Each pass: a
+//!      histogram per tile of 2048 pairs (workgroup atomics; tiles never
+//!      cross rows), an exclusive reduce-then-scan over the counts laid out
+//!      as (row, digit, tile) (blocks of 1024 scanned in workgroup memory,
+//!      the block totals scanned the same way, then added back: `2L - 1`
+//!      dispatches for `L` levels, 3 for a row of 2^20), which gives every
+//!      (row, digit, tile) its first place in the flat scratch (rows stay in
+//!      their own ranges), and a stable scatter into a second scratch: in
+//!      chunks of 256 pairs in input order, an invocation's rank among the
+//!      chunk's equal digits is the count of lower bits in a per-digit
+//!      bit mask of the chunk's invocations (set with `atomicOr`), plus a
+//!      running count per digit across chunks. The ascending stable order
+//!      of the (possibly complemented) key is the stable order of the sort
+//!      in both directions. No spins, no look-back: every pass is a fixed
+//!      number of dispatches, `2L + 1`.
 //! 3. **Outputs** (one dispatch): the sorted indices go to `indices` (i32)
 //!    and the elements they name, as raw bits (NaN payloads and zero signs
 //!    kept), to `values`, both through their strided layouts.
 //!
-//! No loop in a kernel runs more than a few dozen iterations (lavapipe stops
-//! shader loops after about 2^15). A bitonic network does `O(n log^2 n)` work
-//! where a radix sort does `O(n)`: simple, data-independent, and correct,
-//! chosen for clarity; it has not been measured on a real GPU (the goal of
-//! issue 25 is 1 G keys/s for 10^7 f32 keys), and a radix sort for long rows
-//! is the next step if it falls short.
+//! No loop in a kernel runs more than a few dozen iterations per launch item
+//! (lavapipe stops shader loops after about 2^15); launches over more items
+//! than 65,535 workgroups cover them with grid-stride loops.
 //!
 //! # Limits
 //! The input and outputs may be larger than one storage binding (they are
-//! bound as windows). The scratch is not: when `rows * p` pairs need a
-//! buffer larger than the adapter's largest storage binding (lavapipe: 128
-//! MiB, 2^25 pairs), or for 64-bit dtypes on an adapter without
-//! SHADER_INT64, the sort takes the CPU round trip (same results).
-//! Rounding rows up to a power of two costs up to twice the scratch and the
-//! work of the row itself.
+//! bound as windows). The scratch is not: the sort takes the CPU round trip
+//! (same results) when one scratch array of `rows * p` u32 (or the radix
+//! histogram of `rows * ceil(n / 2048) * 256` u32) needs a buffer larger than
+//! the adapter's largest storage binding (lavapipe: 128 MiB, 2^25 pairs; the
+//! radix sort allocates its pairs twice), or for 64-bit dtypes on an adapter
+//! without SHADER_INT64.
+//!
+//! # Tests
+//! `tests/suite/gpu_sort.rs` checks both paths against the CPU bit for bit;
+//! row lengths just below and above the block choose the path, so no knob is
+//! needed to force the radix sort on short rows.
 
 use super::buffer::GpuBuffer;
 use super::context::Context;
 use super::kernel::{
     check_bindings, check_size, dispatch, merge_dims, raw, window_entries, windows,
 };
+use super::radix;
 use super::wgsl::{self, Win};
 use super::GpuBackend;
 use crate::dtype::DType;
@@ -206,9 +224,9 @@ fn scratch_decl(wide: bool) -> String {
 }
 
 /// The block kernel: each workgroup loads a block of `b` pairs into
-/// workgroup memory and runs, when `md[2] == 0`, every stage `k <= min(p,
-/// b)` of the network, else (`md[2] == 1`) the half-cleaners `j < b` of a
-/// stage longer than a block. `md = [N, p, mode]`.
+/// workgroup memory and runs every stage `k <= min(p, b)` of the network
+/// (`p <= b`: rows longer than a block take the radix passes). `md = [N,
+/// p]`.
 fn block_src(wide: bool, b: usize) -> String {
     let mut src = scratch_decl(wide);
     let _ = writeln!(src, "var<workgroup> s0: array<u32, {b}>;");
@@ -229,21 +247,8 @@ fn block_src(wide: bool, b: usize) -> String {
     let _ = writeln!(
         src,
         "fn cleaners(j0: u32, len: u32, lid: u32) {{\n  for (var j = j0; j > 0u; j = j >> 1u) {{\n    for (var t = lid; t < {h}u; t = t + {WG}u) {{\n      let i = (t / j) * 2u * j + (t % j);\n      if (i + j < len) {{ cx(i, i + j); }}\n    }}\n    workgroupBarrier();\n  }}\n}}\n\
-@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n  let total = md[0];\n  let p = md[1];\n  let mode = md[2];\n  let nb = (total + {bm1}u) / {b}u;\n  for (var g = wid.x; g < nb; g = g + nwg.x) {{\n    let base = g * {b}u;\n    let len = min({b}u, total - base);\n    for (var t = lid; t < len; t = t + {WG}u) {{\n      s0[t] = k0[base + t];\n{ld1}      si[t] = ix[base + t];\n    }}\n    workgroupBarrier();\n    if (mode == 0u) {{\n      let kmax = min(p, {b}u);\n      for (var k = 2u; k <= kmax; k = k << 1u) {{\n        let hk = k >> 1u;\n        for (var t = lid; t < {h}u; t = t + {WG}u) {{\n          let i = (t / hk) * k + (t % hk);\n          let l = i ^ (k - 1u);\n          if (l < len) {{ cx(i, l); }}\n        }}\n        workgroupBarrier();\n        cleaners(hk >> 1u, len, lid);\n      }}\n    }} else {{\n      cleaners({h}u, len, lid);\n    }}\n    for (var t = lid; t < len; t = t + {WG}u) {{\n      k0[base + t] = s0[t];\n{st1}      ix[base + t] = si[t];\n    }}\n    workgroupBarrier();\n  }}\n}}",
+@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n  let total = md[0];\n  let p = md[1];\n  let nb = (total + {bm1}u) / {b}u;\n  for (var g = wid.x; g < nb; g = g + nwg.x) {{\n    let base = g * {b}u;\n    let len = min({b}u, total - base);\n    for (var t = lid; t < len; t = t + {WG}u) {{\n      s0[t] = k0[base + t];\n{ld1}      si[t] = ix[base + t];\n    }}\n    workgroupBarrier();\n    {{\n      let kmax = min(p, {b}u);\n      for (var k = 2u; k <= kmax; k = k << 1u) {{\n        let hk = k >> 1u;\n        for (var t = lid; t < {h}u; t = t + {WG}u) {{\n          let i = (t / hk) * k + (t % hk);\n          let l = i ^ (k - 1u);\n          if (l < len) {{ cx(i, l); }}\n        }}\n        workgroupBarrier();\n        cleaners(hk >> 1u, len, lid);\n      }}\n    }}\n    for (var t = lid; t < len; t = t + {WG}u) {{\n      k0[base + t] = s0[t];\n{st1}      ix[base + t] = si[t];\n    }}\n    workgroupBarrier();\n  }}\n}}",
         bm1 = b - 1
-    );
-    src
-}
-
-/// The global step kernel: one compare-exchange per invocation over the
-/// scratch pairs, `md = [N, k, j, flip]` (flip: partner `i ^ (k - 1)`, else
-/// `i + j`).
-fn step_src(wide: bool) -> String {
-    let mut src = scratch_decl(wide);
-    src.push_str(&cmp_fns(wide, "k0", "k1", "ix"));
-    let _ = writeln!(
-        src,
-        "@compute @workgroup_size({WG})\nfn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{\n  let npairs = md[0] / 2u;\n  let k = md[1];\n  let j = md[2];\n  let flip = md[3] != 0u;\n  for (var t = gid.x; t < npairs; t = t + nwg.x * {WG}u) {{\n    let i = (t / j) * 2u * j + (t % j);\n    var l = i + j;\n    if (flip) {{ l = i ^ (k - 1u); }}\n    cx(i, l);\n  }}\n}}"
     );
     src
 }
@@ -283,7 +288,7 @@ fn out_src(xd: DType, wv: Option<(Win, Win)>, wi: Option<Win>) -> String {
 }
 
 /// A plain (whole-buffer) binding entry.
-fn whole(binding: usize, b: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
+pub(super) fn whole(binding: usize, b: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
     wgpu::BindGroupEntry {
         binding: binding as u32,
         resource: b.as_entire_binding(),
@@ -292,15 +297,15 @@ fn whole(binding: usize, b: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
 
 /// Workgroups of a grid-stride launch over `items` work items, `per` per
 /// workgroup.
-fn groups(items: usize, per: usize) -> (u32, u32, u32) {
+pub(super) fn groups(items: usize, per: usize) -> (u32, u32, u32) {
     (items.div_ceil(per).clamp(1, 65_535) as u32, 1, 1)
 }
 
 /// The scratch pairs of one sort: key words and indices.
-struct Scratch {
-    k0: GpuBuffer,
-    k1: Option<GpuBuffer>,
-    ix: GpuBuffer,
+pub(super) struct Scratch {
+    pub(super) k0: GpuBuffer,
+    pub(super) k1: Option<GpuBuffer>,
+    pub(super) ix: GpuBuffer,
 }
 
 impl Scratch {
@@ -360,14 +365,21 @@ impl GpuBackend {
         if n == 0 || rows == 0 {
             return Ok(true);
         }
-        let p = n.next_power_of_two();
+        // Rows up to a block: the bitonic network over rows padded to a
+        // power of two; longer rows: the radix passes, unpadded.
+        let b = block_len(&ctx, 4 * (2 + wide as usize));
+        let long = n > b;
+        let p = if long { n } else { n.next_power_of_two() };
         let total = rows.saturating_mul(p);
         let max_bind = ctx
             .limits
             .max_storage_buffer_binding_size
             .min(ctx.limits.max_buffer_size)
             .min(u32::MAX as u64);
-        if total > (1usize << 31) || super::buffer::padded(total * 4) > max_bind {
+        if total > (1usize << 31)
+            || super::buffer::padded(total * 4) > max_bind
+            || (long && !radix::fits(rows, n, max_bind))
+        {
             return Ok(false);
         }
 
@@ -428,44 +440,17 @@ impl GpuBackend {
             dispatch(&ctx, op, &pipeline, &entries, groups(total, WG as usize));
         }
 
-        // 2. The network: block stages, then global steps per longer stage.
-        let b = block_len(&ctx, 4 * (2 + wide as usize));
-        let block = ctx.pipeline(op, &block_src(wide, b))?;
-        let run_block = |mode: u32| -> Result<()> {
-            let m = GpuBuffer::from_bytes(
-                &ctx,
-                bytemuck::cast_slice(&[total as u32, p as u32, mode]),
-                op,
-            )?;
+        // 2. The network in workgroup memory (rows up to a block), or the
+        // radix passes (longer rows).
+        let scratch = if long {
+            radix::radix_sort(&ctx, op, scratch, rows, n, dt.itemsize())?
+        } else {
+            let block = ctx.pipeline(op, &block_src(wide, b))?;
+            let m =
+                GpuBuffer::from_bytes(&ctx, bytemuck::cast_slice(&[total as u32, p as u32]), op)?;
             dispatch(&ctx, op, &block, &scratch.entries(&m), groups(total, b));
-            Ok(())
+            scratch
         };
-        run_block(0)?;
-        if p > b {
-            let step = ctx.pipeline(op, &step_src(wide))?;
-            let mut k = 2 * b;
-            while k <= p {
-                let mut j = k / 2;
-                while j >= b {
-                    let flip = (j == k / 2) as u32;
-                    let m = GpuBuffer::from_bytes(
-                        &ctx,
-                        bytemuck::cast_slice(&[total as u32, k as u32, j as u32, flip]),
-                        op,
-                    )?;
-                    dispatch(
-                        &ctx,
-                        op,
-                        &step,
-                        &scratch.entries(&m),
-                        groups(total / 2, WG as usize),
-                    );
-                    j /= 2;
-                }
-                run_block(1)?;
-                k *= 2;
-            }
-        }
 
         // 3. Outputs (x is read only for the values).
         let wv = values.map(|v| (wx, windows(&ctx, v, xd)));

@@ -4,7 +4,7 @@
 //! are found by a check pass (one flag word read back) before anything is
 //! written. Transcendental math, activations, float `rem`, `pow`, atan2 and
 //! hypot of f32, f16 and bf16 run rnx's own WGSL library (`math.rs`, with its
-//! accuracy table); f64 trunc/floor/ceil/round run `math_f64.rs`; other f64
+//! accuracy table); f64 trunc/floor/ceil/round/exp/log run `math_f64.rs`; other f64
 //! math goes through the CPU (`via_cpu`): the README's device table lists it.
 
 use super::kernel::{param_bytes, Map, Operand};
@@ -52,6 +52,7 @@ fn unary_expr(op: UnaryOp, d: DType) -> Option<String> {
     let one = lit(d, 1.0);
     let f32ish = t == "f32";
     Some(match op {
+        _ if t == "f64" && math_f64::unary(op).is_some() => math_f64::unary(op)?.into(),
         Neg if d.is_unsigned_int() => format!("{zero} - x"),
         Neg => "-x".into(),
         Conj => "x".into(),
@@ -66,7 +67,6 @@ fn unary_expr(op: UnaryOp, d: DType) -> Option<String> {
         LogicalNot => format!("select({zero}, {one}, x == {zero})"),
         BitNot => "~x".into(),
         Sqrt => "sqrt(x)".into(),
-        Trunc | Floor | Ceil | Round if t == "f64" => math_f64::unary(op)?.into(),
         Trunc if f32ish => "trunc(x)".into(),
         Ceil if f32ish => "ceil(x)".into(),
         Floor if f32ish => "floor(x)".into(),

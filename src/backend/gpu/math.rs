@@ -62,7 +62,8 @@
 //! lavapipe; a GPU that flushes denormals to zero flushes them here too.
 //!
 //! Through the CPU (documented round trip, exact CPU results): every f64 math
-//! function and activation (f64 float pow, rem, atan2, hypot included).
+//! function and activation (f64 float pow, rem, atan2, hypot included) except
+//! exp and log, which run rnx's f64 library (`math_f64.rs`).
 
 use crate::backend::elementwise::{BinaryOp, UnaryOp};
 

@@ -1,5 +1,5 @@
 //! The GPU's own f64 math: which function of the WGSL library
-//! `wgsl/math_f64.wgsl` each f64 unary op runs as. WGSL's f64 built-ins are
+//! `wgsl/math_f64.wgsl` each f64 unary op runs as, and its accuracy. WGSL's f64 built-ins are
 //! not used for rounding (lavapipe's f64 `trunc` loses the sign of a zero
 //! result): the library works on the bits (SHADER_INT64), exact for every
 //! input, bit-identical to the CPU. No dispatch code lives here
@@ -9,6 +9,16 @@
 //! |---|---|---|
 //! | trunc, floor, ceil | `r64_trunc`, `r64_floor`, `r64_ceil` | exact (signed zeros, ±inf and NaN kept) |
 //! | round | `r64_round` | exact; half away from zero, as the CPU's `f64::round` |
+//! | exp | `m64_exp` (fdlibm's `e_exp.c`: reduction by k ln2 in two parts, rational approximation) | 1 ULP ÷ (measured 1.000) |
+//! | log | `m64_log` (fdlibm's `e_log.c`) | 1 ULP ÷ (measured 1.000) |
+//!
+//! ULP bounds are asserted by `tests/suite/gpu_f64.rs` over 10^6 inputs
+//! against Rust's f64 functions on lavapipe (whose f64 division is correctly
+//! rounded; "÷": Vulkan allows a less exact division on other GPUs, which
+//! can add about that much). Subnormal results of exp are scaled twice (as
+//! fdlibm), so they may be off by one unit of 2^-1074.
+//!
+//! exp and log use no WGSL built-in (Vulkan has no f64 `exp`/`log`).
 //!
 //! relu, relu6 and hard_tanh of f64 are compares and selects (exact) in
 //! `elementwise.rs`. Every other f64 math function and activation takes the
@@ -28,6 +38,8 @@ pub(crate) fn unary(op: UnaryOp) -> Option<&'static str> {
         Floor => "r64_floor(x)",
         Ceil => "r64_ceil(x)",
         Round => "r64_round(x)",
+        Exp => "m64_exp(x)",
+        Log => "m64_log(x)",
         _ => return None,
     })
 }

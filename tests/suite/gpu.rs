@@ -149,11 +149,11 @@ pub(crate) fn assert_close(what: &str, g: &Tensor, c: &Tensor, rel: f64) {
     }
 }
 
-/// Math results of f32 and halves (the GPU runs rnx's WGSL library, see
-/// `src/backend/gpu/math.rs`) against the CPU's: within `ulps(x)` f32 ULPs
-/// (both devices' documented bounds added; 3 more on hardware adapters, whose
-/// division may be 2.5 ULP) at input `x`, or one unit of a half type; NaN and
-/// infinities exactly.
+/// Math results of f32, f64 and halves (the GPU runs rnx's WGSL libraries,
+/// see `src/backend/gpu/math.rs` and `math_f64.rs`) against the CPU's: within
+/// `ulps(x)` ULPs of the dtype (both devices' documented bounds added; 3 more
+/// on hardware adapters, whose division may be 2.5 ULP) at input `x`, or one
+/// unit of a half type; NaN and infinities exactly.
 pub(crate) fn assert_ulps(
     what: &str,
     g: &Tensor,
@@ -179,6 +179,7 @@ pub(crate) fn assert_ulps(
     let (mant, emin) = match c.dtype() {
         DType::F16 => (10, -14),
         DType::BF16 => (7, -126),
+        DType::F64 => (52, -1022),
         _ => (23, -126),
     };
     for (i, (a, b)) in gv.iter().zip(&cv).enumerate() {
@@ -195,7 +196,7 @@ pub(crate) fn assert_ulps(
             ((b.abs().to_bits() >> 52) as i64 - 1023).max(emin)
         };
         let unit = ((e - mant) as f64).exp2();
-        let allowed = if c.dtype() == DType::F32 {
+        let allowed = if matches!(c.dtype(), DType::F32 | DType::F64) {
             ulps(xv[i]) + slack
         } else {
             1.0
@@ -688,6 +689,23 @@ fn unary_ops_match_the_cpu() {
                     };
                     assert_ulps(&what, &gr, &cr, &g, ulps)
                 }
+                // rnx's f64 WGSL library (math_f64.rs) against the CPU's
+                // kernels: both devices' bounds added.
+                Exp | Tanh | Sigmoid | Gelu if dt == DType::F64 => {
+                    let b = super::gpu_f64::gpu_f64_bound(op).unwrap()
+                        + super::gpu_f64::cpu_f64_bound(op);
+                    let ulps = |x: f64| match op {
+                        // The CPU's 3 + 3 |2u| (vmath's `Func::Gelu`).
+                        Gelu => {
+                            let c = (2.0 / std::f64::consts::PI).sqrt();
+                            b + 3.0 * (2.0 * c * (x + 0.044715 * x * x * x)).abs()
+                        }
+                        _ => b,
+                    };
+                    assert_ulps(&what, &gr, &cr, &g, ulps)
+                }
+                // Exact or correctly rounded ops, and f64 math that still
+                // takes the CPU round trip (erf): bit-identical.
                 _ => assert_same(&what, &gr, &cr),
             }
         }
@@ -827,9 +845,13 @@ fn round_trip_families_give_cpu_results() {
         &ga.argsort(0, true).unwrap(),
         &a.argsort(0, true).unwrap(),
     );
-    // f64 math has no GPU kernel (it stays on the CPU): bit-identical.
+    // f64 atan has no GPU kernel (it stays on the CPU): bit-identical; f64
+    // exp runs rnx's f64 WGSL library: within both devices' 1 ULP bounds.
     let (a64, ga64) = (a.cast(DType::F64).unwrap(), ga.cast(DType::F64).unwrap());
-    assert_same("f64 exp", &ga64.exp().unwrap(), &a64.exp().unwrap());
+    assert_same("f64 atan", &ga64.atan().unwrap(), &a64.atan().unwrap());
+    let ge = ga64.exp().unwrap();
+    assert_eq!(ge.device(), d, "f64 exp left the GPU");
+    assert_ulps("f64 exp", &ge, &a64.exp().unwrap(), &a64, |_| 2.0);
     assert_same(
         "gather",
         &ga.slice(s![vec![3, 0, 3], ..]).unwrap(),

@@ -406,7 +406,10 @@ fn gpu_softmax_family() {
         (DType::F32, 1e-5),
         (DType::F16, 2e-3),
         (DType::BF16, 1.6e-2),
+        // f64 computes in f64 with rnx's 1 ULP exp/log (softmax.rs).
+        (DType::F64, 1e-13),
     ] {
+        let atol = if d == DType::F64 { 1e-15 } else { 1e-6 };
         let v: Vec<f64> = Tensor::randn(DType::F64, &[6 * 7 * 5], 9)
             .unwrap()
             .to_vec::<f64>()
@@ -442,7 +445,7 @@ fn gpu_softmax_family() {
                         &c,
                         &g,
                         rtol,
-                        1e-6,
+                        atol,
                         &format!("{d:?} {name} {vname} {axes:?}"),
                     );
                     for (x, y) in f64s(&c).iter().zip(f64s(&g)) {

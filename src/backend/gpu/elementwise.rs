@@ -4,7 +4,8 @@
 //! are found by a check pass (one flag word read back) before anything is
 //! written. Transcendental math, activations, float `rem`, `pow`, atan2 and
 //! hypot of f32, f16 and bf16 run rnx's own WGSL library (`math.rs`, with its
-//! accuracy table); f64 trunc/floor/ceil/round run `math_f64.rs`; other f64
+//! accuracy table); f64 rounding, exp/log family, hyperbolic functions, trig
+//! and sigmoid-family activations run `math_f64.rs` (its table); other f64
 //! math goes through the CPU (`via_cpu`): the README's device table lists it.
 
 use super::kernel::{param_bytes, Map, Operand};
@@ -52,6 +53,7 @@ fn unary_expr(op: UnaryOp, d: DType) -> Option<String> {
     let one = lit(d, 1.0);
     let f32ish = t == "f32";
     Some(match op {
+        _ if t == "f64" && math_f64::unary(op).is_some() => math_f64::unary(op)?.into(),
         Neg if d.is_unsigned_int() => format!("{zero} - x"),
         Neg => "-x".into(),
         Conj => "x".into(),
@@ -66,7 +68,6 @@ fn unary_expr(op: UnaryOp, d: DType) -> Option<String> {
         LogicalNot => format!("select({zero}, {one}, x == {zero})"),
         BitNot => "~x".into(),
         Sqrt => "sqrt(x)".into(),
-        Trunc | Floor | Ceil | Round if t == "f64" => math_f64::unary(op)?.into(),
         Trunc if f32ish => "trunc(x)".into(),
         Ceil if f32ish => "ceil(x)".into(),
         Floor if f32ish => "floor(x)".into(),
@@ -105,6 +106,26 @@ impl ElementwiseBackend for GpuBackend {
         let Some(e) = unary_expr(op, d) else {
             return via_cpu(&[x], &[out], |cpu, i, o| cpu.unary(op, &i[0], &o[0]));
         };
+        if d == DType::F64 && math_f64::needs_range_check(op) {
+            // f64 sin/cos/tan reduce |x| < 2^20 only: one flag pass (read
+            // back) sends a tensor with a larger finite argument to the CPU.
+            let ctx = self.ctx("unary")?;
+            let large = Map {
+                op: "unary",
+                operands: vec![Operand::read(x)],
+                helpers: String::new(),
+                body: format!(
+                    "    let x = ld0(i0);\n    if (abs(x) >= {lim} && !is_inf64(x)) {{ atomicOr(&flag[0], 1u); }}",
+                    lim = lit(d, math_f64::TRIG_LIMIT)
+                ),
+                params: None,
+                flag: true,
+            }
+            .run(&ctx)?;
+            if large != 0 {
+                return via_cpu(&[x], &[out], |cpu, i, o| cpu.unary(op, &i[0], &o[0]));
+            }
+        }
         let mut helpers = helpers(d);
         if d == DType::F64 {
             helpers.push_str(math_f64::MATH_F64);

@@ -1,17 +1,59 @@
 //! The GPU's own f64 math: which function of the WGSL library
-//! `wgsl/math_f64.wgsl` each f64 unary op runs as. WGSL's f64 built-ins are
-//! not used for rounding (lavapipe's f64 `trunc` loses the sign of a zero
-//! result): the library works on the bits (SHADER_INT64), exact for every
-//! input, bit-identical to the CPU. No dispatch code lives here
-//! (`elementwise.rs` runs the kernels).
+//! `wgsl/math_f64.wgsl` each f64 unary op runs as, and its accuracy. WGSL's
+//! f64 built-ins are not used for rounding (lavapipe's f64 `trunc` loses the
+//! sign of a zero result): the rounding functions work on the bits
+//! (SHADER_INT64), exact for every input, bit-identical to the CPU. Vulkan
+//! has no f64 transcendentals: the library has its own, after fdlibm (range
+//! reduction in extra precision, its rational and polynomial
+//! approximations, exponents scaled on the bits). No dispatch code lives
+//! here (`elementwise.rs` runs the kernels).
 //!
-//! | op | WGSL | accuracy |
-//! |---|---|---|
-//! | trunc, floor, ceil | `r64_trunc`, `r64_floor`, `r64_ceil` | exact (signed zeros, ±inf and NaN kept) |
-//! | round | `r64_round` | exact; half away from zero, as the CPU's `f64::round` |
+//! | op | WGSL | bound (max ULP) | measured |
+//! |---|---|---|---|
+//! | trunc, floor, ceil | `r64_trunc`, `r64_floor`, `r64_ceil` | exact (signed zeros, ±inf and NaN kept) | 0 |
+//! | round | `r64_round` | exact; half away from zero, as the CPU's `f64::round` | 0 |
+//! | exp | `m64_exp` (fdlibm's `e_exp.c`: reduction by k ln2 in two parts, rational approximation) | 1 ÷ | 1.000 |
+//! | exp2 | `m64_exp2` (exp's kernel on t ln2 split exactly, t = x - round(x); exact at integers) | 1 ÷ | 1.000 |
+//! | expm1 | `m64_expm1` (fdlibm's `s_expm1.c`) | 1 ÷ | 1.000 |
+//! | log | `m64_log` (fdlibm's `e_log.c`) | 1 ÷ | 1.000 |
+//! | log2 | `m64_log2` (FreeBSD's `e_log2.c`; exact at powers of two) | 1 ÷ | 1.000 |
+//! | log1p | `m64_log1p` (log's kernel on f = x 2^-k + (2^-k - 1), one rounding) | 1 ÷ | 1.000 |
+//! | sinh, cosh | `m64_sinh`, `m64_cosh` (fdlibm's `e_sinh.c`, `e_cosh.c` on expm1/exp) | 3 ÷ | 3.000, 3.000 (near the overflow threshold) |
+//! | tanh | `m64_tanh` (fdlibm's `s_tanh.c` on expm1) | 3 ÷ | 3.000 |
+//! | sin, cos | `m64_sin`, `m64_cos` (fdlibm's kernels; Cody-Waite reduction by pi/2 in three parts, \|x\| < 2^20) | 2 | 2.000, 1.000 |
+//! | tan | `m64_tan` (sin / cos of the reduced argument) | 3 ÷ | 3.000 |
+//! | sigmoid | `m64_sigmoid` (the CPU's sign-dependent form) | 3 ÷ | 3.000 |
+//! | silu | `m64_silu` | 5 ÷, plus 2\|x\| + 2 units of 2^-1074 where sigmoid(x) is subnormal | 4.000 |
+//! | softplus, log_sigmoid | `m64_softplus`, `m64_log_sigmoid` (max/min(x, 0) ± log1p(e^-\|x\|)) | 2 ÷ | 2.000, 2.000 |
+//! | gelu (tanh form) | `m64_gelu` (the CPU's x·sigmoid(2u), u rounded in f64) | 5 ÷ (given the rounded u), plus 2\|x\| + 2 units of 2^-1074 where sigmoid(2u) is subnormal | 4.000 |
+//! | mish | `m64_mish` (the CPU's overflow-free form) | 7 ÷ against a composed libm reference (itself about 2 ULP off), plus 2\|x\| + 2 units of 2^-1074 where e^-\|x\| is subnormal | 5.000 |
+//! | softsign | `m64_softsign` | 1.5 ÷ (bit-identical to the CPU where division is correctly rounded) | 0.000 |
+//!
+//! Bounds are asserted by `tests/suite/gpu_f64.rs` over about 10^6 inputs
+//! per function (edge values: ±0, subnormals, ±inf, NaN, the ends of the
+//! range; uniform values over the range; a dense sweep near zero or one;
+//! random bit patterns) against Rust's f64 functions (glibc's libm), or a
+//! double-double sigmoid for the activations, on lavapipe, whose f64
+//! division is correctly rounded; "÷": Vulkan allows a less exact division
+//! on other GPUs, which can add about that much. "measured" is the largest
+//! error printed by `RNX_REQUIRE_GPU=1 cargo test --all-features --test
+//! suite gpu_f64_math_ulp -- --nocapture`; against libm (itself within
+//! about half an ULP) an error of 1.000 means one unit off libm's result.
+//! Subnormal results of exp are scaled twice (as fdlibm), so they may be off
+//! by one unit of 2^-1074. Special values (NaN, ±inf, ±0, overflow and
+//! underflow thresholds) give the CPU's results.
+//!
+//! sin, cos and tan reduce arguments with |x| < 2^20 ([`TRIG_LIMIT`]); a
+//! tensor holding a larger finite argument is found by a flag pass (one word
+//! read back) and takes the CPU round trip as a whole (exact CPU results).
+//! The library follows `math_f32.wgsl`'s rules for drivers that reassociate
+//! (lavapipe's LLVM does): no error-free sum a compiler could fold (log1p
+//! splits on the bits instead), no products of two constants in a row.
 //!
 //! relu, relu6 and hard_tanh of f64 are compares and selects (exact) in
-//! `elementwise.rs`. Every other f64 math function and activation takes the
+//! `elementwise.rs`. Every other f64 math function and activation (rsqrt,
+//! asin, acos, atan, asinh, acosh, atanh, erf, gelu_erf, hard_sigmoid,
+//! hard_silu, leaky_relu, elu, selu; binary pow, rem, atan2, hypot) takes the
 //! documented CPU round trip.
 
 use crate::backend::elementwise::UnaryOp;
@@ -28,6 +70,34 @@ pub(crate) fn unary(op: UnaryOp) -> Option<&'static str> {
         Floor => "r64_floor(x)",
         Ceil => "r64_ceil(x)",
         Round => "r64_round(x)",
+        Exp => "m64_exp(x)",
+        Exp2 => "m64_exp2(x)",
+        Expm1 => "m64_expm1(x)",
+        Log => "m64_log(x)",
+        Log2 => "m64_log2(x)",
+        Log1p => "m64_log1p(x)",
+        Sinh => "m64_sinh(x)",
+        Cosh => "m64_cosh(x)",
+        Tanh => "m64_tanh(x)",
+        Sigmoid => "m64_sigmoid(x)",
+        Silu => "m64_silu(x)",
+        Softplus => "m64_softplus(x)",
+        LogSigmoid => "m64_log_sigmoid(x)",
+        Gelu => "m64_gelu(x)",
+        Mish => "m64_mish(x)",
+        Softsign => "m64_softsign(x)",
+        Sin => "m64_sin(x)",
+        Cos => "m64_cos(x)",
+        Tan => "m64_tan(x)",
         _ => return None,
     })
+}
+
+/// The arguments sin, cos and tan reduce on the GPU: |x| below this (2^20).
+pub(crate) const TRIG_LIMIT: f64 = 1_048_576.0;
+
+/// Whether `op` of f64 needs the argument check of [`TRIG_LIMIT`] first
+/// (a tensor with a finite |x| at or past it takes the CPU round trip).
+pub(crate) fn needs_range_check(op: UnaryOp) -> bool {
+    matches!(op, UnaryOp::Sin | UnaryOp::Cos | UnaryOp::Tan)
 }

@@ -2,8 +2,12 @@
 //! primitive): one workgroup per group in one pass, or three passes for
 //! groups of more than [`CHUNK`] elements (see the module doc of `reduce.rs`
 //! for the passes and the error measured). The kernels reuse the reduction
-//! kernels' metadata, launch and tree helpers.
+//! kernels' metadata, launch and tree helpers. f32, f16 and bf16 compute in
+//! f32 with WGSL's built-in `exp`/`log`; f64 computes in f64 with rnx's f64
+//! library (`math_f64.rs`: `m64_exp`, `m64_log`, 1 ULP each), chunk partials
+//! in f64 too.
 
+use super::math_f64::MATH_F64;
 use super::reduce::{
     chunks, extra_decl, header, meta, tree, Launch, CH, CHUNK, CHUNK_LOOP, NP, WG,
 };
@@ -15,50 +19,105 @@ use crate::error::Result;
 use crate::tensor::Tensor;
 use std::fmt::Write;
 
-/// The kernel source of the softmax family on `xd` (f32 compute type).
+/// The compute (and partials) dtype of softmax over `xd`: f64 for f64, else f32.
+fn acc(xd: DType) -> DType {
+    if xd == DType::F64 {
+        DType::F64
+    } else {
+        DType::F32
+    }
+}
+
+/// The WGSL pieces of compute dtype `a`: type name, `exp`, `log`, the
+/// infinity test, and its literals 0 and 1.
+struct Fl {
+    t: &'static str,
+    exp: &'static str,
+    log: &'static str,
+    is_inf: &'static str,
+    zero: String,
+    one: String,
+}
+
+fn fl(a: DType) -> Fl {
+    let f64ish = a == DType::F64;
+    Fl {
+        t: if f64ish { "f64" } else { "f32" },
+        exp: if f64ish { "m64_exp" } else { "exp" },
+        log: if f64ish { "m64_log" } else { "log" },
+        is_inf: if f64ish { "is_inf64" } else { "is_inf32" },
+        zero: wgsl::lit(a, 0.0),
+        one: wgsl::lit(a, 1.0),
+    }
+}
+
+/// The stable maximum of the softmax kernels on compute dtype `a` (NaN
+/// propagates), the sum, and for f64 rnx's f64 library.
+fn cmax(a: DType) -> String {
+    let (t, nan) = if a == DType::F64 {
+        ("f64", "is_nan64")
+    } else {
+        ("f32", "is_nan32")
+    };
+    let mut s = format!("fn cmax(a: {t}, b: {t}) -> {t} {{\n  if ({nan}(a)) {{ return a; }}\n  if ({nan}(b)) {{ return b; }}\n  if (a > b) {{ return a; }}\n  return b;\n}}\nfn cadd(a: {t}, b: {t}) -> {t} {{ return a + b; }}\n");
+    if a == DType::F64 {
+        s.push_str(MATH_F64);
+    }
+    s
+}
+
+/// The kernel source of the softmax family on `xd` (computed in `acc(xd)`).
 fn softmax_src(op: SoftmaxOp, xd: DType, w: (Win, Win)) -> String {
+    let a = acc(xd);
+    let Fl {
+        t,
+        exp,
+        log,
+        is_inf,
+        zero,
+        one,
+    } = fl(a);
     let mut src = header(xd, xd, w);
-    src.push_str(CMAX);
-    let ninf = wgsl::lit(xd, f64::NEG_INFINITY);
+    src.push_str(&cmax(a));
+    let ninf = wgsl::lit(a, f64::NEG_INFINITY);
     let _ = writeln!(
         src,
-        "var<workgroup> sa: array<f32, {WG}>;\n@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n  let nout = md[0];\n  let cnt = md[1];\n  for (var o = wid.x; o < nout; o = o + nwg.x) {{\n    let kb = kept(o);\n    var a = {ninf};\n    for (var k = lid; k < cnt; k = k + {WG}u) {{\n      a = cmax(a, ld0(u32(kb.x + red(k).x)));\n    }}\n    sa[lid] = a;"
+        "var<workgroup> sa: array<{t}, {WG}>;\n@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n  let nout = md[0];\n  let cnt = md[1];\n  for (var o = wid.x; o < nout; o = o + nwg.x) {{\n    let kb = kept(o);\n    var a = {ninf};\n    for (var k = lid; k < cnt; k = k + {WG}u) {{\n      a = cmax(a, ld0(u32(kb.x + red(k).x)));\n    }}\n    sa[lid] = a;"
     );
     tree(&mut src, "cmax");
     let _ = writeln!(
         src,
-        "    let m = sa[0];\n    workgroupBarrier();\n    var s = 0.0f;\n    for (var k = lid; k < cnt; k = k + {WG}u) {{\n      s = s + exp(ld0(u32(kb.x + red(k).x)) - m);\n    }}\n    sa[lid] = s;"
+        "    let m = sa[0];\n    workgroupBarrier();\n    var s = {zero};\n    for (var k = lid; k < cnt; k = k + {WG}u) {{\n      s = s + {exp}(ld0(u32(kb.x + red(k).x)) - m);\n    }}\n    sa[lid] = s;"
     );
     tree(&mut src, "cadd");
     let body = match op {
-        SoftmaxOp::LogSumExp => "    if (lid == 0u) {\n      var r = m + log(sa[0]);\n      if (is_inf32(m)) { r = m; }\n      st1(u32(kb.y), r);\n    }".to_string(),
-        SoftmaxOp::LogSoftmax => format!("    let ls = log(sa[0]);\n    for (var k = lid; k < cnt; k = k + {WG}u) {{\n      let r = red(k);\n      st1(u32(kb.y + r.y), (ld0(u32(kb.x + r.x)) - m) - ls);\n    }}"),
-        SoftmaxOp::Softmax => format!("    let inv = 1.0f / sa[0];\n    for (var k = lid; k < cnt; k = k + {WG}u) {{\n      let r = red(k);\n      st1(u32(kb.y + r.y), exp(ld0(u32(kb.x + r.x)) - m) * inv);\n    }}"),
+        SoftmaxOp::LogSumExp => format!("    if (lid == 0u) {{\n      var r = m + {log}(sa[0]);\n      if ({is_inf}(m)) {{ r = m; }}\n      st1(u32(kb.y), r);\n    }}"),
+        SoftmaxOp::LogSoftmax => format!("    let ls = {log}(sa[0]);\n    for (var k = lid; k < cnt; k = k + {WG}u) {{\n      let r = red(k);\n      st1(u32(kb.y + r.y), (ld0(u32(kb.x + r.x)) - m) - ls);\n    }}"),
+        SoftmaxOp::Softmax => format!("    let inv = {one} / sa[0];\n    for (var k = lid; k < cnt; k = k + {WG}u) {{\n      let r = red(k);\n      st1(u32(kb.y + r.y), {exp}(ld0(u32(kb.x + r.x)) - m) * inv);\n    }}"),
     };
     src.push_str(&body);
     src.push_str("\n    workgroupBarrier();\n  }\n}\n");
     src
 }
 
-/// The stable maximum of the softmax kernels (NaN propagates).
-const CMAX: &str = "fn cmax(a: f32, b: f32) -> f32 {\n  if (is_nan32(a)) { return a; }\n  if (is_nan32(b)) { return b; }\n  if (a > b) { return a; }\n  return b;\n}\nfn cadd(a: f32, b: f32) -> f32 { return a + b; }\n";
-
 /// The first softmax pass over `xd`: per (output, chunk) work item `g` the
-/// chunk's maximum (to the f32 partials `y` at `g`) and its sum of `exp(x -
-/// max)` (plain binding `ps` at `g`).
+/// chunk's maximum (to the partials `y` at `g`, dtype `acc(xd)`) and its sum
+/// of `exp(x - max)` (plain binding `ps` at `g`).
 fn softmax_part_src(xd: DType, w: (Win, Win)) -> String {
-    let mut src = header(xd, DType::F32, w);
-    src.push_str(&extra_decl(w, 0, "ps", "f32", true));
-    src.push_str(CMAX);
-    let ninf = wgsl::lit(DType::F32, f64::NEG_INFINITY);
+    let a = acc(xd);
+    let Fl { t, exp, zero, .. } = fl(a);
+    let mut src = header(xd, a, w);
+    src.push_str(&extra_decl(w, 0, "ps", t, true));
+    src.push_str(&cmax(a));
+    let ninf = wgsl::lit(a, f64::NEG_INFINITY);
     let _ = writeln!(
         src,
-        "var<workgroup> sa: array<f32, {WG}>;\n@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n{CHUNK_LOOP}    var a = {ninf};\n    for (var k = k0 + lid; k < k1; k = k + {WG}u) {{\n      a = cmax(a, ld0(u32(kb.x + red(k).x)));\n    }}\n    sa[lid] = a;"
+        "var<workgroup> sa: array<{t}, {WG}>;\n@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n{CHUNK_LOOP}    var a = {ninf};\n    for (var k = k0 + lid; k < k1; k = k + {WG}u) {{\n      a = cmax(a, ld0(u32(kb.x + red(k).x)));\n    }}\n    sa[lid] = a;"
     );
     tree(&mut src, "cmax");
     let _ = writeln!(
         src,
-        "    let m = sa[0];\n    workgroupBarrier();\n    var s = 0.0f;\n    for (var k = k0 + lid; k < k1; k = k + {WG}u) {{\n      s = s + exp(ld0(u32(kb.x + red(k).x)) - m);\n    }}\n    sa[lid] = s;"
+        "    let m = sa[0];\n    workgroupBarrier();\n    var s = {zero};\n    for (var k = k0 + lid; k < k1; k = k + {WG}u) {{\n      s = s + {exp}(ld0(u32(kb.x + red(k).x)) - m);\n    }}\n    sa[lid] = s;"
     );
     tree(&mut src, "cadd");
     src.push_str("    if (lid == 0u) {\n      st1(g, m);\n      ps[g] = sa[0];\n    }\n    workgroupBarrier();\n  }\n}\n");
@@ -66,30 +125,38 @@ fn softmax_part_src(xd: DType, w: (Win, Win)) -> String {
 }
 
 /// The second softmax pass: per group, over its chunks' maxima `m_c` (the
-/// f32 input) and sums `s_c` (plain `ps`, same layout), `M = max m_c` and `S
-/// = sum s_c exp(m_c - M)`. `lse`: stores `M + log S` (`M` when infinite) at
-/// the output (dtype `yd`); else `M` at the output and `S` to plain `gs` at
-/// `o`.
-fn softmax_combine_src(lse: bool, yd: DType, w: (Win, Win)) -> String {
-    let mut src = header(DType::F32, yd, w);
-    src.push_str(&extra_decl(w, 0, "ps", "f32", false));
+/// input, partials of dtype `a`) and sums `s_c` (plain `ps`, same layout), `M
+/// = max m_c` and `S = sum s_c exp(m_c - M)`. `lse`: stores `M + log S` (`M`
+/// when infinite) at the output (dtype `yd`); else `M` at the output and `S`
+/// to plain `gs` at `o`.
+fn softmax_combine_src(lse: bool, a: DType, yd: DType, w: (Win, Win)) -> String {
+    let Fl {
+        t,
+        exp,
+        log,
+        is_inf,
+        zero,
+        ..
+    } = fl(a);
+    let mut src = header(a, yd, w);
+    src.push_str(&extra_decl(w, 0, "ps", t, false));
     if !lse {
-        src.push_str(&extra_decl(w, 1, "gs", "f32", true));
+        src.push_str(&extra_decl(w, 1, "gs", t, true));
     }
-    src.push_str(CMAX);
-    let ninf = wgsl::lit(DType::F32, f64::NEG_INFINITY);
+    src.push_str(&cmax(a));
+    let ninf = wgsl::lit(a, f64::NEG_INFINITY);
     let _ = writeln!(
         src,
-        "var<workgroup> sa: array<f32, {WG}>;\n@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n  let nout = md[0];\n  let cnt = md[1];\n  for (var o = wid.x; o < nout; o = o + nwg.x) {{\n    let kb = kept(o);\n    var a = {ninf};\n    for (var k = lid; k < cnt; k = k + {WG}u) {{\n      a = cmax(a, ld0(u32(kb.x + red(k).x)));\n    }}\n    sa[lid] = a;"
+        "var<workgroup> sa: array<{t}, {WG}>;\n@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n  let nout = md[0];\n  let cnt = md[1];\n  for (var o = wid.x; o < nout; o = o + nwg.x) {{\n    let kb = kept(o);\n    var a = {ninf};\n    for (var k = lid; k < cnt; k = k + {WG}u) {{\n      a = cmax(a, ld0(u32(kb.x + red(k).x)));\n    }}\n    sa[lid] = a;"
     );
     tree(&mut src, "cmax");
     let _ = writeln!(
         src,
-        "    let m = sa[0];\n    workgroupBarrier();\n    var s = 0.0f;\n    for (var k = lid; k < cnt; k = k + {WG}u) {{\n      let i = u32(kb.x + red(k).x);\n      s = s + ps[i] * exp(ld0(i) - m);\n    }}\n    sa[lid] = s;"
+        "    let m = sa[0];\n    workgroupBarrier();\n    var s = {zero};\n    for (var k = lid; k < cnt; k = k + {WG}u) {{\n      let i = u32(kb.x + red(k).x);\n      s = s + ps[i] * {exp}(ld0(i) - m);\n    }}\n    sa[lid] = s;"
     );
     tree(&mut src, "cadd");
     if lse {
-        src.push_str("    if (lid == 0u) {\n      var r = m + log(sa[0]);\n      if (is_inf32(m)) { r = m; }\n      st1(u32(kb.y), r);\n    }");
+        let _ = write!(src, "    if (lid == 0u) {{\n      var r = m + {log}(sa[0]);\n      if ({is_inf}(m)) {{ r = m; }}\n      st1(u32(kb.y), r);\n    }}");
     } else {
         src.push_str("    if (lid == 0u) {\n      st1(u32(kb.y), m);\n      gs[o] = sa[0];\n    }");
     }
@@ -102,14 +169,24 @@ fn softmax_combine_src(lse: bool, yd: DType, w: (Win, Win)) -> String {
 /// `gm`) and `S` (plain `gs`), as the one-pass kernel: `exp(x - M) * (1 /
 /// S)`, resp. `(x - M) - log S`.
 fn softmax_apply_src(op: SoftmaxOp, xd: DType, w: (Win, Win)) -> String {
+    let a = acc(xd);
+    let Fl {
+        t, exp, log, one, ..
+    } = fl(a);
     let mut src = header(xd, xd, w);
-    src.push_str(&extra_decl(w, 0, "gm", "f32", false));
-    src.push_str(&extra_decl(w, 1, "gs", "f32", false));
+    src.push_str(&extra_decl(w, 0, "gm", t, false));
+    src.push_str(&extra_decl(w, 1, "gs", t, false));
+    if a == DType::F64 {
+        src.push_str(MATH_F64);
+    }
     let (pre, val) = match op {
-        SoftmaxOp::LogSoftmax => ("let ls = log(gs[o]);", "(ld0(u32(kb.x + r.x)) - m) - ls"),
+        SoftmaxOp::LogSoftmax => (
+            format!("let ls = {log}(gs[o]);"),
+            "(ld0(u32(kb.x + r.x)) - m) - ls".to_string(),
+        ),
         _ => (
-            "let inv = 1.0f / gs[o];",
-            "exp(ld0(u32(kb.x + r.x)) - m) * inv",
+            format!("let inv = {one} / gs[o];"),
+            format!("{exp}(ld0(u32(kb.x + r.x)) - m) * inv"),
         ),
     };
     let _ = writeln!(
@@ -128,11 +205,14 @@ impl GpuBackend {
         out: &Tensor,
     ) -> Result<()> {
         let (nout, count, md) = meta(x, axes, out, 0);
-        let f32ish = matches!(x.dtype(), DType::F32 | DType::F16 | DType::BF16);
-        if f32ish && count > CHUNK && nout > 0 {
+        let gpu = matches!(
+            x.dtype(),
+            DType::F32 | DType::F16 | DType::BF16 | DType::F64
+        );
+        if gpu && count > CHUNK && nout > 0 {
             return self.softmax_chunked(op, x, axes, out, md);
         }
-        if f32ish {
+        if gpu {
             return Launch {
                 op: "softmax",
                 md: &md,
@@ -151,7 +231,8 @@ impl GpuBackend {
     }
 
     /// The softmax family over groups of more than [`CHUNK`] elements, in
-    /// passes: per chunk its maximum `m_c` and `s_c = sum exp(x - m_c)` (f32);
+    /// passes: per chunk its maximum `m_c` and `s_c = sum exp(x - m_c)` (f32,
+    /// f64 for f64);
     /// per group `M = max m_c` and `S = sum s_c exp(m_c - M)` (logsumexp
     /// stores `M + log S` and is done); then per chunk each output element
     /// from `M` and `S` with the one-pass kernel's formulas. `md` is `x`'s
@@ -165,12 +246,13 @@ impl GpuBackend {
         mut md: Vec<u32>,
     ) -> Result<()> {
         let xd = x.dtype();
+        let a = acc(xd);
         let (nout, count) = (md[0] as usize, md[1] as usize);
         let (ch, np) = chunks(count);
         md[NP] = np as u32;
         md[CH] = ch as u32;
-        let pm = self.partials(DType::F32, x, axes, np)?;
-        let ps = self.partials(DType::F32, x, axes, np)?;
+        let pm = self.partials(a, x, axes, np)?;
+        let ps = self.partials(a, x, axes, np)?;
         let last = pm.shape().len() - 1;
         Launch {
             op: "softmax",
@@ -183,8 +265,8 @@ impl GpuBackend {
             extra: &[&ps],
         }
         .run(self, |w| softmax_part_src(xd, w))?;
-        let gm = self.partials(DType::F32, x, axes, 1)?;
-        let gs = self.partials(DType::F32, x, axes, 1)?;
+        let gm = self.partials(a, x, axes, 1)?;
+        let gs = self.partials(a, x, axes, 1)?;
         let lse = op == SoftmaxOp::LogSumExp;
         let target = if lse {
             Self::with_unit_axis(out)?
@@ -199,11 +281,11 @@ impl GpuBackend {
             items: cout,
             per_group: 1,
             x: &pm,
-            xd: DType::F32,
+            xd: a,
             out: &target,
             extra: &extra,
         }
-        .run(self, |w| softmax_combine_src(lse, target.dtype(), w))?;
+        .run(self, |w| softmax_combine_src(lse, a, target.dtype(), w))?;
         if lse {
             return Ok(());
         }

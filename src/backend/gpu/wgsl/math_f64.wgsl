@@ -1,7 +1,11 @@
 // rnx's f64 WGSL library: trunc, floor, ceil and round (half away from zero,
 // as the CPU's `f64::round`) on the bits, exact for every f64 (signed zeros
-// kept, integers, infinities and NaN returned as they are). Needs
-// SHADER_F64 and SHADER_INT64.
+// kept, integers, infinities and NaN returned as they are); exp, exp2, expm1,
+// log, log2, log1p, sinh, cosh, tanh, sin, cos, tan (|x| < 2^20), sigmoid,
+// silu, softplus, log_sigmoid, gelu, mish and softsign after fdlibm and the
+// CPU's formulas (no WGSL built-in: Vulkan has no f64 transcendentals), with
+// the exponent scaled on the bits. Needs SHADER_F64 and SHADER_INT64; the
+// kernel prelude's `is_nan64`/`is_inf64`.
 
 fn r64_trunc(x: f64) -> f64 {
   let b = bitcast<u64>(x);
@@ -27,4 +31,420 @@ fn r64_round(x: f64) -> f64 {
   if (d >= f64(0.5)) { return t + f64(1.0); }
   if (d <= f64(-0.5)) { return t - f64(1.0); }
   return t;
+}
+
+// 2^k for k in [-1022, 1023].
+fn p2_64(k: i32) -> f64 {
+  return bitcast<f64>(u64(u32(k + 1023)) << 52u);
+}
+
+// exp (fdlibm's e_exp.c): x = k ln2 + r, |r| <= ln2 / 2, with r carried as
+// hi - lo (k ln2_hi exact); a rational approximation of exp(r); y 2^k.
+fn m64_exp(x: f64) -> f64 {
+  if (is_nan64(x)) { return x; }
+  if (x > bitcast<f64>(0x40862e42fefa39eflu)) { return bitcast<f64>(0x7ff0000000000000lu); }
+  if (x < bitcast<f64>(0xc0874910d52d3052lu)) { return f64(0.0); }
+  let kf = r64_floor(x * bitcast<f64>(0x3ff71547652b82felu) + f64(0.5));
+  let hi = x - kf * bitcast<f64>(0x3fe62e42fee00000lu);
+  let lo = kf * bitcast<f64>(0x3dea39ef35793c76lu);
+  return exp_k64(hi, lo, i32(kf));
+}
+
+// e^(hi - lo) 2^k for |hi - lo| <= ln2 / 2 (about), lo tiny against hi, and a
+// result that is not past the largest finite f64 (fdlibm's e_exp.c kernel).
+fn exp_k64(hi: f64, lo: f64, k: i32) -> f64 {
+  let r = hi - lo;
+  let t = r * r;
+  let c = r - t * (f64(1.66666666666666019037e-01) + t * (f64(-2.77777777770155933842e-03)
+    + t * (f64(6.61375632143793436117e-05) + t * (f64(-1.65339022054652515390e-06)
+    + t * f64(4.13813679705723846039e-08)))));
+  let y = f64(1.0) - ((lo - (r * c) / (f64(2.0) - c)) - hi);
+  // Scaled on the exponent bits (exact; no constant products the driver
+  // could fold into an overflow); subnormal results in one rounding after.
+  if (k >= -1021) { return sc64(y, k); }
+  return sc64(y, k + 1000) * p2_64(-1000);
+}
+
+// 2^x: x = k + t, k = round(x), |t| <= 1/2 exact; t ln2 = hi - lo with hi =
+// th ln2_hi exact (th: t's top 21 bits, ln2_hi: 32 bits) and the rest in lo.
+// Exact at integers.
+fn m64_exp2(x: f64) -> f64 {
+  if (is_nan64(x)) { return x; }
+  if (x >= f64(1024.0)) { return bitcast<f64>(0x7ff0000000000000lu); }
+  if (x < f64(-1075.0)) { return f64(0.0); }
+  let kf = r64_floor(x + f64(0.5));
+  let t = x - kf;
+  let th = bitcast<f64>(bitcast<u64>(t) & 0xffffffff00000000lu);
+  let tl = t - th;
+  let hi = th * bitcast<f64>(0x3fe62e42fee00000lu);
+  let lo = -(th * bitcast<f64>(0x3dea39ef35793c76lu) + tl * bitcast<f64>(0x3fe62e42fefa39eflu));
+  return exp_k64(hi, lo, i32(kf));
+}
+
+// e^x - 1 (fdlibm's s_expm1.c): x = k ln2 + r (r carried as x - c), a
+// rational approximation of e^r - 1 and the 2^k scaling arranged so that no
+// cancellation loses bits.
+fn m64_expm1(x0: f64) -> f64 {
+  if (is_nan64(x0)) { return x0; }
+  let hx = u32(bitcast<u64>(x0) >> 32u) & 0x7fffffffu;
+  let neg = x0 < f64(0.0);
+  if (hx >= 0x4043687au) {
+    if (neg) { return f64(-1.0); }
+    if (x0 > bitcast<f64>(0x40862e42fefa39eflu)) { return bitcast<f64>(0x7ff0000000000000lu); }
+  }
+  var x = x0;
+  var c = f64(0.0);
+  var k = 0;
+  if (hx > 0x3fd62e42u) {
+    var hi: f64;
+    var lo: f64;
+    if (hx < 0x3ff0a2b2u) {
+      if (!neg) {
+        hi = x - bitcast<f64>(0x3fe62e42fee00000lu);
+        lo = bitcast<f64>(0x3dea39ef35793c76lu);
+        k = 1;
+      } else {
+        hi = x + bitcast<f64>(0x3fe62e42fee00000lu);
+        lo = -bitcast<f64>(0x3dea39ef35793c76lu);
+        k = -1;
+      }
+    } else {
+      k = i32(bitcast<f64>(0x3ff71547652b82felu) * x + select(f64(0.5), f64(-0.5), neg));
+      let t = f64(k);
+      hi = x - t * bitcast<f64>(0x3fe62e42fee00000lu);
+      lo = t * bitcast<f64>(0x3dea39ef35793c76lu);
+    }
+    x = hi - lo;
+    c = (hi - x) - lo;
+  } else if (hx < 0x3c900000u) {
+    return x;
+  }
+  let hfx = f64(0.5) * x;
+  let hxs = x * hfx;
+  let r1 = f64(1.0) + hxs * (f64(-3.33333333333331316428e-02) + hxs * (f64(1.58730158725481460165e-03)
+    + hxs * (f64(-7.93650757867487942473e-05) + hxs * (f64(4.00821782732936239552e-06)
+    + hxs * f64(-2.01099218183624371326e-07)))));
+  let t = f64(3.0) - r1 * hfx;
+  var e = hxs * ((r1 - t) / (f64(6.0) - x * t));
+  if (k == 0) { return x - (x * e - hxs); }
+  e = x * (e - c) - c;
+  e = e - hxs;
+  if (k == -1) { return f64(0.5) * (x - e) - f64(0.5); }
+  if (k == 1) {
+    if (x < f64(-0.25)) { return f64(-2.0) * (e - (x + f64(0.5))); }
+    return f64(1.0) + f64(2.0) * (x - e);
+  }
+  if (k <= -2 || k > 56) {
+    let y = f64(1.0) - (e - x);
+    return sc64(y, k) - f64(1.0);
+  }
+  if (k < 20) {
+    let y = (f64(1.0) - p2_64(-k)) - (e - x);
+    return sc64(y, k);
+  }
+  let y = (x - (e + p2_64(-k))) + f64(1.0);
+  return sc64(y, k);
+}
+
+// y 2^k for y in [0.5, 2) and a normal finite result: the exponent bits plus k.
+fn sc64(y: f64, k: i32) -> f64 {
+  let b = bitcast<u64>(y);
+  if (k >= 0) { return bitcast<f64>(b + (u64(u32(k)) << 52u)); }
+  return bitcast<f64>(b - (u64(u32(-k)) << 52u));
+}
+
+// log (fdlibm's e_log.c): x = 2^k (1 + f), 1 + f in [sqrt(2)/2, sqrt(2));
+// log(1 + f) = f - (f^2/2 - s (f^2/2 + R(s^2))), s = f / (2 + f); plus k ln2
+// as k ln2_hi (exact) + k ln2_lo.
+fn m64_log(x0: f64) -> f64 {
+  if (is_nan64(x0)) { return x0; }
+  if (x0 < f64(0.0)) { return bitcast<f64>(0x7ff8000000000000lu); }
+  if (x0 == f64(0.0)) { return bitcast<f64>(0xfff0000000000000lu); }
+  if (is_inf64(x0)) { return x0; }
+  return log_sum64(log_parts64(x0));
+}
+
+// The parts of k ln2 + log(1 + f): hfsq = f^2 / 2 and r = s (hfsq + R(s^2)),
+// s = f / (2 + f), so that log(1 + f) = f - hfsq + r.
+struct Log64 { k: f64, f: f64, hfsq: f64, r: f64 }
+
+fn log_fparts64(k: f64, f: f64) -> Log64 {
+  let s = f / (f64(2.0) + f);
+  let z = s * s;
+  let w = z * z;
+  let t1 = w * (bitcast<f64>(0x3fd999999997fa04lu) + w * (bitcast<f64>(0x3fcc71c51d8e78aflu)
+    + w * bitcast<f64>(0x3fc39a09d078c69flu)));
+  let t2 = z * (bitcast<f64>(0x3fe5555555555593lu) + w * (bitcast<f64>(0x3fd2492494229359lu)
+    + w * (bitcast<f64>(0x3fc7466496cb03delu) + w * bitcast<f64>(0x3fc2f112df3e5244lu))));
+  let hfsq = f64(0.5) * f * f;
+  return Log64(k, f, hfsq, s * (hfsq + t2 + t1));
+}
+
+// The parts of log x for a positive finite x: x = 2^k (1 + f) with 1 + f in
+// [sqrt(2)/2, sqrt(2)).
+fn log_parts64(x0: f64) -> Log64 {
+  var x = x0;
+  var k = 0;
+  if (x < bitcast<f64>(0x0010000000000000lu)) {
+    x = x * bitcast<f64>(0x4350000000000000lu);
+    k = -54;
+  }
+  let b = bitcast<u64>(x);
+  k = k + i32((b >> 52u) & 0x7fflu) - 1023;
+  var m = bitcast<f64>((b & 0xffffffffffffflu) | 0x3ff0000000000000lu);
+  if (m > bitcast<f64>(0x3ff6a09e667f3bcdlu)) {
+    m = m * f64(0.5);
+    k = k + 1;
+  }
+  return log_fparts64(f64(k), m - f64(1.0));
+}
+
+// k ln2 + log(1 + f) from its parts.
+fn log_sum64(p: Log64) -> f64 {
+  return p.k * bitcast<f64>(0x3fe62e42fee00000lu)
+    - ((p.hfsq - (p.r + p.k * bitcast<f64>(0x3dea39ef35793c76lu))) - p.f);
+}
+
+// log2 (FreeBSD's e_log2.c): log(1 + f) = f - hfsq + r split as hi (top 21
+// bits) + lo, each times 1/ln2 in two parts, k added in extra precision.
+// Exact at powers of two.
+fn m64_log2(x: f64) -> f64 {
+  if (is_nan64(x)) { return x; }
+  if (x < f64(0.0)) { return bitcast<f64>(0x7ff8000000000000lu); }
+  if (x == f64(0.0)) { return bitcast<f64>(0xfff0000000000000lu); }
+  if (is_inf64(x)) { return x; }
+  let p = log_parts64(x);
+  let hi = bitcast<f64>(bitcast<u64>(p.f - p.hfsq) & 0xffffffff00000000lu);
+  let lo = ((p.f - hi) - p.hfsq) + p.r;
+  let vh = hi * bitcast<f64>(0x3ff7154765200000lu);
+  var vl = (lo + hi) * bitcast<f64>(0x3de705fc2eefa200lu) + lo * bitcast<f64>(0x3ff7154765200000lu);
+  let w = p.k + vh;
+  vl = vl + ((p.k - w) + vh);
+  return vl + w;
+}
+
+// log(1 + x) = k ln2 + log(1 + f): k from the rounded u = 1 + x (u 2^-k in
+// [sqrt(2)/2, sqrt(2))), and f = (1 + x) 2^-k - 1 = x 2^-k + (2^-k - 1) with
+// both terms exact, so f has one rounding (no error-free sum a driver could
+// fold away). x itself (minus x^2/2) where |x| < 2^-29; log x past 2^53.
+fn m64_log1p(x: f64) -> f64 {
+  if (is_nan64(x)) { return x; }
+  if (x < f64(-1.0)) { return bitcast<f64>(0x7ff8000000000000lu); }
+  if (x == f64(-1.0)) { return bitcast<f64>(0xfff0000000000000lu); }
+  if (is_inf64(x)) { return x; }
+  let ax = abs(x);
+  if (ax < bitcast<f64>(0x3e20000000000000lu)) {
+    if (ax < bitcast<f64>(0x3c90000000000000lu)) { return x; }
+    return x - x * x * f64(0.5);
+  }
+  if (x >= bitcast<f64>(0x4340000000000000lu)) { return log_sum64(log_parts64(x)); }
+  let b = bitcast<u64>(f64(1.0) + x);
+  var k = i32((b >> 52u) & 0x7fflu) - 1023;
+  let m = bitcast<f64>((b & 0xffffffffffffflu) | 0x3ff0000000000000lu);
+  if (m > bitcast<f64>(0x3ff6a09e667f3bcdlu)) { k = k + 1; }
+  let p = p2_64(-k);
+  return log_sum64(log_fparts64(f64(k), x * p + (p - f64(1.0))));
+}
+
+// 1 / (1 + e^-x) in the CPU's sign-dependent form: z = e^-|x|, (1 or z) / (1 + z).
+fn m64_sigmoid(x: f64) -> f64 {
+  let z = m64_exp(-abs(x));
+  return select(z, f64(1.0), x >= f64(0.0)) / (f64(1.0) + z);
+}
+
+// x sigmoid(x); -0 at -inf (as the CPU).
+fn m64_silu(x: f64) -> f64 {
+  if (x == bitcast<f64>(0xfff0000000000000lu)) { return bitcast<f64>(0x8000000000000000lu); }
+  return x * m64_sigmoid(x);
+}
+
+// max(x, 0) + log1p(e^-|x|), NaN kept.
+fn m64_softplus(x: f64) -> f64 {
+  if (is_nan64(x)) { return x; }
+  return select(f64(0.0), x, x > f64(0.0)) + m64_log1p(m64_exp(-abs(x)));
+}
+
+// min(x, 0) - log1p(e^-|x|), NaN kept.
+fn m64_log_sigmoid(x: f64) -> f64 {
+  if (is_nan64(x)) { return x; }
+  return select(f64(0.0), x, x < f64(0.0)) - m64_log1p(m64_exp(-abs(x)));
+}
+
+// tanh (fdlibm's s_tanh.c): +-1 past 22; 1 - 2 / (expm1(2|x|) + 2) for |x| >= 1;
+// -t / (t + 2), t = expm1(-2|x|), below; x where |x| < 2^-55.
+fn m64_tanh(x: f64) -> f64 {
+  if (is_nan64(x)) { return x; }
+  let ax = abs(x);
+  var z: f64;
+  if (ax >= f64(22.0)) {
+    z = f64(1.0);
+  } else if (ax < bitcast<f64>(0x3c80000000000000lu)) {
+    return x;
+  } else if (ax >= f64(1.0)) {
+    let t = m64_expm1(ax + ax);
+    z = f64(1.0) - f64(2.0) / (t + f64(2.0));
+  } else {
+    let t = m64_expm1(f64(-2.0) * ax);
+    z = -t / (t + f64(2.0));
+  }
+  return select(z, -z, x < f64(0.0));
+}
+
+// sinh (fdlibm's e_sinh.c): from expm1(|x|) below 22, (e^|x|)/2 below
+// log(f64::MAX), e^(|x|/2)/2 * e^(|x|/2) up to the overflow threshold.
+fn m64_sinh(x: f64) -> f64 {
+  if (is_nan64(x)) { return x; }
+  let ax = abs(x);
+  let h = select(f64(0.5), f64(-0.5), x < f64(0.0));
+  if (ax < f64(22.0)) {
+    if (ax < bitcast<f64>(0x3e30000000000000lu)) { return x; }
+    let t = m64_expm1(ax);
+    if (ax < f64(1.0)) { return h * (f64(2.0) * t - t * t / (t + f64(1.0))); }
+    return h * (t + t / (t + f64(1.0)));
+  }
+  if (ax < bitcast<f64>(0x40862e42fefa39eflu)) { return h * m64_exp(ax); }
+  if (ax <= bitcast<f64>(0x408633ce8fb9f87dlu)) {
+    let w = m64_exp(f64(0.5) * ax);
+    return (h * w) * w;
+  }
+  return select(bitcast<f64>(0x7ff0000000000000lu), bitcast<f64>(0xfff0000000000000lu), x < f64(0.0));
+}
+
+// cosh (fdlibm's e_cosh.c): 1 + t^2 / (2 (1 + t)), t = expm1(|x|), below
+// ln2 / 2; (e^|x| + e^-|x|) / 2 below 22; then as sinh.
+fn m64_cosh(x: f64) -> f64 {
+  if (is_nan64(x)) { return x; }
+  let ax = abs(x);
+  if (ax < bitcast<f64>(0x3fd62e42fefa39eflu)) {
+    let t = m64_expm1(ax);
+    let w = f64(1.0) + t;
+    if (ax < bitcast<f64>(0x3c80000000000000lu)) { return w; }
+    return f64(1.0) + (t * t) / (w + w);
+  }
+  if (ax < f64(22.0)) {
+    let t = m64_exp(ax);
+    return f64(0.5) * t + f64(0.5) / t;
+  }
+  if (ax < bitcast<f64>(0x40862e42fefa39eflu)) { return f64(0.5) * m64_exp(ax); }
+  if (ax <= bitcast<f64>(0x408633ce8fb9f87dlu)) {
+    let w = m64_exp(f64(0.5) * ax);
+    return (f64(0.5) * w) * w;
+  }
+  return bitcast<f64>(0x7ff0000000000000lu);
+}
+
+// x = n pi/2 + (y0 + y1) for |x| < 2^20 pi/2 (fdlibm's e_rem_pio2.c, medium
+// case): n = round(x 2/pi), pi/2 in three 33-bit parts, each further part
+// taken only when the previous subtraction cancelled. n's low two bits in
+// `n`.
+struct Rem64 { n: i32, y0: f64, y1: f64 }
+
+fn rem_pio2_64(x: f64) -> Rem64 {
+  let fnn = r64_floor(x * bitcast<f64>(0x3fe45f306dc9c883lu) + f64(0.5));
+  var r = x - fnn * bitcast<f64>(0x3ff921fb54400000lu);
+  var w = fnn * bitcast<f64>(0x3dd0b4611a626331lu);
+  let j = i32((bitcast<u64>(x) >> 52u) & 0x7fflu);
+  var y0 = r - w;
+  var i = j - i32((bitcast<u64>(y0) >> 52u) & 0x7fflu);
+  if (i > 16) {
+    var t = r;
+    w = fnn * bitcast<f64>(0x3dd0b4611a600000lu);
+    r = t - w;
+    w = fnn * bitcast<f64>(0x3ba3198a2e037073lu) - ((t - r) - w);
+    y0 = r - w;
+    i = j - i32((bitcast<u64>(y0) >> 52u) & 0x7fflu);
+    if (i > 49) {
+      t = r;
+      w = fnn * bitcast<f64>(0x3ba3198a2e000000lu);
+      r = t - w;
+      w = fnn * bitcast<f64>(0x397b839a252049c1lu) - ((t - r) - w);
+      y0 = r - w;
+    }
+  }
+  return Rem64(i32(fnn) & 3, y0, (r - y0) - w);
+}
+
+// sin(x + y) for |x + y| <= pi/4, y tiny against x (fdlibm's k_sin.c).
+fn ksin64(x: f64, y: f64) -> f64 {
+  let z = x * x;
+  let v = z * x;
+  let r = bitcast<f64>(0x3f8111111110f8a6lu) + z * (bitcast<f64>(0xbf2a01a019c161d5lu)
+    + z * (bitcast<f64>(0x3ec71de357b1fe7dlu) + z * (bitcast<f64>(0xbe5ae5e68a2b9ceblu)
+    + z * bitcast<f64>(0x3de5d93a5acfd57clu))));
+  return x - ((z * (f64(0.5) * y - v * r) - y) - v * bitcast<f64>(0xbfc5555555555549lu));
+}
+
+// cos(x + y) for |x + y| <= pi/4 (FreeBSD's k_cos.c).
+fn kcos64(x: f64, y: f64) -> f64 {
+  let z = x * x;
+  let w = z * z;
+  let r = z * (bitcast<f64>(0x3fa555555555554clu) + z * (bitcast<f64>(0xbf56c16c16c15177lu)
+    + z * bitcast<f64>(0x3efa01a019cb1590lu))) + w * w * (bitcast<f64>(0xbe927e4f809c52adlu)
+    + z * (bitcast<f64>(0x3e21ee9ebdb4b1c4lu) + z * bitcast<f64>(0xbda8fae9be8838d4lu)));
+  let hz = f64(0.5) * z;
+  let v = f64(1.0) - hz;
+  return v + (((f64(1.0) - v) - hz) + (z * r - x * y));
+}
+
+// The reduced argument of sin/cos/tan: x itself where |x| <= pi/4 (n = 0).
+fn trig_arg64(x: f64) -> Rem64 {
+  if (abs(x) <= bitcast<f64>(0x3fe921fb54442d18lu)) { return Rem64(0, x, f64(0.0)); }
+  return rem_pio2_64(x);
+}
+
+// sin, cos, tan of |x| < 2^20 (the caller sends larger arguments to the
+// CPU): fdlibm's kernels on the reduced argument; tan = sin / cos of it.
+fn m64_sin(x: f64) -> f64 {
+  if (is_nan64(x) || is_inf64(x)) { return bitcast<f64>(0x7ff8000000000000lu); }
+  if (abs(x) < bitcast<f64>(0x3e40000000000000lu)) { return x; }
+  let a = trig_arg64(x);
+  var s: f64;
+  if ((a.n & 1) == 0) { s = ksin64(a.y0, a.y1); } else { s = kcos64(a.y0, a.y1); }
+  return select(s, -s, a.n >= 2);
+}
+
+fn m64_cos(x: f64) -> f64 {
+  if (is_nan64(x) || is_inf64(x)) { return bitcast<f64>(0x7ff8000000000000lu); }
+  if (abs(x) < bitcast<f64>(0x3e40000000000000lu)) { return f64(1.0); }
+  let a = trig_arg64(x);
+  var c: f64;
+  if ((a.n & 1) == 0) { c = kcos64(a.y0, a.y1); } else { c = ksin64(a.y0, a.y1); }
+  return select(c, -c, a.n == 1 || a.n == 2);
+}
+
+fn m64_tan(x: f64) -> f64 {
+  if (is_nan64(x) || is_inf64(x)) { return bitcast<f64>(0x7ff8000000000000lu); }
+  if (abs(x) < bitcast<f64>(0x3e40000000000000lu)) { return x; }
+  let a = trig_arg64(x);
+  let s = ksin64(a.y0, a.y1);
+  let c = kcos64(a.y0, a.y1);
+  if ((a.n & 1) == 0) { return s / c; }
+  return -c / s;
+}
+
+// Tanh-form GELU as the CPU: x sigmoid(2 c (x + k x^3)), c = sqrt(2/pi) and
+// k = 0.044715 in f64 (the product k x^2 x + x unfused); -0 at -inf.
+fn m64_gelu(x: f64) -> f64 {
+  if (x == bitcast<f64>(0xfff0000000000000lu)) { return bitcast<f64>(0x8000000000000000lu); }
+  let c = bitcast<f64>(0x3fe9884533d43651lu);
+  let u = (c + c) * ((f64(0.044715) * x * x) * x + x);
+  return x * m64_sigmoid(u);
+}
+
+// x tanh(softplus(x)) in the CPU's form without overflow: z = e^-|x|; x >= 0:
+// x (1 + 2z) / (1 + 2z + 2z^2); x < 0: x n / (n + 2), n = z (z + 2); -0 at -inf.
+fn m64_mish(x: f64) -> f64 {
+  if (x == bitcast<f64>(0xfff0000000000000lu)) { return bitcast<f64>(0x8000000000000000lu); }
+  let z = m64_exp(-abs(x));
+  let tp = f64(2.0) * z + f64(1.0);
+  let pos = tp / ((f64(2.0) * z) * z + tp);
+  let n = z * (z + f64(2.0));
+  let neg = n / (n + f64(2.0));
+  return x * select(neg, pos, x >= f64(0.0));
+}
+
+// x / (1 + |x|), +-1 at +-inf (as the CPU: correctly rounded sum and quotient).
+fn m64_softsign(x: f64) -> f64 {
+  if (is_inf64(x)) { return select(f64(1.0), f64(-1.0), x < f64(0.0)); }
+  return x / (f64(1.0) + abs(x));
 }

@@ -42,6 +42,7 @@ mod gpu_reduce_long;
 #[cfg(feature = "gpu")]
 mod gpu_sort;
 mod index;
+mod index_large;
 mod index_mask;
 #[cfg(all(feature = "npz", feature = "safetensors"))]
 mod io;

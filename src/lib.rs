@@ -137,6 +137,8 @@ pub use backend::elementwise::CmpOp;
 pub use device::{gpu_devices, num_threads, set_num_threads, synchronize, Device, GpuInfo};
 pub use dtype::{DType, Element, Scalar, C32, C64};
 pub use error::{Error, Result};
+#[cfg(feature = "image")]
+pub use io::{load_image, save_image, save_image_with, ImageOptions};
 pub use io::{load_npy, load_npy_mmap, load_txt, save_npy, save_txt, TxtOptions};
 #[cfg(feature = "npz")]
 pub use io::{load_npz, load_npz_entry, save_npz, save_npz_compressed};

@@ -25,6 +25,8 @@
 //!   `safetensors` package) is copied instead.
 //! - Data is little-endian in every format written (the hosts rnx runs on).
 
+#[cfg(feature = "image")]
+pub mod image;
 pub mod npy;
 #[cfg(feature = "npz")]
 pub mod npz;
@@ -32,6 +34,8 @@ pub mod npz;
 pub mod safetensors;
 pub mod text;
 
+#[cfg(feature = "image")]
+pub use image::{load_image, save_image, save_image_with, ImageOptions};
 pub use npy::{load_npy, load_npy_mmap, save_npy};
 #[cfg(feature = "npz")]
 pub use npz::{load_npz, load_npz_entry, save_npz, save_npz_compressed};

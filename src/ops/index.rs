@@ -1,5 +1,5 @@
 //! Indexing with Nx's index spec (`I` select, `L` fancy index, `R` range, `N`
-//! new axis) and
+//! new axis, `M` mask) and
 //! the `s![..]` macro; slice, set_slice, slice_ranges, set_slice_ranges, set;
 //! and the overlap-aware assignments blit and fill. Views for `I`/`R`, a backend
 //! gather for `L`. Assignments validate everything, then snapshot a source that
@@ -13,7 +13,7 @@ use crate::layout::Layout;
 use crate::overlap::{same_view, tensors_overlap};
 use crate::tensor::Tensor;
 
-/// One entry of an index spec (Nx's `I`, `L`, `R`, `N`), per axis from the
+/// One entry of an index spec (Nx's `I`, `L`, `R`, `N`, `M`), per axis from the
 /// first; missing trailing entries select everything. `N` (or the [`NewAxis`]
 /// marker in [`crate::s!`]) inserts a size-1 axis and consumes no input axis.
 ///
@@ -33,8 +33,10 @@ use crate::tensor::Tensor;
 /// assert_eq!(x.slice(s![.., ..;-2]).unwrap().to_string(), "[[4, 2],\n [8, 6]]");
 /// assert_eq!(x.slice(s![1, [0, -1]]).unwrap().to_string(), "[5, 8]");
 /// assert_eq!(x.slice(&[Index::N, Index::I(0)]).unwrap().shape(), &[1, 4]);
+/// // A mask: the columns where it is true (a copy).
+/// assert_eq!(x.slice(s![.., [true, false, false, true]]).unwrap().to_string(), "[[1, 4],\n [5, 8]]");
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub enum Index {
     /// Select one position and drop the axis.
     I(isize),
@@ -45,6 +47,62 @@ pub enum Index {
     /// A new axis of size 1 here (Nx's `N`, NumPy's `np.newaxis`); consumes no
     /// axis of the input. A view.
     N,
+    /// Boolean mask (Nx's `M`, NumPy's `a[:, mask]`): a 1-D u8 tensor (0
+    /// false, non-zero true) as long as the axis; keeps the positions where it
+    /// is true, in order, like [`Tensor::compress`] along that axis. A copy,
+    /// never a view (as NumPy's boolean indexing copies); in
+    /// [`Tensor::set_slice`] it is masked assignment along the axis. Several
+    /// `L`/`M` entries select independently per axis (the outer product of
+    /// the selections), as `L` does. `s![.., [true, false]]` builds one from
+    /// bools. Errors (naming `slice`/`set_slice`): a mask that is not u8, not
+    /// 1-D, of another length than the axis, or on another device than the
+    /// tensor. For an n-D mask over several axes use [`Tensor::extract`] /
+    /// [`Tensor::set_mask`].
+    M(Tensor),
+}
+
+/// Structural equality; two `M` masks are equal when they have the same
+/// dtype, shape and elements (masks that cannot be read, as on a lost
+/// device, equal only themselves: the same view of the same storage).
+impl PartialEq for Index {
+    fn eq(&self, other: &Index) -> bool {
+        match (self, other) {
+            (Index::I(a), Index::I(b)) => a == b,
+            (Index::L(a), Index::L(b)) => a == b,
+            (Index::R(a, b, c), Index::R(d, e, f)) => (a, b, c) == (d, e, f),
+            (Index::N, Index::N) => true,
+            (Index::M(a), Index::M(b)) => {
+                if a.same_storage(b) && a.layout() == b.layout() {
+                    return true;
+                }
+                a.dtype() == b.dtype()
+                    && a.shape() == b.shape()
+                    && matches!((a.to_vec_f64(), b.to_vec_f64()), (Ok(x), Ok(y)) if x == y)
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Index {}
+
+impl From<Vec<bool>> for Index {
+    fn from(v: Vec<bool>) -> Index {
+        Index::from(&v[..])
+    }
+}
+
+impl From<&[bool]> for Index {
+    fn from(v: &[bool]) -> Index {
+        let m: Vec<u8> = v.iter().map(|&b| b as u8).collect();
+        Index::M(Tensor::from_slice_1d(&m))
+    }
+}
+
+impl<const N: usize> From<[bool; N]> for Index {
+    fn from(v: [bool; N]) -> Index {
+        Index::from(&v[..])
+    }
 }
 
 /// The new-axis marker for [`crate::s!`]: `s![NewAxis, ..]` is
@@ -294,7 +352,7 @@ fn range_of(
 }
 
 fn resolve(op: &str, t: &Tensor, spec: &[Index]) -> Result<Resolved> {
-    let consumed = spec.iter().filter(|ix| **ix != Index::N).count();
+    let consumed = spec.iter().filter(|ix| !matches!(ix, Index::N)).count();
     if consumed > t.ndim() {
         return Err(Error::invalid(
             op,
@@ -331,6 +389,21 @@ fn resolve(op: &str, t: &Tensor, spec: &[Index]) -> Result<Resolved> {
             Index::L(v) => {
                 let idx = v.iter().map(|&i| check(i)).collect::<Result<Vec<_>>>()?;
                 gathers.push((r, idx));
+                r += 1;
+            }
+            Index::M(m) => {
+                let pos = super::mask::true_positions(op, m, t)?;
+                if m.ndim() != 1 || m.size() != size {
+                    return Err(Error::invalid(
+                        op,
+                        format!(
+                            "mask of shape {:?} does not match axis {axis} of size {size} \
+                             (an M entry is a 1-D mask as long as its axis)",
+                            m.shape()
+                        ),
+                    ));
+                }
+                gathers.push((r, pos));
                 r += 1;
             }
             Index::R(start, stop, step) => {

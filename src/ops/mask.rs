@@ -1,19 +1,106 @@
 //! Selection with u8 masks (0 false, non-zero true): `nonzero`, `argwhere`,
 //! `extract`, `compress` and the masked assignment `set_mask` (NumPy's
 //! `a[mask] = v`). The mask is read on the host (mask compaction is
-//! data-dependent); the data moves through the backend's gather and scatter,
+//! data-dependent: a parallel count pass, then each chunk's positions written
+//! at its offset); the data moves through the backend's gather and scatter,
 //! so every dtype and device works.
 
 use super::take::{flat, gather_at, one_axis, write_flat};
 use super::{same_device, same_dtype};
+use crate::backend::cpu::strided::SendPtr;
+use crate::backend::cpu::team;
+use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::c_strides;
 use crate::tensor::Tensor;
 
+/// Mask elements per parallel chunk of [`compact`].
+const CHUNK: usize = 1 << 16;
+
+/// The positions `i` (as `T`) where `m[i] != 0`, in order: a parallel count
+/// pass per chunk, then each chunk written branch-free at its offset into the
+/// `total`-element buffer that `alloc(total)` returns (a fresh `Vec`, or a
+/// fresh tensor's memory).
+fn compact<T: Copy + Default + Send + Sync>(
+    m: &[u8],
+    conv: fn(usize) -> T,
+    alloc: impl FnOnce(usize) -> Result<*mut T>,
+) -> Result<usize> {
+    let chunks = m.len().div_ceil(CHUNK);
+    let mut counts = vec![0usize; chunks];
+    let cp = SendPtr(counts.as_mut_ptr());
+    team::for_each_chunk(chunks, &|c| {
+        let s = &m[c * CHUNK..((c + 1) * CHUNK).min(m.len())];
+        let n: usize = s.iter().map(|&b| (b != 0) as usize).sum();
+        // SAFETY: chunk c writes only its own count.
+        unsafe { *cp.get().add(c) = n };
+    });
+    let mut total = 0usize;
+    for c in counts.iter_mut() {
+        let n = *c;
+        *c = total;
+        total += n;
+    }
+    let out = SendPtr(alloc(total)?);
+    if total == 0 {
+        return Ok(0);
+    }
+    team::for_each_chunk(chunks, &|c| {
+        let start = c * CHUNK;
+        let s = &m[start..(start + CHUNK).min(m.len())];
+        let mut at = counts[c];
+        let mut buf = [T::default(); 1024];
+        for (b, block) in s.chunks(1024).enumerate() {
+            let base = start + b * 1024;
+            let mut w = 0usize;
+            for (i, &v) in block.iter().enumerate() {
+                // w <= i < 1024: in bounds.
+                buf[w] = conv(base + i);
+                w += (v != 0) as usize;
+            }
+            // SAFETY: chunk c owns output positions counts[c]..counts[c] +
+            // its count (the prefix sums above), inside the `total` elements.
+            unsafe { std::ptr::copy_nonoverlapping(buf.as_ptr(), out.get().add(at), w) };
+            at += w;
+        }
+    });
+    Ok(total)
+}
+
+/// `f` over the host bytes of the u8 `mask` in row-major order: borrowed
+/// when the mask is a contiguous CPU tensor, else copied.
+fn with_mask_bytes<R>(mask: &Tensor, f: impl FnOnce(&[u8]) -> Result<R>) -> Result<R> {
+    if mask.device() == Device::Cpu && mask.is_c_contiguous() {
+        let s = mask.as_slice::<u8>()?;
+        f(&s)
+    } else {
+        f(&mask.to_vec::<u8>()?)
+    }
+}
+
 /// The row-major positions of the true elements of the u8 `mask` (any
 /// layout); an error naming `op` for another dtype or device than `like`'s.
-fn true_positions(op: &str, mask: &Tensor, like: &Tensor) -> Result<Vec<isize>> {
+pub(crate) fn true_positions(op: &str, mask: &Tensor, like: &Tensor) -> Result<Vec<isize>> {
+    check_mask(op, mask, like)?;
+    with_mask_bytes(mask, |m| {
+        let mut v: Vec<isize> = Vec::new();
+        let n = compact(
+            m,
+            |i| i as isize,
+            |n| {
+                v = Vec::with_capacity(n);
+                Ok(v.as_mut_ptr())
+            },
+        )?;
+        // SAFETY: `compact` wrote all `n` elements of the capacity.
+        unsafe { v.set_len(n) };
+        Ok(v)
+    })
+}
+
+/// An error naming `op` unless `mask` is u8 on `like`'s device.
+fn check_mask(op: &str, mask: &Tensor, like: &Tensor) -> Result<()> {
     same_device(op, &[like, mask])?;
     if mask.dtype() != DType::U8 {
         return Err(Error::invalid(
@@ -24,13 +111,17 @@ fn true_positions(op: &str, mask: &Tensor, like: &Tensor) -> Result<Vec<isize>> 
             ),
         ));
     }
-    Ok(mask
-        .to_vec::<u8>()?
-        .iter()
-        .enumerate()
-        .filter(|&(_, &m)| m != 0)
-        .map(|(i, _)| i as isize)
-        .collect())
+    Ok(())
+}
+
+/// A fresh 1-D i64 CPU tensor of `n` elements and its memory, for one writer.
+fn fresh_i64(n: usize) -> Result<(Tensor, *mut i64)> {
+    let t = Tensor::empty_on(DType::I64, &[n], Device::Cpu)?;
+    let p = t
+        .storage()
+        .host_ptr()
+        .expect("a CPU tensor has host memory") as *mut i64;
+    Ok((t, p))
 }
 
 /// `mask` broadcast to `shape`, or an error naming `op`.
@@ -81,10 +172,53 @@ impl Tensor {
     /// assert_eq!(nz[1].to_vec::<i64>().unwrap(), vec![0, 1, 0, 1]);
     /// ```
     pub fn nonzero(&self) -> Result<Vec<Tensor>> {
-        let pos = nonzero_positions("nonzero", self)?;
-        coordinates(&pos, self.shape())
-            .into_iter()
-            .map(|c| Tensor::from_slice(&c, &[c.len()])?.to_device(self.device()))
+        let op = "nonzero";
+        let m = if self.dtype() == DType::U8 {
+            self.clone()
+        } else {
+            self.cmpne(0)?
+        };
+        check_mask(op, &m, self)?;
+        // The row-major positions, written straight into a fresh tensor.
+        let mut flat_pos = None;
+        let total = with_mask_bytes(&m, |bytes| {
+            compact(
+                bytes,
+                |i| i as i64,
+                |n| {
+                    let (t, p) = fresh_i64(n)?;
+                    flat_pos = Some(t);
+                    Ok(p)
+                },
+            )
+        })?;
+        let flat_pos = flat_pos.expect("compact allocates");
+        let shape = self.shape();
+        let out = if shape.len() == 1 {
+            vec![flat_pos]
+        } else {
+            let pos = flat_pos.as_slice::<i64>()?;
+            let cs = c_strides(shape);
+            let mut axes = Vec::with_capacity(shape.len());
+            for d in 0..shape.len() {
+                let (st, dim) = (cs[d].max(1) as i64, shape[d].max(1) as i64);
+                let (t, p) = fresh_i64(total)?;
+                let p = SendPtr(p);
+                let pos = &pos[..];
+                team::for_each_chunk(total.div_ceil(CHUNK), &|c| {
+                    let r = c * CHUNK..((c + 1) * CHUNK).min(total);
+                    for i in r {
+                        // SAFETY: chunk c writes only its own elements of
+                        // the fresh `total`-element tensor.
+                        unsafe { *p.get().add(i) = (pos[i] / st) % dim };
+                    }
+                });
+                axes.push(t);
+            }
+            axes
+        };
+        out.into_iter()
+            .map(|t| t.to_device(self.device()))
             .collect()
     }
 

@@ -3,11 +3,15 @@
 //! casts and sums (so they run on every device); `bincount` is a scatter-add
 //! (the backend's `scatter_reduce`); `searchsorted` and `unique` compare keys
 //! on the host (exact integers as i128, floats as f64 with NaN last and equal
-//! to itself, -0 equal to 0) and move data with the backend's gather.
+//! to itself, -0 equal to 0; `searchsorted` maps both to order-preserving u64
+//! keys and runs branch-free binary searches, or a merge for sorted needles,
+//! over the thread pool) and move data with the backend's gather.
 
 use super::same_dtype;
 use super::take::{flat, gather_at, host_indices, resolve, write_flat, IndexMode};
 use crate::axes::Axes;
+use crate::backend::cpu::strided::SendPtr;
+use crate::backend::cpu::team;
 use crate::backend::ScatterOp;
 use crate::device::Device;
 use crate::dtype::DType;
@@ -152,6 +156,98 @@ fn fcmp(a: f64, b: f64) -> Ordering {
     }
 }
 
+/// Order-preserving u64 keys of a real tensor's elements (row-major), one
+/// comparison for every dtype: integers exactly (signed ones with the sign bit
+/// flipped), floats through f64 with NumPy's sort order (-0 equal to 0, every
+/// NaN one key after +inf). An error naming `op` for a complex dtype.
+fn order_keys(op: &str, t: &Tensor) -> Result<Vec<u64>> {
+    let d = t.dtype();
+    if d.is_complex() {
+        return Err(Error::dtype(op, d));
+    }
+    let h = t.to_device(Device::Cpu)?;
+    Ok(if d.is_signed_int() {
+        let v = h.cast(DType::I64)?.to_vec::<i64>()?;
+        v.into_iter().map(|x| (x as u64) ^ (1 << 63)).collect()
+    } else if d.is_int() {
+        h.cast(DType::U64)?.to_vec::<u64>()?
+    } else {
+        let v = if d == DType::F64 {
+            h.to_vec::<f64>()?
+        } else {
+            h.cast(DType::F64)?.to_vec::<f64>()?
+        };
+        v.into_iter().map(float_key).collect()
+    })
+}
+
+/// The order key of a float: NaN last (all NaNs one key), -0 as 0.
+#[inline]
+fn float_key(x: f64) -> u64 {
+    if x.is_nan() {
+        return u64::MAX;
+    }
+    let b = (x + 0.0).to_bits(); // -0 + 0 = +0
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b | (1 << 63)
+    }
+}
+
+/// How many keys of the sorted `a` are below `v` (`right`: at most `v`):
+/// a branch-free binary search (the loop's length depends on `a.len()` only).
+#[inline]
+fn partition(a: &[u64], v: u64, right: bool) -> usize {
+    if a.is_empty() {
+        return 0;
+    }
+    let below = |x: u64| x < v || (right && x == v);
+    let (mut base, mut size) = (0usize, a.len());
+    while size > 1 {
+        let half = size / 2;
+        let mid = base + half;
+        // SAFETY: base + size <= a.len() throughout, and half < size.
+        let x = unsafe { *a.get_unchecked(mid) };
+        base = if below(x) { mid } else { base };
+        size -= half;
+    }
+    // SAFETY: base < a.len() (base + size <= len with size == 1).
+    base + below(unsafe { *a.get_unchecked(base) }) as usize
+}
+
+/// `res[j] = partition(a, vals[j], right)` for every needle, split over the
+/// pool. When the needles are sorted and many (their binary searches would
+/// cost more than one walk of `a`), each chunk searches its first needle and
+/// then walks `a` forward (a merge): the same results.
+fn search_all(a: &[u64], vals: &[u64], right: bool, res: &mut [i64]) {
+    const CHUNK: usize = 1 << 14;
+    let m = vals.len();
+    let log_n = usize::BITS - a.len().leading_zeros();
+    let merge = m > 1 && m * log_n as usize > a.len() + m && vals.windows(2).all(|w| w[0] <= w[1]);
+    let below = |x: u64, v: u64| x < v || (right && x == v);
+    let out = SendPtr(res.as_mut_ptr());
+    team::for_each_chunk(m.div_ceil(CHUNK), &|c| {
+        let r = c * CHUNK..((c + 1) * CHUNK).min(m);
+        if merge {
+            let mut p = partition(a, vals[r.start], right);
+            for j in r {
+                let v = vals[j];
+                while p < a.len() && below(a[p], v) {
+                    p += 1;
+                }
+                // SAFETY: chunk c writes only its own positions of `res`.
+                unsafe { *out.get().add(j) = p as i64 };
+            }
+        } else {
+            for j in r {
+                // SAFETY: as above.
+                unsafe { *out.get().add(j) = partition(a, vals[j], right) as i64 };
+            }
+        }
+    });
+}
+
 /// A host i64 vector as a tensor on `device`.
 pub(crate) fn i64_tensor(v: &[i64], shape: &[usize], device: Device) -> Result<Tensor> {
     Tensor::from_slice(v, shape)?.to_device(device)
@@ -264,9 +360,10 @@ impl Tensor {
         }
         same_dtype(op, &[self, values])?;
         super::same_device(op, &[self, values])?;
-        let keys = Keys::of(op, self)?;
-        let order: Vec<usize> = match &opts.sorter {
-            None => (0..keys.len()).collect(),
+        let keys = order_keys(op, self)?;
+        // The keys in sorted order (permuted by the sorter when given).
+        let sorted: Vec<u64> = match &opts.sorter {
+            None => keys,
             Some(s) => {
                 if s.shape() != self.shape() {
                     return Err(Error::shapes(
@@ -279,19 +376,14 @@ impl Tensor {
                 let ks = host_indices(op, s, self)?;
                 resolve(op, &ks, keys.len(), 0, IndexMode::Raise)?
                     .into_iter()
-                    .map(|k| k as usize)
+                    .map(|k| keys[k as usize])
                     .collect()
             }
         };
-        let vals = Keys::of(op, values)?;
-        let res: Vec<i64> = (0..vals.len())
-            .map(|j| {
-                order.partition_point(|&i| match opts.side {
-                    Side::Left => keys.cmp(i, &vals, j) == Ordering::Less,
-                    Side::Right => keys.cmp(i, &vals, j) != Ordering::Greater,
-                }) as i64
-            })
-            .collect();
+        let vals = order_keys(op, values)?;
+        let right = opts.side == Side::Right;
+        let mut res = vec![0i64; vals.len()];
+        search_all(&sorted, &vals, right, &mut res);
         i64_tensor(&res, values.shape(), self.device())
     }
 

@@ -120,25 +120,35 @@ pub(crate) fn resolve(
             }),
         };
     }
-    idx.iter()
-        .map(|&i| match mode {
-            IndexMode::Raise => {
+    let oob = |i: i64| Error::IndexOutOfBounds {
+        op: op.into(),
+        index: i as isize,
+        axis,
+        size,
+    };
+    let mut out = Vec::with_capacity(idx.len());
+    match mode {
+        IndexMode::Raise => {
+            // One branch-free pass; the first bad index is looked up only on
+            // failure.
+            let mut bad = false;
+            out.extend(idx.iter().map(|&i| {
                 let j = if i < 0 { i + n } else { i };
-                if (0..n).contains(&j) {
-                    Ok(j as isize)
-                } else {
-                    Err(Error::IndexOutOfBounds {
-                        op: op.into(),
-                        index: i as isize,
-                        axis,
-                        size,
-                    })
-                }
+                bad |= (j as u64) >= n as u64;
+                j as isize
+            }));
+            if bad {
+                let &i = idx
+                    .iter()
+                    .find(|&&i| !(-n..n).contains(&i))
+                    .expect("a bad index was seen");
+                return Err(oob(i));
             }
-            IndexMode::Wrap => Ok(i.rem_euclid(n) as isize),
-            IndexMode::Clip => Ok(i.clamp(0, n - 1) as isize),
-        })
-        .collect()
+        }
+        IndexMode::Wrap => out.extend(idx.iter().map(|&i| i.rem_euclid(n) as isize)),
+        IndexMode::Clip => out.extend(idx.iter().map(|&i| i.clamp(0, n - 1) as isize)),
+    }
+    Ok(out)
 }
 
 /// One axis of a rank-`ndim` tensor.
@@ -235,24 +245,36 @@ pub(crate) fn write_flat(
 /// `axis` (0 where `target` has size 1 there: broadcast), and `ks[e]` on
 /// `axis`.
 fn along_positions(shape: &[usize], target: &[usize], axis: usize, ks: &[isize]) -> Vec<isize> {
+    let nd = shape.len();
     let ts = c_strides(target);
+    if nd == 1 {
+        return ks.iter().map(|&k| k * ts[0]).collect();
+    }
     let mut st: Vec<isize> = ts.clone();
-    for d in 0..shape.len() {
-        if target[d] == 1 && shape[d] != 1 && d != axis {
+    for d in 0..nd {
+        if (target[d] == 1 && shape[d] != 1) || d == axis {
             st[d] = 0;
         }
     }
+    // Rows along the last axis: the outer coordinates' part of the position
+    // once per row, then one step per element.
+    let inner = shape[nd - 1];
+    let (step, kstride) = (st[nd - 1], ts[axis]);
+    let last_is_axis = axis == nd - 1;
     let mut pos = Vec::with_capacity(ks.len());
-    let mut coord = vec![0usize; shape.len()];
-    for &k in ks {
-        let mut p = k * ts[axis];
-        for d in 0..shape.len() {
-            if d != axis {
-                p += coord[d] as isize * st[d];
-            }
+    let mut coord = vec![0usize; nd - 1];
+    for row in ks.chunks(inner.max(1)) {
+        let base: isize = (0..nd - 1).map(|d| coord[d] as isize * st[d]).sum();
+        if last_is_axis {
+            pos.extend(row.iter().map(|&k| base + k * kstride));
+        } else {
+            pos.extend(
+                row.iter()
+                    .enumerate()
+                    .map(|(i, &k)| base + i as isize * step + k * kstride),
+            );
         }
-        pos.push(p);
-        for d in (0..shape.len()).rev() {
+        for d in (0..nd - 1).rev() {
             coord[d] += 1;
             if coord[d] < shape[d] {
                 break;

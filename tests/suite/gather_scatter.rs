@@ -97,7 +97,7 @@ fn positions(ix: &Index, len: usize) -> (Vec<usize>, bool) {
             }
             (out, false)
         }
-        Index::N => unreachable!("not used here"),
+        Index::N | Index::M(_) => unreachable!("not used here"),
     }
 }
 

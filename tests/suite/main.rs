@@ -42,8 +42,12 @@ mod gpu_reduce_long;
 #[cfg(feature = "gpu")]
 mod gpu_sort;
 mod index;
+mod index_large;
+mod index_mask;
 #[cfg(all(feature = "npz", feature = "safetensors"))]
 mod io;
+#[cfg(all(feature = "image", feature = "npz", feature = "safetensors"))]
+mod io_image;
 mod io_text;
 mod linalg_decomp;
 mod math;

@@ -1,10 +1,12 @@
 //! CPU gather and scatter along an axis: one planned traversal of the other
-//! axes, and for each run the list of indexed positions. No validation (the
-//! frontend did it). `scatter_reduce` combines in index order, on one thread
-//! (deterministic for repeated indices).
+//! axes, and for each run the list of indexed positions; moves copy elements
+//! by size (one instance per item size, not per dtype) and split over the
+//! pool when large. No validation (the frontend did it). `scatter_reduce`
+//! combines in index order, on one thread (deterministic for repeated
+//! indices), in native arithmetic for add/multiply of integers, f32 and f64.
 
-use super::strided::Plan;
-use super::{base_ptr, CpuBackend};
+use super::strided::{Plan, SendPtr, PAR_MIN_ELEMS};
+use super::{base_ptr, team, CpuBackend};
 use crate::backend::index::{IndexBackend, ScatterOp};
 use crate::dtype::{DType, Element};
 use crate::error::Result;
@@ -20,32 +22,64 @@ fn drop_axis(l: &Layout, axis: usize) -> Layout {
     Layout::new(shape, strides, l.offset())
 }
 
-/// The index values of a 1-D i32 or i64 tensor.
+/// The index values of a 1-D i32 or i64 tensor (one pass over a contiguous
+/// slice when the tensor is contiguous).
 fn index_values(indices: &Tensor) -> Vec<isize> {
     let il = indices.layout();
-    let at = |j: usize| il.offset() as isize + j as isize * il.strides()[0];
+    let n = indices.size();
+    let (off, st) = (il.offset() as isize, il.strides()[0]);
     if indices.dtype() == DType::I32 {
-        let ip = base_ptr::<i32>(indices);
+        let ip = base_ptr::<i32>(indices) as *const i32;
+        if st == 1 || n <= 1 {
+            // SAFETY: a 1-D in-bounds contiguous range of a locked i32 buffer.
+            let s = unsafe { std::slice::from_raw_parts(ip.offset(off), n) };
+            return s.iter().map(|&k| k as isize).collect();
+        }
         // SAFETY: a 1-D in-bounds layout of a locked i32 buffer.
-        (0..indices.size())
-            .map(|j| unsafe { *ip.offset(at(j)) } as isize)
+        (0..n as isize)
+            .map(|j| unsafe { *ip.offset(off + j * st) } as isize)
             .collect()
     } else {
-        let ip = base_ptr::<i64>(indices);
+        let ip = base_ptr::<i64>(indices) as *const i64;
+        if st == 1 || n <= 1 {
+            // SAFETY: a 1-D in-bounds contiguous range of a locked i64 buffer.
+            let s = unsafe { std::slice::from_raw_parts(ip.offset(off), n) };
+            return s.iter().map(|&k| k as isize).collect();
+        }
         // SAFETY: a 1-D in-bounds layout of a locked i64 buffer.
-        (0..indices.size())
-            .map(|j| unsafe { *ip.offset(at(j)) } as isize)
+        (0..n as isize)
+            .map(|j| unsafe { *ip.offset(off + j * st) } as isize)
             .collect()
     }
 }
 
+/// A 16-byte element (c64) for moves by size.
+#[derive(Clone, Copy)]
+#[repr(C, align(8))]
+struct B16([u64; 2]);
+
+/// The host base pointer of `t`'s buffer as elements of `T` (a type of the
+/// dtype's size and at most its alignment: moves copy bits only).
+fn sized_ptr<T>(t: &Tensor) -> *mut T {
+    debug_assert_eq!(std::mem::size_of::<T>(), t.itemsize());
+    t.storage()
+        .host_ptr()
+        .expect("cpu backend given a non-host tensor") as *mut T
+}
+
 /// `out[.., j, ..] = src[.., idx[j], ..]` (gather) or, with `scatter`,
-/// `out[.., idx[j], ..] = src[.., j, ..]`.
+/// `out[.., idx[j], ..] = src[.., j, ..]`, for elements of `T`'s size (bits
+/// are copied, so one instance serves every dtype of a size). Split over the
+/// pool above [`PAR_MIN_ELEMS`] moved elements: by index ranges when there are
+/// more indices than elements per index (a 1-D take), else by ranges of the
+/// other axes. Every task writes distinct elements: a gather's outputs are
+/// distinct positions `j`, and a scatter's indices are distinct (the
+/// contract).
 ///
 /// # Safety
 /// The frontend contract of [`IndexBackend`]; `idx` holds valid positions of
-/// the indexed tensor's `axis`.
-unsafe fn move_typed<T: Element>(
+/// the indexed tensor's `axis`; `T` has the dtype's size.
+unsafe fn move_sized<T: Copy>(
     src: &Tensor,
     axis: usize,
     idx: &[isize],
@@ -57,22 +91,50 @@ unsafe fn move_typed<T: Element>(
     let (rs, ro) = (drop_axis(sl, axis), drop_axis(ol, axis));
     let plan = Plan::new([&ro, &rs]);
     let [io, is] = plan.inner_strides();
-    let (sp, op) = (base_ptr::<T>(src) as *const T, base_ptr::<T>(out));
-    plan.for_each_run(0, plan.numel(), |[o0, s0], len| {
-        for (j, &k) in idx.iter().enumerate() {
-            let (oj, sj) = if scatter {
-                (k, j as isize)
-            } else {
-                (j as isize, k)
-            };
-            let od = o0 + oj * os;
-            let sd = s0 + sj * ss;
-            for i in 0..len as isize {
-                // SAFETY: offsets of in-bounds layouts at valid positions.
-                unsafe { *op.offset(od + i * io) = *sp.offset(sd + i * is) };
+    let (sp, op) = (SendPtr(sized_ptr::<T>(src)), SendPtr(sized_ptr::<T>(out)));
+    // Index j's source and destination steps along `axis`.
+    let (sj_of, oj_of): (isize, isize) = if scatter { (ss, 0) } else { (0, os) };
+    let (sk_of, ok_of): (isize, isize) = if scatter { (0, os) } else { (ss, 0) };
+    let body = |j0: usize, j1: usize, e0: usize, e1: usize| {
+        let (sp, op) = (sp.get() as *const T, op.get());
+        plan.for_each_run(e0, e1, |[o0, s0], len| {
+            for (j, &k) in idx.iter().enumerate().take(j1).skip(j0) {
+                let j = j as isize;
+                let od = o0 + j * oj_of + k * ok_of;
+                let sd = s0 + j * sj_of + k * sk_of;
+                if len == 1 {
+                    // SAFETY: offsets of in-bounds layouts at valid positions.
+                    unsafe { *op.offset(od) = *sp.offset(sd) };
+                } else if io == 1 && is == 1 {
+                    // SAFETY: `len` in-bounds contiguous elements each; the
+                    // written tensor overlaps neither the source (contract).
+                    unsafe { std::ptr::copy_nonoverlapping(sp.offset(sd), op.offset(od), len) };
+                } else {
+                    for i in 0..len as isize {
+                        // SAFETY: offsets of in-bounds layouts at valid positions.
+                        unsafe { *op.offset(od + i * io) = *sp.offset(sd + i * is) };
+                    }
+                }
             }
-        }
-    });
+        });
+    };
+    let (m, numel) = (idx.len(), plan.numel());
+    let threads = crate::device::num_threads();
+    if threads <= 1 || m * numel < 2 * PAR_MIN_ELEMS {
+        body(0, m, 0, numel);
+    } else if m >= numel {
+        let tasks = (m * numel / PAR_MIN_ELEMS).clamp(2, threads * 4).min(m);
+        let chunk = m.div_ceil(tasks);
+        team::for_each_chunk(tasks, &|t| {
+            body(t * chunk, ((t + 1) * chunk).min(m), 0, numel);
+        });
+    } else {
+        let tasks = (m * numel / PAR_MIN_ELEMS).clamp(2, threads * 4).min(numel);
+        let chunk = numel.div_ceil(tasks);
+        team::for_each_chunk(tasks, &|t| {
+            body(0, m, t * chunk, ((t + 1) * chunk).min(numel));
+        });
+    }
 }
 
 /// `op(d, s)` for one element: integers exactly (wrapping at the width),
@@ -152,6 +214,97 @@ unsafe fn reduce_typed<T: Element>(
     });
 }
 
+/// Plain arithmetic of the types that [`combine`] computes exactly
+/// natively: wrapping integers of every width (signed and unsigned share the
+/// bits of a wrapping sum and of the low half of a product), and f32/f64,
+/// whose sum and product rounded once equal [`combine`]'s f64 result rounded
+/// once (f64 holds more than twice f32's precision plus two bits).
+trait Native: Copy {
+    fn add(self, o: Self) -> Self;
+    fn mul(self, o: Self) -> Self;
+}
+
+macro_rules! native_int {
+    ($($t:ty),*) => {$(
+        impl Native for $t {
+            #[inline(always)]
+            fn add(self, o: Self) -> Self {
+                self.wrapping_add(o)
+            }
+            #[inline(always)]
+            fn mul(self, o: Self) -> Self {
+                self.wrapping_mul(o)
+            }
+        }
+    )*};
+}
+native_int!(u8, u16, u32, u64);
+
+macro_rules! native_float {
+    ($($t:ty),*) => {$(
+        impl Native for $t {
+            #[inline(always)]
+            fn add(self, o: Self) -> Self {
+                self + o
+            }
+            #[inline(always)]
+            fn mul(self, o: Self) -> Self {
+                self * o
+            }
+        }
+    )*};
+}
+native_float!(f32, f64);
+
+/// [`reduce_typed`] for `Add` / `Mul` in `T`'s native arithmetic (the same
+/// results), with a flat fast path when both tensors are 1-D.
+///
+/// # Safety
+/// As [`reduce_typed`]; `T` has the dtype's size and is its arithmetic type
+/// (the bits of an integer dtype of that width, or f32/f64 themselves).
+unsafe fn reduce_native<T: Native>(
+    src: &Tensor,
+    axis: usize,
+    idx: &[isize],
+    dst: &Tensor,
+    mul: bool,
+) {
+    let (sl, dl) = (src.layout(), dst.layout());
+    let (ss, ds) = (sl.strides()[axis], dl.strides()[axis]);
+    let (sp, dp) = (sized_ptr::<T>(src) as *const T, sized_ptr::<T>(dst));
+    if sl.ndim() == 1 {
+        let (s0, d0) = (sl.offset() as isize, dl.offset() as isize);
+        for (j, &k) in idx.iter().enumerate() {
+            // SAFETY: in-bounds positions of 1-D layouts; the destination
+            // does not overlap the source.
+            unsafe {
+                let p = dp.offset(d0 + k * ds);
+                let v = *sp.offset(s0 + j as isize * ss);
+                *p = if mul { (*p).mul(v) } else { (*p).add(v) };
+            }
+        }
+        return;
+    }
+    let (rs, rd) = (drop_axis(sl, axis), drop_axis(dl, axis));
+    let plan = Plan::new([&rd, &rs]);
+    let [id, is] = plan.inner_strides();
+    plan.for_each_run(0, plan.numel(), |[d0, s0], len| {
+        for (j, &k) in idx.iter().enumerate() {
+            let dd = d0 + k * ds;
+            let sd = s0 + j as isize * ss;
+            for i in 0..len as isize {
+                // SAFETY: offsets of in-bounds layouts at valid positions; the
+                // destination does not overlap the source.
+                unsafe {
+                    let p = dp.offset(dd + i * id);
+                    let v = *sp.offset(sd + i * is);
+                    *p = if mul { (*p).mul(v) } else { (*p).add(v) };
+                }
+            }
+        }
+    });
+}
+
 impl CpuBackend {
     fn move_axis(
         &self,
@@ -165,10 +318,15 @@ impl CpuBackend {
             return Ok(());
         }
         let idx = index_values(indices);
-        crate::dispatch!(src.dtype(), T => {
-            // SAFETY: frontend contract (see the trait).
-            unsafe { move_typed::<T>(src, axis, &idx, out, scatter) };
-        });
+        // SAFETY (every arm): frontend contract (see the trait); each type
+        // has the dtype's size.
+        match src.itemsize() {
+            1 => unsafe { move_sized::<u8>(src, axis, &idx, out, scatter) },
+            2 => unsafe { move_sized::<u16>(src, axis, &idx, out, scatter) },
+            4 => unsafe { move_sized::<u32>(src, axis, &idx, out, scatter) },
+            8 => unsafe { move_sized::<u64>(src, axis, &idx, out, scatter) },
+            _ => unsafe { move_sized::<B16>(src, axis, &idx, out, scatter) },
+        }
         Ok(())
     }
 }
@@ -194,7 +352,24 @@ impl IndexBackend for CpuBackend {
             return Ok(());
         }
         let idx = index_values(indices);
-        crate::dispatch!(src.dtype(), T => {
+        let d = src.dtype();
+        if matches!(op, ScatterOp::Add | ScatterOp::Mul)
+            && (d.is_int() || d == DType::F32 || d == DType::F64)
+        {
+            let mul = op == ScatterOp::Mul;
+            // SAFETY (every arm): frontend contract (see the trait); the type
+            // is the dtype's arithmetic type (integers: its width's bits).
+            match (d, d.itemsize()) {
+                (DType::F32, _) => unsafe { reduce_native::<f32>(src, axis, &idx, dst, mul) },
+                (DType::F64, _) => unsafe { reduce_native::<f64>(src, axis, &idx, dst, mul) },
+                (_, 1) => unsafe { reduce_native::<u8>(src, axis, &idx, dst, mul) },
+                (_, 2) => unsafe { reduce_native::<u16>(src, axis, &idx, dst, mul) },
+                (_, 4) => unsafe { reduce_native::<u32>(src, axis, &idx, dst, mul) },
+                _ => unsafe { reduce_native::<u64>(src, axis, &idx, dst, mul) },
+            }
+            return Ok(());
+        }
+        crate::dispatch!(d, T => {
             // SAFETY: frontend contract (see the trait).
             unsafe { reduce_typed::<T>(src, axis, &idx, dst, op) };
         });

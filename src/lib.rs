@@ -136,6 +136,7 @@ pub use axes::{Axes, NewShape};
 pub use backend::elementwise::CmpOp;
 pub use device::{gpu_devices, num_threads, set_num_threads, synchronize, Device, GpuInfo};
 pub use dtype::{DType, Element, Scalar, C32, C64};
+pub use dtype::{F8E4M3, F8E5M2};
 pub use error::{Error, Result};
 pub use io::{load_npy, load_npy_mmap, load_txt, save_npy, save_txt, TxtOptions};
 #[cfg(feature = "npz")]

@@ -194,7 +194,7 @@ impl IndexBackend for CpuBackend {
             return Ok(());
         }
         let idx = index_values(indices);
-        crate::dispatch!(src.dtype(), T => {
+        crate::dispatch!(@compute src.dtype(), "scatter_reduce", T => {
             // SAFETY: frontend contract (see the trait).
             unsafe { reduce_typed::<T>(src, axis, &idx, dst, op) };
         });

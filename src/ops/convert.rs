@@ -43,7 +43,7 @@ impl Tensor {
     /// let n = Tensor::create(DType::I32, &[1], &[16_842_753]).unwrap();
     /// assert_eq!(n.cast(DType::BF16).unwrap().to_vec::<rnx::bf16>().unwrap()[0].to_f64(), 16_908_288.0);
     /// let w = Tensor::create(DType::F32, &[3], &[0.3f32, 464.0, 500.0]).unwrap();
-    /// assert_eq!(w.cast(DType::F8E4M3).unwrap().to_string(), "[0.3125, 448, NaN]");
+    /// assert_eq!(w.cast(DType::F8E4M3).unwrap().to_string(), "[0.3125, 448, nan]");
     /// assert_eq!(w.cast(DType::F8E5M2).unwrap().to_string(), "[0.3125, 448, 512]");
     /// ```
     pub fn cast(&self, dtype: DType) -> Result<Tensor> {

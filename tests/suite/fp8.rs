@@ -320,7 +320,7 @@ fn casts_from_and_to_every_dtype() {
         .unwrap();
     assert_eq!(
         e5.cast(DType::F8E4M3).unwrap().to_string(),
-        "[NaN, 1.25, NaN]"
+        "[nan, 1.25, nan]"
     );
 }
 
@@ -440,10 +440,18 @@ fn arithmetic_computes_in_f32_and_rounds_once() {
         assert_eq!(x.less(&y).unwrap().to_vec::<u8>().unwrap(), [1, 0, 0, 0]);
         let z = x.copy().unwrap();
         z.mul_(&y).unwrap();
-        assert_eq!(z.to_string(), "[2, 16, 9, 4]");
+        // (9 is not an f8e5m2 value: it ties to 8 there.)
+        let e4 = dt == DType::F8E4M3;
+        assert_eq!(
+            z.to_string(),
+            if e4 { "[2, 16, 9, 4]" } else { "[2, 16, 8, 4]" }
+        );
         let out = Tensor::zeros(dt, &[4]).unwrap();
         x.sub_out(&y, &out).unwrap();
-        assert_eq!(out.to_string(), "[-1, 0, 8, 0]");
+        assert_eq!(
+            out.to_string(),
+            if e4 { "[-1, 0, 8, 0]" } else { "[-1, 0, 7, 0]" }
+        );
         // Reductions: accumulate in f32, round the result once.
         let s = Tensor::create(DType::F32, &[4], &[1.0f32, 0.125, 0.125, 0.125])
             .unwrap()
@@ -453,23 +461,20 @@ fn arithmetic_computes_in_f32_and_rounds_once() {
         assert_eq!(sum.dtype(), dt);
         assert_eq!(
             sum.to_string(),
-            if dt == DType::F8E4M3 { "1.375" } else { "1.25" }
+            // 1.375 ties to 1.5 in f8e5m2.
+            if e4 { "1.375" } else { "1.5" }
         );
-        assert_eq!(x.max(Axes::all(), false).unwrap().to_string(), "9");
+        assert_eq!(
+            x.max(Axes::all(), false).unwrap().to_string(),
+            if e4 { "9" } else { "8" }
+        );
         assert_eq!(x.argmax(0, false).unwrap().item_i64().unwrap(), 2);
         // Matmul: f32 accumulation, one rounding per result.
         let a = Tensor::create(dt, &[2, 3], &[1.0, 2.0, 3.0, 0.5, 0.25, 0.125]).unwrap();
         let b = Tensor::create(dt, &[3, 2], &[1.0, 0.0, 0.0, 1.0, 1.0, 1.0]).unwrap();
         let p = a.matmul(&b).unwrap();
         assert_eq!(p.dtype(), dt);
-        assert_eq!(
-            p.to_string(),
-            if dt == DType::F8E4M3 {
-                "[[4, 5],\n [0.625, 0.375]]"
-            } else {
-                "[[4, 5],\n [0.625, 0.375]]"
-            }
-        );
+        assert_eq!(p.to_string(), "[[4, 5],\n [0.625, 0.375]]");
         // Sorting.
         let srt = y.sort_values(0, false).unwrap();
         assert_eq!(srt.to_string(), "[1, 2, 2, 4]");

@@ -7,14 +7,17 @@ use half::{bf16, f16};
 use num_complex::Complex;
 use std::fmt;
 
-mod round;
+mod fp8;
+pub(crate) mod round;
+
+pub use fp8::{F8E4M3, F8E5M2};
 
 /// Complex number of two `f32` (dtype `c32`).
 pub type C32 = Complex<f32>;
 /// Complex number of two `f64` (dtype `c64`).
 pub type C64 = Complex<f64>;
 
-/// The fourteen element types of rnx.
+/// The sixteen element types of rnx.
 ///
 /// ```
 /// use rnx::DType;
@@ -38,11 +41,15 @@ pub enum DType {
     U16,
     U32,
     U64,
+    /// 8-bit float E4M3FN (storage; computes in f32). See [`F8E4M3`].
+    F8E4M3,
+    /// 8-bit float E5M2 (storage; computes in f32). See [`F8E5M2`].
+    F8E5M2,
 }
 
 impl DType {
     /// Every dtype, in declaration order.
-    pub const ALL: [DType; 14] = [
+    pub const ALL: [DType; 16] = [
         DType::F16,
         DType::BF16,
         DType::F32,
@@ -57,21 +64,32 @@ impl DType {
         DType::U16,
         DType::U32,
         DType::U64,
+        DType::F8E4M3,
+        DType::F8E5M2,
     ];
 
     /// Bytes per element.
     pub fn itemsize(self) -> usize {
         match self {
-            DType::I8 | DType::U8 => 1,
+            DType::I8 | DType::U8 | DType::F8E4M3 | DType::F8E5M2 => 1,
             DType::F16 | DType::BF16 | DType::I16 | DType::U16 => 2,
             DType::F32 | DType::I32 | DType::U32 => 4,
             DType::F64 | DType::I64 | DType::U64 | DType::C32 => 8,
             DType::C64 => 16,
         }
     }
-    /// Real floating point (f16, bf16, f32, f64).
+    /// Real floating point (f16, bf16, f32, f64, f8e4m3, f8e5m2).
     pub fn is_float(self) -> bool {
-        matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
+        matches!(
+            self,
+            DType::F16 | DType::BF16 | DType::F32 | DType::F64 | DType::F8E4M3 | DType::F8E5M2
+        )
+    }
+    /// The 8-bit float storage types (f8e4m3, f8e5m2): every computation on them
+    /// converts the operands to f32, runs the f32 operation, and rounds each
+    /// result once into the 8-bit output.
+    pub fn is_fp8(self) -> bool {
+        matches!(self, DType::F8E4M3 | DType::F8E5M2)
     }
     /// Complex (c32, c64).
     pub fn is_complex(self) -> bool {
@@ -118,6 +136,8 @@ impl DType {
             DType::U16 => "u16",
             DType::U32 => "u32",
             DType::U64 => "u64",
+            DType::F8E4M3 => "f8e4m3",
+            DType::F8E5M2 => "f8e5m2",
         }
     }
 }
@@ -130,9 +150,12 @@ impl fmt::Display for DType {
 
 /// Runs `$body` with `$T` bound to the Rust type of `$dtype`.
 ///
-/// `dispatch!(dtype, T => body)` covers all 14 dtypes; the subset forms
-/// `dispatch!(@real ...)` (floats and integers), `@float`, `@int`, `@complex`
-/// return `Err(Error::UnsupportedDType)` named with `$op` for the rest:
+/// `dispatch!(dtype, T => body)` covers all 16 dtypes (data movement, casts,
+/// printing); the subset forms `dispatch!(@compute ...)` (all but the fp8
+/// storage types: the compute kernels, which never see fp8 because
+/// `backend::widen` converts it to f32 first), `@real` (floats and integers
+/// but fp8), `@float` (f16, bf16, f32, f64), `@int`, `@complex` return
+/// `Err(Error::UnsupportedDType)` named with `$op` for the rest:
 /// `dispatch!(@float dtype, "sqrt", T => body)`.
 #[macro_export]
 #[doc(hidden)]
@@ -195,6 +218,81 @@ macro_rules! dispatch {
             __D::U64 => {
                 type $T = u64;
                 $body
+            }
+            __D::F8E4M3 => {
+                type $T = $crate::F8E4M3;
+                $body
+            }
+            __D::F8E5M2 => {
+                type $T = $crate::F8E5M2;
+                $body
+            }
+        }
+    }};
+    (@compute $dt:expr, $op:expr, $T:ident => $body:expr) => {{
+        use $crate::DType as __D;
+        match $dt {
+            __D::F16 => {
+                type $T = $crate::half::f16;
+                $body
+            }
+            __D::BF16 => {
+                type $T = $crate::half::bf16;
+                $body
+            }
+            __D::F32 => {
+                type $T = f32;
+                $body
+            }
+            __D::F64 => {
+                type $T = f64;
+                $body
+            }
+            __D::C32 => {
+                type $T = $crate::C32;
+                $body
+            }
+            __D::C64 => {
+                type $T = $crate::C64;
+                $body
+            }
+            __D::I8 => {
+                type $T = i8;
+                $body
+            }
+            __D::I16 => {
+                type $T = i16;
+                $body
+            }
+            __D::I32 => {
+                type $T = i32;
+                $body
+            }
+            __D::I64 => {
+                type $T = i64;
+                $body
+            }
+            __D::U8 => {
+                type $T = u8;
+                $body
+            }
+            __D::U16 => {
+                type $T = u16;
+                $body
+            }
+            __D::U32 => {
+                type $T = u32;
+                $body
+            }
+            __D::U64 => {
+                type $T = u64;
+                $body
+            }
+            d => {
+                return Err($crate::Error::UnsupportedDType {
+                    op: $op.into(),
+                    dtype: d,
+                })
             }
         }
     }};
@@ -462,6 +560,20 @@ impl_float!(
     |v: i128| <f16 as Element>::from_f64(round::i128_to_f64_odd(v))
 );
 impl_float!(
+    F8E4M3,
+    F8E4M3,
+    |x: F8E4M3| x.to_f64(),
+    F8E4M3::from_f64,
+    |v: i128| F8E4M3::from_f64(round::i128_to_f64_odd(v))
+);
+impl_float!(
+    F8E5M2,
+    F8E5M2,
+    |x: F8E5M2| x.to_f64(),
+    F8E5M2::from_f64,
+    |v: i128| F8E5M2::from_f64(round::i128_to_f64_odd(v))
+);
+impl_float!(
     bf16,
     BF16,
     |x: bf16| x.to_f64(),
@@ -600,6 +712,8 @@ pub enum Scalar {
     U16(u16),
     U32(u32),
     U64(u64),
+    F8E4M3(F8E4M3),
+    F8E5M2(F8E5M2),
 }
 
 impl Scalar {
@@ -620,6 +734,8 @@ impl Scalar {
             Scalar::U16(_) => DType::U16,
             Scalar::U32(_) => DType::U32,
             Scalar::U64(_) => DType::U64,
+            Scalar::F8E4M3(_) => DType::F8E4M3,
+            Scalar::F8E5M2(_) => DType::F8E5M2,
         }
     }
 
@@ -653,6 +769,8 @@ impl Scalar {
             Scalar::U16(v) => v as f64,
             Scalar::U32(v) => v as f64,
             Scalar::U64(v) => v as f64,
+            Scalar::F8E4M3(v) => v.to_f64(),
+            Scalar::F8E5M2(v) => v.to_f64(),
         }
     }
 
@@ -720,7 +838,7 @@ impl Scalar {
         if dtype.is_complex() {
             return Ok(dispatch!(@complex dtype, op, T => T::from_re_im(re, im).to_scalar()));
         }
-        Ok(dispatch!(@float dtype, op, T => T::from_f64(re).to_scalar()))
+        Ok(dispatch!(dtype, T => T::from_f64(re).to_scalar()))
     }
 
     /// Whether the value is zero.
@@ -747,6 +865,8 @@ impl fmt::Display for Scalar {
             Scalar::U16(v) => write!(f, "{v}"),
             Scalar::U32(v) => write!(f, "{v}"),
             Scalar::U64(v) => write!(f, "{v}"),
+            Scalar::F8E4M3(v) => write!(f, "{v}"),
+            Scalar::F8E5M2(v) => write!(f, "{v}"),
         }
     }
 }
@@ -760,7 +880,7 @@ macro_rules! scalar_from {
         }
     )*};
 }
-scalar_from!(f16, bf16, f32, f64, C32, C64, i8, i16, i32, i64, u8, u16, u32, u64);
+scalar_from!(f16, bf16, f32, f64, C32, C64, i8, i16, i32, i64, u8, u16, u32, u64, F8E4M3, F8E5M2);
 
 impl From<usize> for Scalar {
     fn from(v: usize) -> Scalar {

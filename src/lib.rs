@@ -136,6 +136,7 @@ pub use axes::{Axes, NewShape};
 pub use backend::elementwise::CmpOp;
 pub use device::{gpu_devices, num_threads, set_num_threads, synchronize, Device, GpuInfo};
 pub use dtype::{DType, Element, Scalar, C32, C64};
+pub use dtype::{F8E4M3, F8E5M2};
 pub use error::{Error, Result};
 #[cfg(feature = "image")]
 pub use io::{load_image, save_image, save_image_with, ImageOptions};

@@ -21,6 +21,7 @@ pub(crate) mod index;
 pub(crate) mod linalg;
 pub(crate) mod reduce;
 pub(crate) mod sort;
+pub(crate) mod widen;
 
 pub use self::core::CoreBackend;
 pub use self::decomp::{DecompBackend, DecompOp};
@@ -64,7 +65,8 @@ impl<
 /// The backend of `device`, or an error naming `op` when it is not available.
 pub fn get(device: Device, op: &str) -> Result<&'static dyn Backend> {
     match device {
-        Device::Cpu => Ok(&cpu::CpuBackend),
+        // fp8 tensors compute in f32 through the widening adapter.
+        Device::Cpu => Ok(&widen::CPU),
         #[cfg(feature = "gpu")]
         Device::Gpu(i) => Ok(gpu::get(i, op)?),
         #[cfg(not(feature = "gpu"))]

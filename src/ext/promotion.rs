@@ -87,12 +87,15 @@ fn float_max(a: DType, b: DType) -> DType {
 }
 
 /// NumPy 2's `np.promote_types(a, b)` (bf16, which NumPy lacks, promotes as
-/// f16 does, and f16 with bf16 gives f32, as in `ml_dtypes`). `None` never
-/// happens for rnx's dtypes; the `Option` mirrors [`pytorch_promote`].
+/// f16 does, and f16 with bf16 gives f32, as in `ml_dtypes`). `None` only
+/// for an 8-bit float with another dtype: rnx does not promote fp8 (cast).
 pub fn numpy_promote(a: DType, b: DType) -> Option<DType> {
     use DType::*;
     if a == b {
         return Some(a);
+    }
+    if a.is_fp8() || b.is_fp8() {
+        return None;
     }
     let int_float = |i: DType| match bits(i) {
         8 => F16,
@@ -147,11 +150,15 @@ pub fn numpy_weak(d: DType, kind: Weak) -> DType {
 }
 
 /// PyTorch's `torch.promote_types(a, b)`; `None` where PyTorch raises
-/// (u16/u32/u64 with any other non-float dtype).
+/// (u16/u32/u64 with any other non-float dtype, and a float8 with any other
+/// dtype: "Promotion for Float8 Types is not supported").
 pub fn pytorch_promote(a: DType, b: DType) -> Option<DType> {
     use DType::*;
     if a == b {
         return Some(a);
+    }
+    if a.is_fp8() || b.is_fp8() {
+        return None;
     }
     let barebones = |d: DType| matches!(d, U16 | U32 | U64);
     if barebones(a) || barebones(b) {

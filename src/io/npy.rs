@@ -58,7 +58,9 @@ impl Header {
     }
 }
 
-/// The NumPy descriptor of `dtype` (little-endian), or `None` for bf16.
+/// The NumPy descriptor of `dtype` (little-endian), or `None` for bf16; the
+/// 8-bit floats take the descriptors `ml_dtypes` writes (`<V1` for f8e4m3,
+/// `<f1` for f8e5m2).
 pub(crate) fn descr(dtype: DType) -> Option<&'static str> {
     Some(match dtype {
         DType::F16 => "<f2",
@@ -75,6 +77,10 @@ pub(crate) fn descr(dtype: DType) -> Option<&'static str> {
         DType::U16 => "<u2",
         DType::U32 => "<u4",
         DType::U64 => "<u8",
+        // What ml_dtypes writes: float8_e5m2 registers the code 'f1', while
+        // float8_e4m3fn's descriptor is a plain 1-byte void.
+        DType::F8E4M3 => "<V1",
+        DType::F8E5M2 => "<f1",
     })
 }
 
@@ -99,6 +105,10 @@ fn parse_descr(d: &str) -> Option<(DType, bool)> {
         "u4" => DType::U32,
         "u8" | "Q" => DType::U64,
         "b1" | "?" => DType::U8,
+        // ml_dtypes' descriptors; a 1-byte void is taken as float8_e4m3fn,
+        // the only ml_dtypes type rnx has whose descriptor is 'V1'.
+        "f1" => DType::F8E5M2,
+        "V1" => DType::F8E4M3,
         _ => return None,
     };
     let big_host = cfg!(target_endian = "big");

@@ -35,6 +35,8 @@ fn to_rnx(d: Dtype) -> Option<DType> {
         Dtype::F64 => DType::F64,
         Dtype::I64 => DType::I64,
         Dtype::U64 => DType::U64,
+        Dtype::F8_E4M3 => DType::F8E4M3,
+        Dtype::F8_E5M2 => DType::F8E5M2,
         _ => return None,
     })
 }
@@ -55,6 +57,8 @@ fn of_rnx(d: DType) -> Option<Dtype> {
         DType::U16 => Dtype::U16,
         DType::U32 => Dtype::U32,
         DType::U64 => Dtype::U64,
+        DType::F8E4M3 => Dtype::F8_E4M3,
+        DType::F8E5M2 => Dtype::F8_E5M2,
     })
 }
 

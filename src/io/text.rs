@@ -226,7 +226,8 @@ pub fn save_txt(path: impl AsRef<Path>, t: &Tensor, opts: &TxtOptions) -> Result
         }
     };
     let float = t.dtype().is_float();
-    let cells: Vec<String> = crate::dispatch!(@real t.dtype(), op, T => {
+    // Complex dtypes were refused above.
+    let cells: Vec<String> = crate::dispatch!(t.dtype(), T => {
         t.to_vec::<T>()?.into_iter().map(|v| fmt_value(v, float)).collect()
     });
     let delim = opts.delimiter.unwrap_or(' ').to_string();

@@ -22,6 +22,10 @@ impl Tensor {
     ///   value — never through an intermediate type (f64 -> f16 does not pass
     ///   through f32, i64 -> f32 not through f64); out-of-range magnitudes give
     ///   infinity;
+    /// - the 8-bit floats round the same way, once; out of range, f8e5m2 gives
+    ///   infinity (magnitudes at or past 61440) and f8e4m3 (E4M3FN, which has no
+    ///   infinity) gives NaN with the input's sign (magnitudes above 464, and
+    ///   infinities), as `ml_dtypes` and PyTorch's `to(torch.float8_e4m3fn)` do;
     /// - complex -> real takes the real part; real -> complex has imaginary 0.
     ///
     /// (This is not the rule for Rust scalars given to an operation, which must be
@@ -38,6 +42,9 @@ impl Tensor {
     /// // 2^24 + 2^16 + 1 is past the midpoint between two bf16 values: it rounds up.
     /// let n = Tensor::create(DType::I32, &[1], &[16_842_753]).unwrap();
     /// assert_eq!(n.cast(DType::BF16).unwrap().to_vec::<rnx::bf16>().unwrap()[0].to_f64(), 16_908_288.0);
+    /// let w = Tensor::create(DType::F32, &[3], &[0.3f32, 464.0, 500.0]).unwrap();
+    /// assert_eq!(w.cast(DType::F8E4M3).unwrap().to_string(), "[0.3125, 448, nan]");
+    /// assert_eq!(w.cast(DType::F8E5M2).unwrap().to_string(), "[0.3125, 448, 512]");
     /// ```
     pub fn cast(&self, dtype: DType) -> Result<Tensor> {
         crate::ext::hook(

@@ -237,7 +237,10 @@ impl Tensor {
     }
 
     fn from_f64_fn(op: &str, dtype: DType, n: usize, f: impl Fn(usize) -> f64) -> Result<Tensor> {
-        crate::dispatch!(@real dtype, op, T => {
+        if dtype.is_complex() {
+            return Err(Error::dtype(op, dtype));
+        }
+        crate::dispatch!(dtype, T => {
             let v: Vec<T> = (0..n).map(|i| T::from_f64(f(i))).collect();
             from_host(v, &[n])
         })

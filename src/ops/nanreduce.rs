@@ -60,7 +60,11 @@ impl Tensor {
         }
         let axes = axes.into();
         resolve_axes("nanmean", self.ndim(), &axes)?;
-        let cd = if dt.is_half() { DType::F32 } else { dt };
+        let cd = if dt.is_half() || dt.is_fp8() {
+            DType::F32
+        } else {
+            dt
+        };
         let x = self.cast(cd)?;
         let (filled, m) = x.nan_filled(0.0)?;
         let s = filled.sum(axes.clone(), keepdims)?;

@@ -168,6 +168,13 @@ fn identity(dtype: DType, max: bool) -> Scalar {
     match dtype {
         DType::F16 => Scalar::F16(f16::from_f64(inf)),
         DType::BF16 => Scalar::BF16(bf16::from_f64(inf)),
+        DType::F8E5M2 => Scalar::F8E5M2(crate::F8E5M2::from_f64(inf)),
+        // E4M3FN has no infinity: its extreme finite values are the identities.
+        DType::F8E4M3 => Scalar::F8E4M3(if max {
+            crate::F8E4M3::MIN
+        } else {
+            crate::F8E4M3::MAX
+        }),
         DType::F32 => Scalar::F32(inf as f32),
         DType::I8 => int!(I8, i8),
         DType::I16 => int!(I16, i16),
@@ -260,7 +267,11 @@ fn pool(op: &str, x: &Tensor, kernel: &[usize], o: &PoolOptions, kind: Kind) -> 
             .min(axes, false)?,
         Kind::Avg => {
             let dt = x.dtype();
-            let work = if dt.is_half() { DType::F32 } else { dt };
+            let work = if dt.is_half() || dt.is_fp8() {
+                DType::F32
+            } else {
+                dt
+            };
             let p = if work != dt {
                 Plan {
                     x: p.x.cast(work)?,

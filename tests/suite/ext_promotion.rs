@@ -76,7 +76,8 @@ fn numpy_promotion_matches_numpys_table_for_every_pair() {
 
 #[test]
 fn numpy_promotion_of_bf16_follows_f16_and_meets_it_at_f32() {
-    for &d in DType::ALL.iter() {
+    // fp8 does not promote (None).
+    for &d in DType::ALL.iter().filter(|d| !d.is_fp8()) {
         let want = match d {
             DType::F16 | DType::BF16 => {
                 if d == DType::F16 {

@@ -247,7 +247,11 @@ fn integers_truncate_per_pass_and_every_dtype() {
         mode: BoundaryMode::Wrap,
         ..Default::default()
     };
-    for dt in DType::ALL.into_iter().filter(|d| !d.is_complex()) {
+    // (fp8 cannot hold the test values exactly: tested in fp8.rs.)
+    for dt in DType::ALL
+        .into_iter()
+        .filter(|d| !d.is_complex() && !d.is_fp8())
+    {
         let x = tv.cast(dt).unwrap();
         for (got, want) in [
             (

@@ -22,6 +22,7 @@ mod ext_coverage;
 mod ext_promotion;
 mod fft;
 mod filters;
+mod fp8;
 mod gather_scatter;
 #[cfg(feature = "gpu")]
 mod gpu;

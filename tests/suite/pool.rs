@@ -285,7 +285,11 @@ fn every_dtype_and_strided_input() {
         padding: vec![1],
         ..Default::default()
     };
-    for dt in DType::ALL.into_iter().filter(|d| !d.is_complex()) {
+    // (fp8 cannot hold the test values exactly: tested in fp8.rs.)
+    for dt in DType::ALL
+        .into_iter()
+        .filter(|d| !d.is_complex() && !d.is_fp8())
+    {
         let x = tv.cast(dt).unwrap();
         let want = tv.max_pool2d([3, 3], &o).unwrap();
         let got = x.max_pool2d([3, 3], &o).unwrap();

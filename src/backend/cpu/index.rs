@@ -369,7 +369,7 @@ impl IndexBackend for CpuBackend {
             }
             return Ok(());
         }
-        crate::dispatch!(d, T => {
+        crate::dispatch!(@compute d, "scatter_reduce", T => {
             // SAFETY: frontend contract (see the trait).
             unsafe { reduce_typed::<T>(src, axis, &idx, dst, op) };
         });

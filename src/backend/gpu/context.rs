@@ -91,6 +91,8 @@ impl Context {
             DType::F64 => self.features.contains(wgpu::Features::SHADER_F64),
             DType::I64 | DType::U64 => self.features.contains(wgpu::Features::SHADER_INT64),
             DType::C32 | DType::C64 => false,
+            // The 8-bit floats are CPU-only (storage and f32 compute there).
+            DType::F8E4M3 | DType::F8E5M2 => false,
             _ => true,
         };
         if ok {

@@ -10,7 +10,8 @@ use crate::dtype::DType;
 /// 32-bit integers).
 pub(crate) fn compute_ty(d: DType) -> &'static str {
     match d {
-        DType::F16 | DType::BF16 | DType::F32 => "f32",
+        // fp8 never reaches a kernel (the GPU refuses it in `check_dtype`).
+        DType::F16 | DType::BF16 | DType::F32 | DType::F8E4M3 | DType::F8E5M2 => "f32",
         DType::F64 => "f64",
         DType::I8 | DType::I16 | DType::I32 => "i32",
         DType::U8 | DType::U16 | DType::U32 => "u32",

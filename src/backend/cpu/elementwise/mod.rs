@@ -118,7 +118,7 @@ impl ElementwiseBackend for CpuBackend {
     }
 
     fn select(&self, mask: &Tensor, a: &Tensor, b: &Tensor, out: &Tensor) -> Result<()> {
-        dispatch!(a.dtype(), T => {
+        dispatch!(@compute a.dtype(), "select", T => {
             // SAFETY: element types are the tensors' (dispatch, mask is u8); frontend contract.
             unsafe {
                 map3::<u8, T, T, T, _>(out, mask, a, b, GRAIN_CHEAP, |m, x, y| if m != 0 { x } else { y })

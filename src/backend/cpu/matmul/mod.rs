@@ -353,7 +353,7 @@ unsafe fn batched<T: MatKernel>(a: &Tensor, b: &Tensor, out: &Tensor, accumulate
 
 impl LinalgBackend for CpuBackend {
     fn matmul(&self, a: &Tensor, b: &Tensor, out: &Tensor, accumulate: bool) -> Result<()> {
-        crate::dispatch!(out.dtype(), T => {
+        crate::dispatch!(@compute out.dtype(), "matmul", T => {
             // SAFETY: frontend contract (locked, in bounds, unique, no overlap).
             unsafe { batched::<T>(a, b, out, accumulate) };
         });

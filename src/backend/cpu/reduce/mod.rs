@@ -133,12 +133,14 @@ impl ReduceBackend for CpuBackend {
         let dt = x.dtype();
         match op {
             ReduceOp::Sum => {
-                crate::dispatch!(dt, T => run::<T, _>(&Sum { mean: false }, x, axes, out))
+                crate::dispatch!(@compute dt, "sum", T => run::<T, _>(&Sum { mean: false }, x, axes, out))
             }
             ReduceOp::Mean => {
-                crate::dispatch!(dt, T => run::<T, _>(&Sum { mean: true }, x, axes, out))
+                crate::dispatch!(@compute dt, "mean", T => run::<T, _>(&Sum { mean: true }, x, axes, out))
             }
-            ReduceOp::Prod => crate::dispatch!(dt, T => run::<T, _>(&Prod, x, axes, out)),
+            ReduceOp::Prod => {
+                crate::dispatch!(@compute dt, "prod", T => run::<T, _>(&Prod, x, axes, out))
+            }
             ReduceOp::Max => {
                 crate::dispatch!(@real dt, "max", T => run::<T, _>(&Extreme::<true>, x, axes, out))
             }
@@ -146,10 +148,10 @@ impl ReduceBackend for CpuBackend {
                 crate::dispatch!(@real dt, "min", T => run::<T, _>(&Extreme::<false>, x, axes, out))
             }
             ReduceOp::All => {
-                crate::dispatch!(dt, T => run::<T, _>(&Truth { any: false }, x, axes, out))
+                crate::dispatch!(@compute dt, "all", T => run::<T, _>(&Truth { any: false }, x, axes, out))
             }
             ReduceOp::Any => {
-                crate::dispatch!(dt, T => run::<T, _>(&Truth { any: true }, x, axes, out))
+                crate::dispatch!(@compute dt, "any", T => run::<T, _>(&Truth { any: true }, x, axes, out))
             }
             ReduceOp::Var { ddof } => crate::dispatch!(@float dt, "var", T => {
                 run::<T, _>(&Var { ddof, sqrt: false }, x, axes, out)
@@ -171,7 +173,7 @@ impl ReduceBackend for CpuBackend {
     }
 
     fn scan(&self, op: ScanOp, x: &Tensor, axis: usize, out: &Tensor) -> Result<()> {
-        crate::dispatch!(x.dtype(), T => scan::run::<T>(op, x, axis, out));
+        crate::dispatch!(@compute x.dtype(), "scan", T => scan::run::<T>(op, x, axis, out));
         Ok(())
     }
 }

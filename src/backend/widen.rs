@@ -1,0 +1,312 @@
+//! The one place where the 8-bit float storage dtypes (f8e4m3, f8e5m2) meet
+//! the compute kernels: [`Widen`] wraps a backend and, for every computing
+//! primitive that is given an fp8 tensor, casts each fp8 input into a fresh
+//! f32 tensor of the same shape, gives each fp8 output an f32 stand-in (filled
+//! from the output when the primitive reads it: `accumulate`, `scatter_reduce`),
+//! runs the wrapped backend's f32 primitive, and casts every stand-in back
+//! into its output, rounding once per result. Tensors of other dtypes are
+//! passed through untouched, and so are the data-moving primitives (alloc,
+//! upload, download, fill, copy, cast, gather, scatter), which handle fp8 as
+//! 1-byte elements directly. So no compute kernel is instantiated for fp8.
+//!
+//! The stand-ins are separate buffers, so the frontend's aliasing contract
+//! (an input is exactly the output's view or touches none of it) holds for
+//! the wrapped call, and an in-place op on an fp8 tensor reads all of it before
+//! the result is written back. Only the CPU backend is wrapped: the GPU refuses
+//! fp8 tensors at allocation.
+
+use super::{
+    ArgOp, Backend, BinaryOp, ClassOp, CmpOp, CoreBackend, DctSpec, DecompBackend, DecompOp,
+    ElementwiseBackend, FftBackend, FftSpec, IndexBackend, LinalgBackend, ReduceBackend, ReduceOp,
+    ScanOp, ScatterOp, SoftmaxOp, SortBackend, TernaryOp, UnaryOp,
+};
+use crate::device::Device;
+use crate::dtype::{DType, Scalar};
+use crate::error::Result;
+use crate::storage::Storage;
+use crate::tensor::Tensor;
+
+/// A backend that computes fp8 tensors in f32 (see the module docs).
+pub(crate) struct Widen<B: 'static>(pub &'static B);
+
+/// The CPU backend behind the fp8 widening.
+pub(crate) static CPU: Widen<super::cpu::CpuBackend> = Widen(&super::cpu::CpuBackend);
+
+fn any_fp8(ts: &[&Tensor]) -> bool {
+    ts.iter().any(|t| t.dtype().is_fp8())
+}
+
+impl<B: Backend> Widen<B> {
+    /// `t` as f32 if it is fp8 (a contiguous copy, rounded nowhere: every fp8
+    /// value is an f32), else `t` itself.
+    fn wide(&self, t: &Tensor) -> Result<Tensor> {
+        if !t.dtype().is_fp8() {
+            return Ok(t.clone());
+        }
+        let w = Tensor::empty_on(DType::F32, t.shape(), t.device())?;
+        self.0.cast(t, &w)?;
+        Ok(w)
+    }
+
+    /// The stand-in for output `t`: `t` itself unless fp8; an f32 tensor of its
+    /// shape otherwise, holding its values when the primitive reads them.
+    fn stand_in(&self, t: &Tensor, read: bool) -> Result<Tensor> {
+        if !t.dtype().is_fp8() {
+            Ok(t.clone())
+        } else if read {
+            self.wide(t)
+        } else {
+            Tensor::empty_on(DType::F32, t.shape(), t.device())
+        }
+    }
+
+    /// Round the stand-in `w` into the output `t` (nothing when `t` is not fp8).
+    fn narrow(&self, w: &Tensor, t: &Tensor) -> Result<()> {
+        if t.dtype().is_fp8() {
+            self.0.cast(w, t)?;
+        }
+        Ok(())
+    }
+
+    /// Run `f` over the widened inputs and one widened output.
+    fn run1(
+        &self,
+        inputs: &[&Tensor],
+        out: &Tensor,
+        read_out: bool,
+        f: impl FnOnce(&[Tensor], &Tensor) -> Result<()>,
+    ) -> Result<()> {
+        let ins = inputs
+            .iter()
+            .map(|t| self.wide(t))
+            .collect::<Result<Vec<_>>>()?;
+        let o = self.stand_in(out, read_out)?;
+        f(&ins, &o)?;
+        self.narrow(&o, out)
+    }
+}
+
+impl<B: Backend> CoreBackend for Widen<B> {
+    fn device(&self) -> Device {
+        self.0.device()
+    }
+    fn alloc(&self, dtype: DType, len: usize) -> Result<Storage> {
+        self.0.alloc(dtype, len)
+    }
+    fn alloc_for_overwrite(&self, dtype: DType, len: usize) -> Result<Storage> {
+        self.0.alloc_for_overwrite(dtype, len)
+    }
+    fn upload(&self, dtype: DType, bytes: &[u8]) -> Result<Storage> {
+        self.0.upload(dtype, bytes)
+    }
+    fn download(&self, src: &Tensor, dst: &mut [u8]) -> Result<()> {
+        self.0.download(src, dst)
+    }
+    fn fill(&self, dst: &Tensor, value: Scalar) -> Result<()> {
+        self.0.fill(dst, value)
+    }
+    fn copy(&self, src: &Tensor, dst: &Tensor) -> Result<()> {
+        self.0.copy(src, dst)
+    }
+    fn cast(&self, src: &Tensor, dst: &Tensor) -> Result<()> {
+        self.0.cast(src, dst)
+    }
+}
+
+impl<B: Backend> ElementwiseBackend for Widen<B> {
+    fn unary(&self, op: UnaryOp, x: &Tensor, out: &Tensor) -> Result<()> {
+        if !any_fp8(&[x, out]) {
+            return self.0.unary(op, x, out);
+        }
+        self.run1(&[x], out, false, |i, o| self.0.unary(op, &i[0], o))
+    }
+    fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor, out: &Tensor) -> Result<()> {
+        if !any_fp8(&[a, b, out]) {
+            return self.0.binary(op, a, b, out);
+        }
+        self.run1(&[a, b], out, false, |i, o| {
+            self.0.binary(op, &i[0], &i[1], o)
+        })
+    }
+    fn compare(&self, op: CmpOp, a: &Tensor, b: &Tensor, out: &Tensor) -> Result<()> {
+        if !any_fp8(&[a, b, out]) {
+            return self.0.compare(op, a, b, out);
+        }
+        self.run1(&[a, b], out, false, |i, o| {
+            self.0.compare(op, &i[0], &i[1], o)
+        })
+    }
+    fn classify(&self, op: ClassOp, x: &Tensor, out: &Tensor) -> Result<()> {
+        if !any_fp8(&[x, out]) {
+            return self.0.classify(op, x, out);
+        }
+        self.run1(&[x], out, false, |i, o| self.0.classify(op, &i[0], o))
+    }
+    fn select(&self, mask: &Tensor, a: &Tensor, b: &Tensor, out: &Tensor) -> Result<()> {
+        if !any_fp8(&[mask, a, b, out]) {
+            return self.0.select(mask, a, b, out);
+        }
+        self.run1(&[mask, a, b], out, false, |i, o| {
+            self.0.select(&i[0], &i[1], &i[2], o)
+        })
+    }
+    fn ternary(
+        &self,
+        op: TernaryOp,
+        a: &Tensor,
+        b: &Tensor,
+        c: &Tensor,
+        out: &Tensor,
+    ) -> Result<()> {
+        if !any_fp8(&[a, b, c, out]) {
+            return self.0.ternary(op, a, b, c, out);
+        }
+        self.run1(&[a, b, c], out, false, |i, o| {
+            self.0.ternary(op, &i[0], &i[1], &i[2], o)
+        })
+    }
+}
+
+impl<B: Backend> ReduceBackend for Widen<B> {
+    fn reduce(&self, op: ReduceOp, x: &Tensor, axes: &[usize], out: &Tensor) -> Result<()> {
+        if !any_fp8(&[x, out]) {
+            return self.0.reduce(op, x, axes, out);
+        }
+        self.run1(&[x], out, false, |i, o| self.0.reduce(op, &i[0], axes, o))
+    }
+    fn arg_reduce(&self, op: ArgOp, x: &Tensor, axis: usize, out: &Tensor) -> Result<()> {
+        if !any_fp8(&[x, out]) {
+            return self.0.arg_reduce(op, x, axis, out);
+        }
+        self.run1(&[x], out, false, |i, o| {
+            self.0.arg_reduce(op, &i[0], axis, o)
+        })
+    }
+    fn softmax(&self, op: SoftmaxOp, x: &Tensor, axes: &[usize], out: &Tensor) -> Result<()> {
+        if !any_fp8(&[x, out]) {
+            return self.0.softmax(op, x, axes, out);
+        }
+        self.run1(&[x], out, false, |i, o| self.0.softmax(op, &i[0], axes, o))
+    }
+    fn scan(&self, op: ScanOp, x: &Tensor, axis: usize, out: &Tensor) -> Result<()> {
+        if !any_fp8(&[x, out]) {
+            return self.0.scan(op, x, axis, out);
+        }
+        self.run1(&[x], out, false, |i, o| self.0.scan(op, &i[0], axis, o))
+    }
+}
+
+impl<B: Backend> LinalgBackend for Widen<B> {
+    fn matmul(&self, a: &Tensor, b: &Tensor, out: &Tensor, accumulate: bool) -> Result<()> {
+        if !any_fp8(&[a, b, out]) {
+            return self.0.matmul(a, b, out, accumulate);
+        }
+        self.run1(&[a, b], out, accumulate, |i, o| {
+            self.0.matmul(&i[0], &i[1], o, accumulate)
+        })
+    }
+    fn conv3x3(
+        &self,
+        x: &Tensor,
+        w: &Tensor,
+        out: &Tensor,
+        groups: usize,
+        accumulate: bool,
+    ) -> Result<()> {
+        if !any_fp8(&[x, w, out]) {
+            return self.0.conv3x3(x, w, out, groups, accumulate);
+        }
+        self.run1(&[x, w], out, accumulate, |i, o| {
+            self.0.conv3x3(&i[0], &i[1], o, groups, accumulate)
+        })
+    }
+}
+
+impl<B: Backend> IndexBackend for Widen<B> {
+    fn gather(&self, src: &Tensor, axis: usize, indices: &Tensor, out: &Tensor) -> Result<()> {
+        self.0.gather(src, axis, indices, out)
+    }
+    fn scatter(&self, src: &Tensor, axis: usize, indices: &Tensor, dst: &Tensor) -> Result<()> {
+        self.0.scatter(src, axis, indices, dst)
+    }
+    fn scatter_reduce(
+        &self,
+        src: &Tensor,
+        axis: usize,
+        indices: &Tensor,
+        dst: &Tensor,
+        op: ScatterOp,
+    ) -> Result<()> {
+        if !any_fp8(&[src, dst]) {
+            return self.0.scatter_reduce(src, axis, indices, dst, op);
+        }
+        self.run1(&[src], dst, true, |i, o| {
+            self.0.scatter_reduce(&i[0], axis, indices, o, op)
+        })
+    }
+}
+
+impl<B: Backend> FftBackend for Widen<B> {
+    fn fft(&self, x: &Tensor, axis: usize, spec: &FftSpec, out: &Tensor) -> Result<()> {
+        if !any_fp8(&[x, out]) {
+            return self.0.fft(x, axis, spec, out);
+        }
+        self.run1(&[x], out, false, |i, o| self.0.fft(&i[0], axis, spec, o))
+    }
+    fn dct(&self, x: &Tensor, axis: usize, spec: &DctSpec, out: &Tensor) -> Result<()> {
+        if !any_fp8(&[x, out]) {
+            return self.0.dct(x, axis, spec, out);
+        }
+        self.run1(&[x], out, false, |i, o| self.0.dct(&i[0], axis, spec, o))
+    }
+}
+
+impl<B: Backend> SortBackend for Widen<B> {
+    fn sort(
+        &self,
+        x: &Tensor,
+        axis: usize,
+        descending: bool,
+        values: Option<&Tensor>,
+        indices: Option<&Tensor>,
+    ) -> Result<()> {
+        let vals_fp8 = values.is_some_and(|v| v.dtype().is_fp8());
+        if !x.dtype().is_fp8() && !vals_fp8 {
+            return self.0.sort(x, axis, descending, values, indices);
+        }
+        let wx = self.wide(x)?;
+        let wv = values.map(|v| self.stand_in(v, false)).transpose()?;
+        self.0.sort(&wx, axis, descending, wv.as_ref(), indices)?;
+        if let (Some(w), Some(v)) = (&wv, values) {
+            self.narrow(w, v)?;
+        }
+        Ok(())
+    }
+}
+
+impl<B: Backend> DecompBackend for Widen<B> {
+    fn decomp(
+        &self,
+        op: DecompOp,
+        inputs: &[&Tensor],
+        outputs: &[&Tensor],
+    ) -> Result<Option<usize>> {
+        if !any_fp8(inputs) && !any_fp8(outputs) {
+            return self.0.decomp(op, inputs, outputs);
+        }
+        let ins = inputs
+            .iter()
+            .map(|t| self.wide(t))
+            .collect::<Result<Vec<_>>>()?;
+        let outs = outputs
+            .iter()
+            .map(|t| self.stand_in(t, false))
+            .collect::<Result<Vec<_>>>()?;
+        let (ir, or): (Vec<&Tensor>, Vec<&Tensor>) = (ins.iter().collect(), outs.iter().collect());
+        let r = self.0.decomp(op, &ir, &or)?;
+        for (w, t) in outs.iter().zip(outputs) {
+            self.narrow(w, t)?;
+        }
+        Ok(r)
+    }
+}

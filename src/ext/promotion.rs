@@ -208,7 +208,11 @@ fn combine(higher: Option<DType>, lower: Option<DType>) -> Option<Option<DType>>
     Some(Some(if h.is_complex() {
         h
     } else if l.is_complex() {
-        if h.is_float() {
+        if h == DType::BF16 {
+            // PyTorch's toComplexType has no complex type for bfloat16:
+            // `torch.ones(1, dtype=torch.bfloat16) + 1j` raises.
+            return None;
+        } else if h.is_float() {
             complex_of(h)
         } else {
             l
@@ -236,9 +240,9 @@ fn fold(dts: impl Iterator<Item = DType>) -> Option<Option<DType>> {
 /// PyTorch's `torch.result_type` over operands: tensors of rank ≥ 1 first,
 /// then rank-0 tensors, then Rust scalars (as PyTorch's wrapped numbers:
 /// integers count as i64, floats as the default f32, complex as c32), each
-/// group only raising the category. `None` where PyTorch raises. rnx has no
-/// complex-half: where PyTorch gives `complex32` (f16 or bf16 with a complex
-/// scalar) this gives c32.
+/// group only raising the category. `None` where PyTorch raises (bf16 with
+/// a complex scalar, too). rnx has no complex-half: where PyTorch gives
+/// `complex32` (f16 with a complex scalar) this gives c32.
 pub fn pytorch_result_type(operands: &[OperandInfo]) -> Option<DType> {
     let dim = fold(
         operands

@@ -230,70 +230,11 @@ macro_rules! dispatch {
         }
     }};
     (@compute $dt:expr, $op:expr, $T:ident => $body:expr) => {{
-        use $crate::DType as __D;
-        match $dt {
-            __D::F16 => {
-                type $T = $crate::half::f16;
-                $body
-            }
-            __D::BF16 => {
-                type $T = $crate::half::bf16;
-                $body
-            }
-            __D::F32 => {
-                type $T = f32;
-                $body
-            }
-            __D::F64 => {
-                type $T = f64;
-                $body
-            }
-            __D::C32 => {
-                type $T = $crate::C32;
-                $body
-            }
-            __D::C64 => {
-                type $T = $crate::C64;
-                $body
-            }
-            __D::I8 => {
-                type $T = i8;
-                $body
-            }
-            __D::I16 => {
-                type $T = i16;
-                $body
-            }
-            __D::I32 => {
-                type $T = i32;
-                $body
-            }
-            __D::I64 => {
-                type $T = i64;
-                $body
-            }
-            __D::U8 => {
-                type $T = u8;
-                $body
-            }
-            __D::U16 => {
-                type $T = u16;
-                $body
-            }
-            __D::U32 => {
-                type $T = u32;
-                $body
-            }
-            __D::U64 => {
-                type $T = u64;
-                $body
-            }
-            d => {
-                return Err($crate::Error::UnsupportedDType {
-                    op: $op.into(),
-                    dtype: d,
-                })
-            }
+        let __dt: $crate::DType = $dt;
+        if __dt.is_complex() {
+            $crate::dispatch!(@complex __dt, $op, $T => $body)
+        } else {
+            $crate::dispatch!(@real __dt, $op, $T => $body)
         }
     }};
     (@real $dt:expr, $op:expr, $T:ident => $body:expr) => {{

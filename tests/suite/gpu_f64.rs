@@ -92,6 +92,20 @@ fn inputs() -> Vec<f64> {
     v
 }
 
+/// The GPU when its adapter has f64; `None` (the test skips) otherwise,
+/// which fails under `RNX_REQUIRE_GPU=1`.
+fn gpu_with_f64() -> Option<Device> {
+    let dev = gpu()?;
+    if Tensor::zeros_on(DType::F64, &[1], dev).is_err() {
+        assert!(
+            std::env::var("RNX_REQUIRE_GPU").as_deref() != Ok("1"),
+            "no f64 on the adapter"
+        );
+        return None;
+    }
+    Some(dev)
+}
+
 #[test]
 fn gpu_f64_rounding_clamping_bit_identical() {
     let Some(dev) = gpu() else {
@@ -447,16 +461,9 @@ fn softmax_close(
 /// and NaN / ±inf specials in a chunked row.
 #[test]
 fn gpu_f64_softmax_family() {
-    let Some(dev) = gpu() else {
+    let Some(dev) = gpu_with_f64() else {
         return;
     };
-    if Tensor::zeros_on(DType::F64, &[1], dev).is_err() {
-        assert!(
-            std::env::var("RNX_REQUIRE_GPU").as_deref() != Ok("1"),
-            "no f64 on the adapter"
-        );
-        return;
-    }
     let chunk = 16_384;
     let data = |shape: &[usize], seed: u64| -> Tensor {
         let n: usize = shape.iter().product();
@@ -545,16 +552,9 @@ fn gpu_f64_softmax_family() {
 /// the CPU, result on the GPU), infinities and NaN give NaN on the GPU.
 #[test]
 fn gpu_f64_trig_large_arguments_fall_back() {
-    let Some(dev) = gpu() else {
+    let Some(dev) = gpu_with_f64() else {
         return;
     };
-    if Tensor::zeros_on(DType::F64, &[1], dev).is_err() {
-        assert!(
-            std::env::var("RNX_REQUIRE_GPU").as_deref() != Ok("1"),
-            "no f64 on the adapter"
-        );
-        return;
-    }
     let big = [0.5, 1e10, -3.0, 1_048_576.0, f64::INFINITY, f64::NAN, 1e300];
     let small = [
         0.5,

@@ -25,31 +25,25 @@ fn drop_axis(l: &Layout, axis: usize) -> Layout {
 /// The index values of a 1-D i32 or i64 tensor (one pass over a contiguous
 /// slice when the tensor is contiguous).
 fn index_values(indices: &Tensor) -> Vec<isize> {
-    let il = indices.layout();
-    let n = indices.size();
-    let (off, st) = (il.offset() as isize, il.strides()[0]);
+    fn read<T: Element>(t: &Tensor, to: impl Fn(T) -> isize) -> Vec<isize> {
+        let l = t.layout();
+        let n = t.size();
+        let (off, st) = (l.offset() as isize, l.strides()[0]);
+        let p = base_ptr::<T>(t) as *const T;
+        if st == 1 || n <= 1 {
+            // SAFETY: a 1-D in-bounds contiguous range of a locked buffer of `T`.
+            let s = unsafe { std::slice::from_raw_parts(p.offset(off), n) };
+            return s.iter().map(|&k| to(k)).collect();
+        }
+        // SAFETY: a 1-D in-bounds layout of a locked buffer of `T`.
+        (0..n as isize)
+            .map(|j| to(unsafe { *p.offset(off + j * st) }))
+            .collect()
+    }
     if indices.dtype() == DType::I32 {
-        let ip = base_ptr::<i32>(indices) as *const i32;
-        if st == 1 || n <= 1 {
-            // SAFETY: a 1-D in-bounds contiguous range of a locked i32 buffer.
-            let s = unsafe { std::slice::from_raw_parts(ip.offset(off), n) };
-            return s.iter().map(|&k| k as isize).collect();
-        }
-        // SAFETY: a 1-D in-bounds layout of a locked i32 buffer.
-        (0..n as isize)
-            .map(|j| unsafe { *ip.offset(off + j * st) } as isize)
-            .collect()
+        read::<i32>(indices, |k| k as isize)
     } else {
-        let ip = base_ptr::<i64>(indices) as *const i64;
-        if st == 1 || n <= 1 {
-            // SAFETY: a 1-D in-bounds contiguous range of a locked i64 buffer.
-            let s = unsafe { std::slice::from_raw_parts(ip.offset(off), n) };
-            return s.iter().map(|&k| k as isize).collect();
-        }
-        // SAFETY: a 1-D in-bounds layout of a locked i64 buffer.
-        (0..n as isize)
-            .map(|j| unsafe { *ip.offset(off + j * st) } as isize)
-            .collect()
+        read::<i64>(indices, |k| k as isize)
     }
 }
 

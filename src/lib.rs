@@ -24,7 +24,8 @@
 //!   the values. Nothing panics on user input except the documented operator
 //!   sugar (`&a + &b`), which panics with the same message, as `std` indexing does.
 //! - Integers wrap at their width; integer division or remainder by zero is an
-//!   error; f16/bf16 compute in f32 and round once per result.
+//!   error; f16/bf16 and the fp8 storage dtypes (f8e4m3, f8e5m2) compute in f32
+//!   and round once per result.
 //! - `RNX_NUM_THREADS` (or [`set_num_threads`]) sets the CPU thread count.
 //!
 //! ## Conventions
@@ -107,7 +108,7 @@
 //! | `extract_patches`, `combine_patches`; max/min/avg pooling; `uniform_filter`, `maximum_filter`, `minimum_filter` | [`ops::patches`], [`ops::pool`], [`ops::filters`] |
 //! | operators (`&a + &b`, panicking sugar) | [`ops::operators`] |
 //! | dtypes, scalars, devices, errors | [`dtype`], [`device`], [`error`] |
-//! | files: `.npy` (also memory-mapped), `.npz`, `.safetensors` (zero-copy), text | [`io`] |
+//! | files: `.npy` (also memory-mapped), `.npz`, `.safetensors` (zero-copy), text; PNG/JPEG images (feature `image`) | [`io`] |
 //! | layouts and storage (foreign-memory views), the [`backend::Backend`] trait for backend writers | [`layout`], [`storage`], [`backend`] |
 //!
 //! Most programs need only `use rnx::prelude::*;`.

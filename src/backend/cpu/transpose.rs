@@ -19,7 +19,7 @@ pub(crate) unsafe fn transpose_block<T: Element>(
     dld: isize,
 ) {
     #[cfg(target_arch = "x86_64")]
-    if super::elementwise::simd::isa() == super::elementwise::simd::Isa::Avx2 {
+    if super::elementwise::simd::isa() >= super::elementwise::simd::Isa::Avx2 {
         // SAFETY: AVX2 present; the caller's extents hold for the reinterpreted
         // same-size plain-bits type.
         unsafe {

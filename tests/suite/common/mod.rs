@@ -257,13 +257,13 @@ pub fn worst_f64(
     w
 }
 
-/// The paths to test: portable always, AVX2+FMA where the CPU has it.
+/// The paths to test: portable always, AVX2+FMA and AVX-512 where the CPU
+/// has them (and `RNX_SIMD` does not cap them).
 pub fn isas() -> Vec<Isa> {
-    let mut v = vec![Isa::Portable];
-    if Isa::best() == Isa::Avx2Fma {
-        v.push(Isa::Avx2Fma);
-    }
-    v
+    [Isa::Portable, Isa::Avx2Fma, Isa::Avx512]
+        .into_iter()
+        .filter(|&i| i <= Isa::best())
+        .collect()
 }
 
 /// Check `func` on f32 against `reference` within `max_ulp` on every path.

@@ -173,7 +173,7 @@ where
             any(target_arch = "x86", target_arch = "x86_64"),
             not(debug_assertions)
         ))]
-        if level == Isa::Avx2 {
+        if level >= Isa::Avx2 {
             // SAFETY: AVX2+FMA were detected at run time; pointers address
             // in-bounds runs (callers below).
             unsafe { run1_avx2(o, so, a, sa, len, ba, &f) };
@@ -344,7 +344,7 @@ pub unsafe fn map2<A: Element, B: Element, O: Element, F>(
             any(target_arch = "x86", target_arch = "x86_64"),
             not(debug_assertions)
         ))]
-        if level == Isa::Avx2 {
+        if level >= Isa::Avx2 {
             // SAFETY: AVX2+FMA were detected at run time; pointers address
             // in-bounds runs (callers below).
             unsafe { run2_avx2(o, so, a, sa, b, sb, len, ba, bb, &f) };
@@ -499,7 +499,7 @@ pub unsafe fn map3<A: Element, B: Element, C: Element, O: Element, F>(
             any(target_arch = "x86", target_arch = "x86_64"),
             not(debug_assertions)
         ))]
-        if level == Isa::Avx2 {
+        if level >= Isa::Avx2 {
             // SAFETY: AVX2+FMA were detected at run time; pointers address
             // in-bounds runs (callers below).
             unsafe { run3_avx2(o, strides, a, b, c, len, bufs, &f) };

@@ -169,7 +169,7 @@ arg_row!(
 pub(super) fn first_extreme<T: crate::dtype::Element>(max: bool, row: &[T]) -> Option<usize> {
     use crate::backend::cpu::elementwise::simd::{isa, Isa};
     use crate::dtype::DType;
-    if row.is_empty() || isa() != Isa::Avx2 {
+    if row.is_empty() || isa() < Isa::Avx2 {
         return None;
     }
     // SAFETY (both arms): the CPU has AVX2 and FMA (`isa`).

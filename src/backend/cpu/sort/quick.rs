@@ -18,7 +18,7 @@ pub(crate) fn available() -> bool {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     {
         use crate::backend::cpu::elementwise::simd::{isa, Isa};
-        isa() == Isa::Avx2
+        isa() >= Isa::Avx2
     }
     #[cfg(not(all(target_arch = "x86_64", not(miri))))]
     {

@@ -6,9 +6,10 @@
 //! family files (`exp_log`, `trig`, `hyper`, `erf`, `activation`, `basic`). A
 //! driver runs the body over fixed chunks of 16 (f32) or 8 (f64) lanes held in
 //! local arrays, which LLVM turns into straight SIMD code; the whole loop is
-//! compiled twice: once inside a `#[target_feature(enable = "avx2,fma")]`
-//! function (fused multiply-add) and once portable. The choice is made once per
-//! call ([`Isa::best`]).
+//! compiled three times: inside a `#[target_feature(enable = "avx2,fma")]`
+//! function (fused multiply-add), inside an AVX-512 one (the same fused
+//! operations on 16-lane registers: bit-identical results) and portable. The
+//! choice is made once per call ([`Isa::best`], which `RNX_SIMD` caps).
 //!
 //! Accuracy is stated per function on [`Func`] as the largest error in units in
 //! the last place (ULP) measured by `tests/suite/math_accuracy.rs` and
@@ -145,35 +146,41 @@ pub enum Func2 {
 }
 
 /// The instruction-set path a kernel runs on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Isa {
     /// Baseline code for the target (no FMA assumed).
     Portable,
     /// x86-64 with AVX2 and FMA.
     Avx2Fma,
+    /// x86-64 with AVX-512 F/BW/DQ/VL (and AVX2, FMA): the same bodies on
+    /// 16-lane f32 registers; results are bit-identical to [`Isa::Avx2Fma`]
+    /// (same operations in the same order, fused the same way).
+    Avx512,
 }
 
 impl Isa {
-    /// The fastest path this CPU supports (detected at run time, cached by std).
+    /// The path this process runs on: the CPU's best level, capped by
+    /// `RNX_SIMD` (`portable`, `avx2`, `avx512`); detected once.
     #[inline]
     pub fn best() -> Isa {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx2")
-                && std::arch::is_x86_feature_detected!("fma")
-            {
-                return Isa::Avx2Fma;
-            }
+        use crate::backend::cpu::elementwise::simd;
+        match simd::isa() {
+            simd::Isa::Portable => Isa::Portable,
+            simd::Isa::Avx2 => Isa::Avx2Fma,
+            simd::Isa::Avx512 => Isa::Avx512,
         }
-        Isa::Portable
     }
 
-    /// `self` if this CPU supports it, else [`Isa::Portable`].
+    /// `self` if this CPU supports it, else the best level below it that it
+    /// supports (ignores `RNX_SIMD`, so tests can pick any level the CPU has).
     fn or_portable(self) -> Isa {
-        match self {
-            Isa::Avx2Fma if Isa::best() == Isa::Avx2Fma => Isa::Avx2Fma,
-            _ => Isa::Portable,
-        }
+        use crate::backend::cpu::elementwise::simd;
+        let hw = match simd::hardware() {
+            simd::Isa::Portable => Isa::Portable,
+            simd::Isa::Avx2 => Isa::Avx2Fma,
+            simd::Isa::Avx512 => Isa::Avx512,
+        };
+        self.min(hw)
     }
 }
 
@@ -347,6 +354,15 @@ macro_rules! entry_points {
                     // SAFETY: the CPU has AVX2 and FMA (checked by `or_portable`).
                     fast(func, n, src, dst)
                 }
+                #[cfg(target_arch = "x86_64")]
+                Isa::Avx512 => {
+                    #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
+                    unsafe fn wide(func: Func, n: usize, src: *const $t, dst: *mut $t) {
+                        table::$gen::<Fused>(func, n, src, dst)
+                    }
+                    // SAFETY: the CPU has AVX-512 F/BW/DQ/VL (checked by `or_portable`).
+                    wide(func, n, src, dst)
+                }
                 _ => table::$gen::<Plain>(func, n, src, dst),
             }
         }
@@ -379,6 +395,21 @@ macro_rules! entry_points {
                     }
                     // SAFETY: the CPU has AVX2 and FMA (checked by `or_portable`).
                     fast(func, n, a, b, dst)
+                }
+                #[cfg(target_arch = "x86_64")]
+                Isa::Avx512 => {
+                    #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
+                    unsafe fn wide(
+                        func: Func2,
+                        n: usize,
+                        a: *const $t,
+                        b: *const $t,
+                        dst: *mut $t,
+                    ) {
+                        table::$gen2::<Fused>(func, n, a, b, dst)
+                    }
+                    // SAFETY: the CPU has AVX-512 F/BW/DQ/VL (checked by `or_portable`).
+                    wide(func, n, a, b, dst)
                 }
                 _ => table::$gen2::<Plain>(func, n, a, b, dst),
             }

@@ -15,7 +15,6 @@ use crate::backend::cpu::strided::SendPtr;
 use crate::backend::cpu::team::par_range;
 use crate::dtype::Element;
 use std::cell::RefCell;
-use std::sync::OnceLock;
 use std::thread::LocalKey;
 
 /// A micro-kernel (see `micro.rs`): `(kc, a, b, c, rs, accumulate)`.
@@ -117,19 +116,15 @@ impl Packed for f64 {
 /// `RNX_SIMD=portable` not set).
 pub(crate) fn available() -> bool {
     use crate::backend::cpu::elementwise::simd::{isa, Isa};
-    isa() == Isa::Avx2
+    isa() >= Isa::Avx2
 }
 
-/// Whether the packed kernels run at AVX-512F: the CPU has it, the packed
-/// kernels are available, and `RNX_SIMD` is not `avx2` (which caps them at
-/// AVX2, to compare the two).
+/// Whether the packed kernels run at AVX-512F: the process runs at
+/// [`Isa::Avx512`](crate::backend::cpu::elementwise::simd::Isa) (`RNX_SIMD=avx2`
+/// caps them at AVX2, to compare the two).
 fn avx512() -> bool {
-    static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| {
-        available()
-            && std::arch::is_x86_feature_detected!("avx512f")
-            && !std::env::var("RNX_SIMD").is_ok_and(|v| v.eq_ignore_ascii_case("avx2"))
-    })
+    use crate::backend::cpu::elementwise::simd::{isa, Isa};
+    isa() == Isa::Avx512
 }
 
 thread_local! {

@@ -257,7 +257,7 @@ macro_rules! tile_io {
             ) {
                 #[cfg(all(target_arch = "x86_64", not(miri)))]
                 if crate::backend::cpu::elementwise::simd::isa()
-                    == crate::backend::cpu::elementwise::simd::Isa::Avx2
+                    >= crate::backend::cpu::elementwise::simd::Isa::Avx2
                 {
                     // SAFETY: caller contract; the CPU has AVX2 (`isa`).
                     return unsafe { avx2::$load(src, rs, d) };
@@ -274,7 +274,7 @@ macro_rules! tile_io {
             ) {
                 #[cfg(all(target_arch = "x86_64", not(miri)))]
                 if crate::backend::cpu::elementwise::simd::isa()
-                    == crate::backend::cpu::elementwise::simd::Isa::Avx2
+                    >= crate::backend::cpu::elementwise::simd::Isa::Avx2
                 {
                     // SAFETY: caller contract; the CPU has AVX2 (`isa`).
                     return unsafe { avx2::$store(y, dst, rs, accumulate) };

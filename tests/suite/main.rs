@@ -63,6 +63,7 @@ mod reduce;
 mod rng;
 mod shape;
 mod signal;
+mod simd_levels;
 mod softmax;
 mod sort;
 mod stats;

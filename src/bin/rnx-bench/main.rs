@@ -89,6 +89,7 @@ fn measure_bandwidth(opts: &Options) -> timing::Bandwidth {
 const GPU_COPY_ELEMS: (usize, usize) = (1 << 24, 1 << 12);
 /// Workgroups of 256 invocations of the GPU FMA-peak kernel (16,384 FLOP per
 /// invocation: ~275 GFLOP per dispatch at full size, a few ms on a large GPU).
+#[cfg(feature = "gpu")]
 const GPU_FMA_GROUPS: (u32, u32) = (1 << 16, 16);
 
 /// The device's limits: its copy bandwidth (the host's for the CPU; a device

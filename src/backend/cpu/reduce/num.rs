@@ -186,6 +186,9 @@ pub(crate) trait SoftmaxFloat: Sized + Copy {
     fn exp_in_place(x: &mut [Self]);
     /// Sum in f64 lanes (one rounding per element into f64).
     fn sum_f64(x: &[Self]) -> f64;
+    /// `o[i] = exp(x[i] - m)` (as `exp_in_place` of the rounded difference),
+    /// returning the f64 sum of the `o[i]`: one pass (vmath's fused driver).
+    fn exp_shift_sum(x: &[Self], m: Self, o: &mut [Self]) -> f64;
     /// The maximum of `m` and `x`; NaN if either holds a NaN.
     fn max_nan(x: &[Self], m: Self) -> Self;
 }
@@ -195,10 +198,14 @@ pub(crate) trait SoftmaxFloat: Sized + Copy {
 const SOFTMAX_LANES: usize = 16;
 
 macro_rules! softmax_float {
-    ($t:ty, $inplace:ident) => {
+    ($t:ty, $inplace:ident, $shift:ident) => {
         impl SoftmaxFloat for $t {
             fn exp_in_place(x: &mut [$t]) {
                 crate::backend::cpu::vmath::$inplace(crate::backend::cpu::vmath::Func::Exp, x)
+            }
+            fn exp_shift_sum(x: &[$t], m: $t, o: &mut [$t]) -> f64 {
+                use crate::backend::cpu::vmath::{$shift, Isa};
+                $shift(Isa::best(), x, m, o)
             }
             #[inline(always)]
             fn sum_f64(x: &[$t]) -> f64 {
@@ -230,5 +237,5 @@ macro_rules! softmax_float {
         }
     };
 }
-softmax_float!(f32, map_f32_inplace);
-softmax_float!(f64, map_f64_inplace);
+softmax_float!(f32, map_f32_inplace, exp_shift_sum_f32);
+softmax_float!(f64, map_f64_inplace, exp_shift_sum_f64);

@@ -2,15 +2,15 @@
 //! one pass for the maximum, one for the sum of `exp(x - max)` (vectorised exp
 //! of `vmath`, sum accumulated in f64 lanes), and one writing the result — no
 //! intermediate tensor. Halves compute in f32. f32/f64 softmax of contiguous
-//! groups up to `DIRECT_MAX` elements instead runs five passes over the whole
-//! group at the widest ISA (`with_best`), with no chunk buffer. Groups run in
+//! groups up to `DIRECT_MAX` elements instead runs three passes over the whole
+//! group at the widest ISA (`with_widest`), with no chunk buffer. Groups run in
 //! parallel. An
 //! input whose groups are strided (softmax over a transposed tensor's last
 //! axis) is first copied, with the group axes innermost, into a temporary
 //! through the tiled transposing copy, so the three passes read contiguously.
 
 use super::num::{FloatElem, SoftmaxFloat};
-use crate::backend::cpu::elementwise::simd::with_best;
+use crate::backend::cpu::elementwise::simd::with_widest;
 use crate::backend::cpu::strided::{Plan, SendPtr, PAR_MIN_ELEMS};
 use crate::backend::cpu::{base_ptr, CpuBackend};
 use crate::backend::reduce::SoftmaxOp;
@@ -101,7 +101,7 @@ pub(super) fn run<T: FloatElem>(
         });
     };
     // Softmax of f32/f64 groups that are one contiguous run in both x and
-    // out and fit in L2: each of five passes runs over the whole group (which
+    // out and fit in L2: each of three passes runs over the whole group (which
     // stays in cache) at the widest ISA; no staging buffer.
     let mut runs = 0;
     gplan.for_each_run(0, gsize, |_, _| runs += 1);
@@ -193,24 +193,17 @@ pub(super) fn run<T: FloatElem>(
     Ok(())
 }
 
-/// Softmax of the contiguous group `xs` into `os`, each pass over the whole
-/// group at the widest ISA (the exp through `vmath`).
+/// Softmax of the contiguous group `xs` into `os` in three passes over the
+/// whole group at the widest ISA: the maximum, `exp(x - max)` stored and
+/// summed (vmath's fused driver), the scaling.
 fn softmax_direct<F: SoftmaxFloat + Float>(xs: &[F], os: &mut [F]) {
-    let m = with_best(
+    let m = with_widest(
         #[inline(always)]
         || F::max_nan(xs, F::neg_infinity()),
     );
-    with_best(
-        #[inline(always)]
-        || os.iter_mut().zip(xs).for_each(|(o, &x)| *o = x - m),
-    );
-    F::exp_in_place(os);
-    let s = with_best(
-        #[inline(always)]
-        || F::sum_f64(os),
-    );
+    let s = F::exp_shift_sum(xs, m, os);
     let inv = <F as NumCast>::from(s).unwrap_or_else(F::nan).recip();
-    with_best(
+    with_widest(
         #[inline(always)]
         || os.iter_mut().for_each(|v| *v = *v * inv),
     );

@@ -28,9 +28,12 @@ mod activation;
 mod basic;
 mod erf;
 mod exp_log;
+mod fused;
 mod hyper;
 mod table;
 mod trig;
+
+pub use fused::{exp_shift_sum_f32, exp_shift_sum_f64};
 
 /// A unary float function, with its parameters (taken in f64 and converted to
 /// the element precision once per call). Errors are max ULP against a correctly
@@ -276,13 +279,18 @@ pub(crate) unsafe fn map_fix<T: Copy + Default, const L: usize>(
     needs: impl Fn(T) -> bool,
     slow: impl Fn(T) -> T,
 ) {
-    let mut i = 0;
-    while i < n {
-        let len = (n - i).min(L);
-        let mut xin = [T::default(); L];
-        // SAFETY: `i + len <= n`; the local array never overlaps the buffers.
-        std::ptr::copy_nonoverlapping(src.add(i), xin.as_mut_ptr(), len);
-        let mut y = [T::default(); L];
+    /// One chunk: `f` on every lane, `slow` on the first `len` lanes that
+    /// need it. A function, not a closure: a closure here was not inlined
+    /// into the `target_feature` callers, so its `mul_add`s became libm calls.
+    #[inline(always)]
+    fn chunk<T: Copy, const L: usize>(
+        len: usize,
+        xin: &[T; L],
+        y: &mut [T; L],
+        f: &impl Fn(T) -> T,
+        needs: &impl Fn(T) -> bool,
+        slow: &impl Fn(T) -> T,
+    ) {
         for k in 0..L {
             y[k] = f(xin[k]);
         }
@@ -297,9 +305,29 @@ pub(crate) unsafe fn map_fix<T: Copy + Default, const L: usize>(
                 }
             }
         }
+    }
+    // Whole chunks move as one fixed-size value (vector loads and stores; a
+    // copy of a run-time length here compiled to a `memmove` call per chunk,
+    // which took twice the time of the math).
+    let mut i = 0;
+    while i + L <= n {
+        // SAFETY: `i + L <= n`; unaligned reads of plain values.
+        let xin = std::ptr::read_unaligned(src.add(i) as *const [T; L]);
+        let mut y = [T::default(); L];
+        chunk(L, &xin, &mut y, &f, &needs, &slow);
         // SAFETY: as above; `dst` may equal `src`, whose chunk was read already.
+        std::ptr::write_unaligned(dst.add(i) as *mut [T; L], y);
+        i += L;
+    }
+    if i < n {
+        let len = n - i;
+        let mut xin = [T::default(); L];
+        // SAFETY: `i + len <= n`; the local array never overlaps the buffers.
+        std::ptr::copy_nonoverlapping(src.add(i), xin.as_mut_ptr(), len);
+        let mut y = [T::default(); L];
+        chunk(len, &xin, &mut y, &f, &needs, &slow);
+        // SAFETY: as above.
         std::ptr::copy_nonoverlapping(y.as_ptr(), dst.add(i), len);
-        i += len;
     }
 }
 
@@ -317,8 +345,20 @@ pub(crate) unsafe fn map2<T: Copy + Default, const L: usize>(
     f: impl Fn(T, T) -> T,
 ) {
     let mut i = 0;
-    while i < n {
-        let len = (n - i).min(L);
+    while i + L <= n {
+        // SAFETY: `i + L <= n`; unaligned reads of plain values (see `map_fix`).
+        let xa = std::ptr::read_unaligned(a.add(i) as *const [T; L]);
+        let xb = std::ptr::read_unaligned(b.add(i) as *const [T; L]);
+        let mut y = [T::default(); L];
+        for k in 0..L {
+            y[k] = f(xa[k], xb[k]);
+        }
+        // SAFETY: as above; an input equal to `dst` was read already.
+        std::ptr::write_unaligned(dst.add(i) as *mut [T; L], y);
+        i += L;
+    }
+    if i < n {
+        let len = n - i;
         let mut xa = [T::default(); L];
         let mut xb = [T::default(); L];
         // SAFETY: `i + len <= n`; the local arrays never overlap the buffers.
@@ -330,7 +370,6 @@ pub(crate) unsafe fn map2<T: Copy + Default, const L: usize>(
         }
         // SAFETY: as above.
         std::ptr::copy_nonoverlapping(y.as_ptr(), dst.add(i), len);
-        i += len;
     }
 }
 

@@ -174,6 +174,55 @@ fn combine<T: Element>(d: T, s: T, op: ScatterOp) -> T {
     }
 }
 
+/// `dst[.., idx[j], ..] = f(dst[.., idx[j], ..], src[.., j, ..])` for `j` in
+/// order, through the element pointers `sp`/`dp` of the two buffers (a flat
+/// loop when both tensors are 1-D). The one walker of the reduce-scatters.
+///
+/// # Safety
+/// The frontend contract of [`IndexBackend`] (repeated positions allowed);
+/// `sp`/`dp` point at the buffers' first elements, as `T`s of the dtype's size.
+#[inline(always)]
+unsafe fn walk_reduce<T: Copy>(
+    src: &Tensor,
+    axis: usize,
+    idx: &[isize],
+    dst: &Tensor,
+    (sp, dp): (*const T, *mut T),
+    f: impl Fn(T, T) -> T,
+) {
+    let (sl, dl) = (src.layout(), dst.layout());
+    let (ss, ds) = (sl.strides()[axis], dl.strides()[axis]);
+    if sl.ndim() == 1 {
+        let (s0, d0) = (sl.offset() as isize, dl.offset() as isize);
+        for (j, &k) in idx.iter().enumerate() {
+            // SAFETY: in-bounds positions of 1-D layouts; the destination
+            // does not overlap the source.
+            unsafe {
+                let p = dp.offset(d0 + k * ds);
+                *p = f(*p, *sp.offset(s0 + j as isize * ss));
+            }
+        }
+        return;
+    }
+    let (rs, rd) = (drop_axis(sl, axis), drop_axis(dl, axis));
+    let plan = Plan::new([&rd, &rs]);
+    let [id, is] = plan.inner_strides();
+    plan.for_each_run(0, plan.numel(), |[d0, s0], len| {
+        for (j, &k) in idx.iter().enumerate() {
+            let dd = d0 + k * ds;
+            let sd = s0 + j as isize * ss;
+            for i in 0..len as isize {
+                // SAFETY: offsets of in-bounds layouts at valid positions; the
+                // destination does not overlap the source.
+                unsafe {
+                    let p = dp.offset(dd + i * id);
+                    *p = f(*p, *sp.offset(sd + i * is));
+                }
+            }
+        }
+    });
+}
+
 /// `dst[.., idx[j], ..] = op(dst[.., idx[j], ..], src[.., j, ..])` for `j` in
 /// order.
 ///
@@ -186,26 +235,9 @@ unsafe fn reduce_typed<T: Element>(
     dst: &Tensor,
     op: ScatterOp,
 ) {
-    let (sl, dl) = (src.layout(), dst.layout());
-    let (ss, ds) = (sl.strides()[axis], dl.strides()[axis]);
-    let (rs, rd) = (drop_axis(sl, axis), drop_axis(dl, axis));
-    let plan = Plan::new([&rd, &rs]);
-    let [id, is] = plan.inner_strides();
-    let (sp, dp) = (base_ptr::<T>(src) as *const T, base_ptr::<T>(dst));
-    plan.for_each_run(0, plan.numel(), |[d0, s0], len| {
-        for (j, &k) in idx.iter().enumerate() {
-            let dd = d0 + k * ds;
-            let sd = s0 + j as isize * ss;
-            for i in 0..len as isize {
-                // SAFETY: offsets of in-bounds layouts at valid positions; the
-                // destination does not overlap the source.
-                unsafe {
-                    let p = dp.offset(dd + i * id);
-                    *p = combine(*p, *sp.offset(sd + i * is), op);
-                }
-            }
-        }
-    });
+    let ptrs = (base_ptr::<T>(src) as *const T, base_ptr::<T>(dst));
+    // SAFETY: caller contract; the base pointers of the two buffers.
+    unsafe { walk_reduce(src, axis, idx, dst, ptrs, |d, s| combine(d, s, op)) }
 }
 
 /// Plain arithmetic of the types that [`combine`] computes exactly
@@ -251,7 +283,7 @@ macro_rules! native_float {
 native_float!(f32, f64);
 
 /// [`reduce_typed`] for `Add` / `Mul` in `T`'s native arithmetic (the same
-/// results), with a flat fast path when both tensors are 1-D.
+/// results).
 ///
 /// # Safety
 /// As [`reduce_typed`]; `T` has the dtype's size and is its arithmetic type
@@ -263,40 +295,15 @@ unsafe fn reduce_native<T: Native>(
     dst: &Tensor,
     mul: bool,
 ) {
-    let (sl, dl) = (src.layout(), dst.layout());
-    let (ss, ds) = (sl.strides()[axis], dl.strides()[axis]);
-    let (sp, dp) = (sized_ptr::<T>(src) as *const T, sized_ptr::<T>(dst));
-    if sl.ndim() == 1 {
-        let (s0, d0) = (sl.offset() as isize, dl.offset() as isize);
-        for (j, &k) in idx.iter().enumerate() {
-            // SAFETY: in-bounds positions of 1-D layouts; the destination
-            // does not overlap the source.
-            unsafe {
-                let p = dp.offset(d0 + k * ds);
-                let v = *sp.offset(s0 + j as isize * ss);
-                *p = if mul { (*p).mul(v) } else { (*p).add(v) };
-            }
+    let ptrs = (sized_ptr::<T>(src) as *const T, sized_ptr::<T>(dst));
+    // SAFETY: caller contract; the buffers' first elements as `T`.
+    unsafe {
+        if mul {
+            walk_reduce(src, axis, idx, dst, ptrs, T::mul)
+        } else {
+            walk_reduce(src, axis, idx, dst, ptrs, T::add)
         }
-        return;
     }
-    let (rs, rd) = (drop_axis(sl, axis), drop_axis(dl, axis));
-    let plan = Plan::new([&rd, &rs]);
-    let [id, is] = plan.inner_strides();
-    plan.for_each_run(0, plan.numel(), |[d0, s0], len| {
-        for (j, &k) in idx.iter().enumerate() {
-            let dd = d0 + k * ds;
-            let sd = s0 + j as isize * ss;
-            for i in 0..len as isize {
-                // SAFETY: offsets of in-bounds layouts at valid positions; the
-                // destination does not overlap the source.
-                unsafe {
-                    let p = dp.offset(dd + i * id);
-                    let v = *sp.offset(sd + i * is);
-                    *p = if mul { (*p).mul(v) } else { (*p).add(v) };
-                }
-            }
-        }
-    });
 }
 
 impl CpuBackend {

@@ -195,7 +195,7 @@ pub(super) fn run<T: FloatElem>(
 
 /// Softmax of the contiguous group `xs` into `os`, each pass over the whole
 /// group at the widest ISA (the exp through `vmath`).
-fn softmax_direct<F: SoftmaxFloat + Float>(xs: &[F], os: &mut [F]) {
+pub(super) fn softmax_direct<F: SoftmaxFloat + Float>(xs: &[F], os: &mut [F]) {
     let m = with_best(
         #[inline(always)]
         || F::max_nan(xs, F::neg_infinity()),

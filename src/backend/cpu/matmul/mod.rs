@@ -177,10 +177,13 @@ pub(super) unsafe fn direct_gemm<T: Element + num_traits::Float>(
     accumulate: bool,
 ) {
     debug_assert!(n <= DIRECT_MAX_DIM);
-    let mut row = [<T as Element>::zero(); DIRECT_MAX_DIM];
+    // Sums start from -0.0, the identity of IEEE addition (so that a sum of
+    // one product -0.0 stays -0.0, as in the gemm kernels).
+    let start = <T as num_traits::Float>::neg_zero();
+    let mut row = [start; DIRECT_MAX_DIM];
     let row = &mut row[..n];
     for i in 0..m as isize {
-        row.fill(<T as Element>::zero());
+        row.fill(start);
         for p in 0..k as isize {
             // SAFETY: (i, p) and (p, j) are elements of a and b (caller contract).
             let x = unsafe { *a.ptr.0.offset(i * a.rs + p * a.cs) };

@@ -104,7 +104,7 @@ impl From<isize> for Axes {
 }
 impl From<&[isize]> for Axes {
     fn from(a: &[isize]) -> Axes {
-        Axes(Repr::List(Dims::from_slice(&a[..])))
+        Axes(Repr::List(Dims::from_slice(a)))
     }
 }
 impl<const N: usize> From<[isize; N]> for Axes {

@@ -118,7 +118,7 @@ fn small_pop(class: usize) -> Option<(NonNull<u8>, Layout)> {
 /// it back as `Err` when it is not a small-class buffer or the class is full.
 fn small_push(ptr: NonNull<u8>, layout: Layout) -> std::result::Result<(), NonNull<u8>> {
     let size = layout.size();
-    if layout.align() != ALIGN || size % ALIGN != 0 || small_class(size).is_none() {
+    if layout.align() != ALIGN || !size.is_multiple_of(ALIGN) || small_class(size).is_none() {
         return Err(ptr);
     }
     let class = size / ALIGN;

@@ -3,6 +3,7 @@
 //! that may hold one `-1`, taken only by `reshape`, `expand` and `unflatten`).
 //! Conversions and validation only; no tensor code lives here.
 
+use crate::dims::Dims;
 use crate::error::{Error, Result};
 use crate::layout::normalize_axis;
 
@@ -37,7 +38,7 @@ enum Repr {
     #[default]
     Default,
     All,
-    List(Vec<isize>),
+    List(Dims<isize>),
 }
 
 impl Axes {
@@ -60,7 +61,7 @@ impl Axes {
     /// for [`Axes::all`].
     pub fn as_list(&self) -> Option<&[isize]> {
         match &self.0 {
-            Repr::List(v) => Some(v),
+            Repr::List(v) => Some(v.as_slice()),
             _ => None,
         }
     }
@@ -73,7 +74,7 @@ impl Axes {
             Repr::Default | Repr::All => return Ok((0..ndim).collect()),
             Repr::List(v) => v,
         };
-        let mut seen = vec![false; ndim];
+        let mut seen = Dims::from_elem(false, ndim);
         list.iter()
             .map(|&a| {
                 let u = normalize_axis(op, a, ndim)?;
@@ -98,32 +99,32 @@ impl Axes {
 
 impl From<isize> for Axes {
     fn from(a: isize) -> Axes {
-        Axes(Repr::List(vec![a]))
+        Axes(Repr::List(Dims::from_slice(&[a])))
     }
 }
 impl From<&[isize]> for Axes {
     fn from(a: &[isize]) -> Axes {
-        Axes(Repr::List(a.to_vec()))
+        Axes(Repr::List(Dims::from_slice(a)))
     }
 }
 impl<const N: usize> From<[isize; N]> for Axes {
     fn from(a: [isize; N]) -> Axes {
-        Axes(Repr::List(a.to_vec()))
+        Axes(Repr::List(Dims::from_slice(&a[..])))
     }
 }
 impl<const N: usize> From<&[isize; N]> for Axes {
     fn from(a: &[isize; N]) -> Axes {
-        Axes(Repr::List(a.to_vec()))
+        Axes(Repr::List(Dims::from_slice(&a[..])))
     }
 }
 impl From<Vec<isize>> for Axes {
     fn from(a: Vec<isize>) -> Axes {
-        Axes(Repr::List(a))
+        Axes(Repr::List(a.into()))
     }
 }
 impl From<&Vec<isize>> for Axes {
     fn from(a: &Vec<isize>) -> Axes {
-        Axes(Repr::List(a.clone()))
+        Axes(Repr::List(Dims::from_slice(a)))
     }
 }
 /// `None` is the operation's default; `Some(list)` the list.

@@ -9,6 +9,12 @@
 //! of `RNX_BUFFER_CACHE_MB` MiB (default 512; 0 disables it), oldest evicted
 //! first. A cached buffer is handed out again only to requests that accept
 //! unspecified (stale but initialised) contents and fit within 25% of its size.
+//!
+//! Small buffers (up to [`SMALL_MAX`] bytes, sizes rounded up to 64-byte
+//! classes) are kept per thread instead, a few per class, and handed out
+//! again by the next allocation of their class on that thread (zeroed again
+//! when zeros are asked for): a 64-byte-aligned allocation from the system
+//! allocator costs more than the rest of a small op.
 
 use crate::error::{Error, Result};
 use crate::storage::ALIGN;
@@ -52,6 +58,84 @@ fn cache() -> &'static Mutex<Cache> {
     &CACHE
 }
 
+/// Largest buffer the per-thread small cache keeps.
+pub const SMALL_MAX: usize = 2048;
+/// Size classes of the small cache (multiples of `ALIGN` up to `SMALL_MAX`).
+const SMALL_CLASSES: usize = SMALL_MAX / ALIGN;
+/// Buffers kept per class and thread.
+const SMALL_KEEP: usize = 2;
+
+/// The small cache's class (1-based: buffers of `class * ALIGN` bytes) of a
+/// request of `bytes` bytes, if it is small.
+fn small_class(bytes: usize) -> Option<usize> {
+    (bytes > 0 && bytes <= SMALL_MAX).then(|| bytes.div_ceil(ALIGN))
+}
+
+/// One thread's small buffers: `slots[class - 1]`, each allocated with
+/// `Layout(class * ALIGN, ALIGN)`, every byte initialised.
+struct Small {
+    slots: [[Option<NonNull<u8>>; SMALL_KEEP]; SMALL_CLASSES],
+}
+
+impl Drop for Small {
+    fn drop(&mut self) {
+        for (c, slots) in self.slots.iter_mut().enumerate() {
+            for p in slots.iter_mut().filter_map(Option::take) {
+                let layout = small_layout(c + 1);
+                // SAFETY: cached buffers were allocated with their class's layout
+                // and are owned by the cache alone.
+                unsafe { alloc::dealloc(p.as_ptr(), layout) };
+            }
+        }
+    }
+}
+
+thread_local! {
+    static SMALL: std::cell::RefCell<Small> = const {
+        std::cell::RefCell::new(Small {
+            slots: [[None; SMALL_KEEP]; SMALL_CLASSES],
+        })
+    };
+}
+
+fn small_layout(class: usize) -> Layout {
+    Layout::from_size_align(class * ALIGN, ALIGN).expect("small layouts are valid")
+}
+
+/// A cached small buffer of `class`, with its layout.
+fn small_pop(class: usize) -> Option<(NonNull<u8>, Layout)> {
+    SMALL
+        .try_with(|c| {
+            let mut c = c.try_borrow_mut().ok()?;
+            let p = c.slots[class - 1].iter_mut().find_map(Option::take)?;
+            Some((p, small_layout(class)))
+        })
+        .ok()
+        .flatten()
+}
+
+/// Keep `ptr` (allocated with `layout`) in this thread's small cache; gives
+/// it back as `Err` when it is not a small-class buffer or the class is full.
+fn small_push(ptr: NonNull<u8>, layout: Layout) -> std::result::Result<(), NonNull<u8>> {
+    let size = layout.size();
+    if layout.align() != ALIGN || !size.is_multiple_of(ALIGN) || small_class(size).is_none() {
+        return Err(ptr);
+    }
+    let class = size / ALIGN;
+    SMALL
+        .try_with(|c| {
+            let mut c = c.try_borrow_mut().map_err(|_| ptr)?;
+            match c.slots[class - 1].iter_mut().find(|s| s.is_none()) {
+                Some(slot) => {
+                    *slot = Some(ptr);
+                    Ok(())
+                }
+                None => Err(ptr),
+            }
+        })
+        .unwrap_or(Err(ptr))
+}
+
 /// Alignment of a host allocation of `bytes` bytes: huge-page aligned when it
 /// asks for huge pages (see `crate::huge_pages`), else
 /// [`crate::storage::ALIGN`].
@@ -67,6 +151,19 @@ pub fn align_for(bytes: usize) -> usize {
 /// [`align_for`], and its layout; large ones are advised onto huge pages before
 /// the zeroing touches them. `None` when the allocator fails.
 pub fn alloc_zeroed(bytes: usize) -> Option<(NonNull<u8>, Layout)> {
+    if let Some(class) = small_class(bytes) {
+        if let Some((p, layout)) = small_pop(class) {
+            // SAFETY: a cached buffer of layout.size() bytes, owned by us now.
+            unsafe { std::ptr::write_bytes(p.as_ptr(), 0, layout.size()) };
+            return Some((p, layout));
+        }
+        let layout = small_layout(class);
+        // SAFETY: layout has non-zero size.
+        return Some((
+            NonNull::new(unsafe { alloc::alloc_zeroed(layout) })?,
+            layout,
+        ));
+    }
     let layout = Layout::from_size_align(bytes.max(1), align_for(bytes)).ok()?;
     if layout.align() > crate::storage::ALIGN {
         // SAFETY: layout has non-zero size.
@@ -88,6 +185,13 @@ pub fn alloc_zeroed(bytes: usize) -> Option<(NonNull<u8>, Layout)> {
 /// Take a cached allocation of at least `bytes` (and at most 25% more) with
 /// alignment `align`, if one is there.
 pub fn take(bytes: usize, align: usize) -> Option<(NonNull<u8>, Layout)> {
+    if let Some(class) = small_class(bytes) {
+        return if align == ALIGN {
+            small_pop(class)
+        } else {
+            None
+        };
+    }
     if bytes < MIN_BYTES || limit() == 0 {
         return None;
     }
@@ -116,6 +220,13 @@ pub fn take(bytes: usize, align: usize) -> Option<(NonNull<u8>, Layout)> {
 /// with every byte initialised, and must not be used by the caller afterwards.
 pub unsafe fn give_back(ptr: NonNull<u8>, layout: Layout) {
     let size = layout.size();
+    if size <= SMALL_MAX {
+        if let Err(ptr) = small_push(ptr, layout) {
+            // SAFETY: caller contract.
+            unsafe { alloc::dealloc(ptr.as_ptr(), layout) };
+        }
+        return;
+    }
     let lim = limit();
     if size < MIN_BYTES || size > lim {
         // SAFETY: caller contract.

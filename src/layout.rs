@@ -3,6 +3,7 @@
 //! the address span of a layout live here too; exact overlap analysis is in
 //! `overlap.rs`.
 
+use crate::dims::Dims;
 use crate::error::{Error, Result};
 
 /// Shape, signed strides (in elements) and offset (in elements) of a view.
@@ -18,14 +19,19 @@ use crate::error::{Error, Result};
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Layout {
-    shape: Vec<usize>,
-    strides: Vec<isize>,
+    shape: Dims<usize>,
+    strides: Dims<isize>,
     offset: usize,
 }
 
 /// Row-major strides of `shape`.
 pub fn c_strides(shape: &[usize]) -> Vec<isize> {
-    let mut s = vec![0isize; shape.len()];
+    c_strides_dims(shape).into()
+}
+
+/// Row-major strides of `shape`, inline for ordinary ranks.
+fn c_strides_dims(shape: &[usize]) -> Dims<isize> {
+    let mut s = Dims::from_elem(0isize, shape.len());
     let mut acc = 1isize;
     for i in (0..shape.len()).rev() {
         s[i] = acc;
@@ -61,8 +67,8 @@ impl Layout {
     /// A row-major layout of `shape` at offset 0.
     pub fn contiguous(shape: &[usize]) -> Layout {
         Layout {
-            shape: shape.to_vec(),
-            strides: c_strides(shape),
+            shape: Dims::from_slice(shape),
+            strides: c_strides_dims(shape),
             offset: 0,
         }
     }
@@ -72,8 +78,23 @@ impl Layout {
     pub fn new(shape: Vec<usize>, strides: Vec<isize>, offset: usize) -> Layout {
         assert_eq!(shape.len(), strides.len(), "Layout::new: rank mismatch");
         Layout {
-            shape,
-            strides,
+            shape: shape.into(),
+            strides: strides.into(),
+            offset,
+        }
+    }
+
+    /// [`Layout::new`] from slices (no allocation for ranks up to
+    /// [`crate::dims::INLINE`]).
+    pub fn from_slices(shape: &[usize], strides: &[isize], offset: usize) -> Layout {
+        assert_eq!(
+            shape.len(),
+            strides.len(),
+            "Layout::from_slices: rank mismatch"
+        );
+        Layout {
+            shape: Dims::from_slice(shape),
+            strides: Dims::from_slice(strides),
             offset,
         }
     }
@@ -170,7 +191,7 @@ impl Layout {
     /// Reorder axes: result axis `i` is input axis `perm[i]`.
     pub fn permute(&self, perm: &[usize]) -> Result<Layout> {
         let n = self.ndim();
-        let mut seen = vec![false; n];
+        let mut seen: Dims<bool> = Dims::from_elem(false, n);
         if perm.len() != n
             || perm
                 .iter()
@@ -203,7 +224,7 @@ impl Layout {
         if m > n {
             return Err(err());
         }
-        let mut strides = vec![0isize; n];
+        let mut strides = Dims::from_elem(0isize, n);
         for i in 0..m {
             let (d, s) = (self.shape[m - 1 - i], self.strides[m - 1 - i]);
             let t = shape[n - 1 - i];
@@ -216,7 +237,7 @@ impl Layout {
             }
         }
         Ok(Layout {
-            shape: shape.to_vec(),
+            shape: Dims::from_slice(shape),
             strides,
             offset: self.offset,
         })
@@ -237,12 +258,17 @@ impl Layout {
     /// the caller checked the range).
     pub fn slice_axis(&self, axis: usize, start: usize, len: usize, step: isize) -> Layout {
         let mut l = self.clone();
-        if len > 0 {
-            l.offset = (l.offset as isize + start as isize * l.strides[axis]) as usize;
-        }
-        l.shape[axis] = len;
-        l.strides[axis] *= step;
+        l.slice_axis_in_place(axis, start, len, step);
         l
+    }
+
+    /// [`Layout::slice_axis`] applied to this layout.
+    pub fn slice_axis_in_place(&mut self, axis: usize, start: usize, len: usize, step: isize) {
+        if len > 0 {
+            self.offset = (self.offset as isize + start as isize * self.strides[axis]) as usize;
+        }
+        self.shape[axis] = len;
+        self.strides[axis] *= step;
     }
 
     /// Select index `i` of `axis` and drop the axis.
@@ -286,8 +312,8 @@ impl Layout {
         // An empty view has no addresses to preserve: any strides will do.
         if numel == 0 || self.is_c_contiguous() {
             return Some(Layout {
-                shape: shape.to_vec(),
-                strides: c_strides(shape),
+                shape: Dims::from_slice(shape),
+                strides: c_strides_dims(shape),
                 offset: self.offset,
             });
         }
@@ -299,7 +325,7 @@ impl Layout {
             .filter(|&(&d, _)| d != 1)
             .map(|(&d, &s)| (d, s))
             .collect();
-        let mut new_strides = vec![0isize; shape.len()];
+        let mut new_strides = Dims::from_elem(0isize, shape.len());
         let (mut oi, mut ni) = (0usize, 0usize);
         let (on, nn) = (old.len(), shape.len());
         while ni < nn && oi < on {
@@ -336,7 +362,7 @@ impl Layout {
             *s = 1;
         }
         Some(Layout {
-            shape: shape.to_vec(),
+            shape: Dims::from_slice(shape),
             strides: new_strides,
             offset: self.offset,
         })

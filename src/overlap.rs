@@ -103,6 +103,15 @@ fn byte_view(t: &crate::Tensor) -> Option<ByteView> {
     })
 }
 
+/// The host byte range `[lo, hi)` a tensor's view touches; `None` when empty
+/// or not in host memory.
+fn byte_range(t: &crate::Tensor) -> Option<(usize, usize)> {
+    let base = t.storage().host_ptr()? as usize;
+    let w = t.itemsize();
+    let (lo, hi) = t.layout().span()?;
+    Some((base + lo * w, base + hi * w))
+}
+
 /// Whether two tensors can touch a common byte of memory (exact, via a bounded
 /// search over the index equation, as NumPy's `solve_may_share_memory`).
 ///
@@ -116,6 +125,13 @@ pub fn tensors_overlap(a: &crate::Tensor, b: &crate::Tensor) -> bool {
     }
     if a.storage().host_ptr().is_none() {
         return a.same_storage(b);
+    }
+    // Disjoint address ranges first (no allocation): the usual answer.
+    let (Some(ra), Some(rb)) = (byte_range(a), byte_range(b)) else {
+        return false;
+    };
+    if ra.1 <= rb.0 || rb.1 <= ra.0 {
+        return false;
     }
     let (Some(va), Some(vb)) = (byte_view(a), byte_view(b)) else {
         return false;

@@ -259,44 +259,82 @@ impl Storage {
     }
 }
 
-/// Locks held while an operation reads and writes storages.
+/// One held lock of an operation.
+enum Guard<'a> {
+    Read(#[allow(dead_code)] RwLockReadGuard<'a, ()>),
+    Write(#[allow(dead_code)] RwLockWriteGuard<'a, ()>),
+}
+
+/// Storages an operation locks held inline (no allocation); more go to a Vec.
+const INLINE_LOCKS: usize = 6;
+
+/// Locks held while an operation reads and writes storages (released on drop).
 pub(crate) struct Access<'a> {
-    _reads: Vec<RwLockReadGuard<'a, ()>>,
-    _writes: Vec<RwLockWriteGuard<'a, ()>>,
+    _inline: [Option<Guard<'a>>; INLINE_LOCKS],
+    _more: Vec<Guard<'a>>,
 }
 
 /// Lock `writes` exclusively and `reads` shared, in id order (no deadlock between
 /// operations of different threads). A storage in both lists is locked once, for
 /// writing. A written storage that has a live borrowed slice is an error.
+/// Allocates nothing for up to `INLINE_LOCKS` storages.
 pub(crate) fn lock<'a>(
     op: &str,
     reads: &[&'a Storage],
     writes: &[&'a Storage],
 ) -> Result<Access<'a>> {
-    let mut all: Vec<(&'a Storage, bool)> = Vec::with_capacity(reads.len() + writes.len());
-    for &w in writes {
-        all.push((w, true));
-    }
-    for &r in reads {
-        all.push((r, false));
-    }
-    all.sort_by_key(|(s, w)| (s.id, !*w));
-    all.dedup_by_key(|(s, _)| s.id);
-    let mut acc = Access {
-        _reads: Vec::new(),
-        _writes: Vec::new(),
+    let n = reads.len() + writes.len();
+    let Some(&first) = writes.first().or(reads.first()) else {
+        return Ok(Access {
+            _inline: Default::default(),
+            _more: Vec::new(),
+        });
     };
-    for (s, w) in all {
-        if w {
+    let mut inline = [(first, false); INLINE_LOCKS];
+    let mut heap = Vec::new();
+    let all: &mut [(&'a Storage, bool)] = if n <= INLINE_LOCKS {
+        &mut inline[..n]
+    } else {
+        heap.resize(n, (first, false));
+        &mut heap
+    };
+    for (slot, (s, w)) in all.iter_mut().zip(
+        writes
+            .iter()
+            .map(|&s| (s, true))
+            .chain(reads.iter().map(|&s| (s, false))),
+    ) {
+        *slot = (s, w);
+    }
+    // Writers sort before readers of the same storage, so the first entry of
+    // each id decides how it is locked.
+    all.sort_unstable_by_key(|(s, w)| (s.id, !*w));
+    let mut acc = Access {
+        _inline: Default::default(),
+        _more: Vec::new(),
+    };
+    let mut held = 0usize;
+    let mut last_id = None;
+    for &(s, w) in all.iter() {
+        if last_id == Some(s.id) {
+            continue;
+        }
+        last_id = Some(s.id);
+        let g = if w {
             let g = s.lock.write().unwrap_or_else(|e| e.into_inner());
             if s.borrows.load(Ordering::Acquire) != 0 {
                 return Err(Error::Borrowed { op: op.to_string() });
             }
-            acc._writes.push(g);
+            Guard::Write(g)
         } else {
-            acc._reads
-                .push(s.lock.read().unwrap_or_else(|e| e.into_inner()));
+            Guard::Read(s.lock.read().unwrap_or_else(|e| e.into_inner()))
+        };
+        if held < INLINE_LOCKS {
+            acc._inline[held] = Some(g);
+        } else {
+            acc._more.push(g);
         }
+        held += 1;
     }
     Ok(acc)
 }

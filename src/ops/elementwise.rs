@@ -86,6 +86,17 @@ fn binary_core(
     operands: &[Operand<'_>],
     out: Option<&Tensor>,
 ) -> Result<Tensor> {
+    if let [Operand::Tensor(a), Operand::Tensor(b)] = operands {
+        // Two tensors (the common case): `resolve`'s checks without its Vec.
+        super::same_device(name, &[*a, *b])?;
+        super::same_dtype(name, &[*a, *b])?;
+        let dt = a.dtype();
+        require(name, op.supports(dt), dt)?;
+        let ts = [(*a).clone(), (*b).clone()];
+        return run(name, &ts, dt, out, |be, v, o| {
+            be.binary(op, &v[0], &v[1], o)
+        });
+    }
     let ts = resolve(name, operands, out)?;
     let dt = ts[0].dtype();
     require(name, op.supports(dt), dt)?;

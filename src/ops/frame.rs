@@ -7,6 +7,7 @@
 
 pub(crate) use super::shape::broadcast_shapes;
 use crate::backend::Backend;
+use crate::dims::Dims;
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
 use crate::overlap;
@@ -116,9 +117,8 @@ pub(crate) fn resolve_as(
             Operand::Scalar(s) => scalar_tensor(op, *s, dtype, device)?,
         });
     }
-    let refs: Vec<&Tensor> = ts.iter().collect();
-    super::same_device(op, &refs)?;
-    super::same_dtype(op, &refs)?;
+    super::same_device(op, &ts)?;
+    super::same_dtype(op, &ts)?;
     Ok(ts)
 }
 
@@ -189,8 +189,18 @@ pub(crate) fn run(
     out: Option<&Tensor>,
     f: impl FnOnce(&dyn Backend, &[Tensor], &Tensor) -> Result<()>,
 ) -> Result<Tensor> {
-    let shapes: Vec<&[usize]> = inputs.iter().map(|t| t.shape()).collect();
-    let shape = broadcast_shapes(op, &shapes)?;
+    // Operands of one shape (the common case) need no broadcasting pass.
+    let shape: Dims<usize> = match inputs.split_first() {
+        Some((first, rest)) if rest.iter().all(|t| t.shape() == first.shape()) => {
+            Dims::from_slice(first.shape())
+        }
+        _ => {
+            let shapes: Vec<&[usize]> = inputs.iter().map(|t| t.shape()).collect();
+            broadcast_shapes(op, &shapes)?.into()
+        }
+    };
+    // A freshly allocated output cannot overlap any input: no alias analysis.
+    let fresh = out.is_none();
     let out = match out {
         Some(o) => {
             check_out(op, o, &shape, out_dtype, inputs)?;
@@ -204,20 +214,52 @@ pub(crate) fn run(
             Tensor::empty_on(out_dtype, &shape, device)?
         }
     };
-    let mut views = Vec::with_capacity(inputs.len());
-    for t in inputs {
-        let mut v = t.with_layout(t.layout().broadcast_to(&shape)?);
-        if !overlap::same_view(&v, &out) && overlap::tensors_overlap(t, &out) {
+    // Each input broadcast to the result, snapshotted when it partially
+    // overlaps the output.
+    let view = |t: &Tensor| -> Result<Tensor> {
+        let v = t.with_layout(t.layout().broadcast_to(&shape)?);
+        if !fresh && !overlap::same_view(&v, &out) && overlap::tensors_overlap(t, &out) {
             let snap = t.copy()?;
-            v = snap.with_layout(snap.layout().broadcast_to(&shape)?);
+            return Ok(snap.with_layout(snap.layout().broadcast_to(&shape)?));
         }
-        views.push(v);
+        Ok(v)
+    };
+    // The views of one or two inputs live in arrays (no allocation).
+    match inputs {
+        [a] => {
+            let v = [view(a)?];
+            compute(op, &v, out, f)
+        }
+        [a, b] => {
+            let v = [view(a)?, view(b)?];
+            compute(op, &v, out, f)
+        }
+        _ => {
+            let v = inputs.iter().map(view).collect::<Result<Vec<_>>>()?;
+            compute(op, &v, out, f)
+        }
     }
+}
+
+/// The end of [`run`]: lock the views and the output and call `f` (nothing
+/// for an empty output).
+fn compute(
+    op: &str,
+    views: &[Tensor],
+    out: Tensor,
+    f: impl FnOnce(&dyn Backend, &[Tensor], &Tensor) -> Result<()>,
+) -> Result<Tensor> {
     if out.size() == 0 {
         return Ok(out);
     }
-    let reads: Vec<&Tensor> = views.iter().collect();
     let backend = out.backend();
-    super::locked(op, &reads, &[&out], || f(backend, &views, &out))?;
+    match views {
+        [a] => super::locked(op, &[a], &[&out], || f(backend, views, &out))?,
+        [a, b] => super::locked(op, &[a, b], &[&out], || f(backend, views, &out))?,
+        _ => {
+            let reads: Vec<&Tensor> = views.iter().collect();
+            super::locked(op, &reads, &[&out], || f(backend, views, &out))?
+        }
+    }
     Ok(out)
 }

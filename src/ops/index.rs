@@ -408,7 +408,7 @@ fn resolve(op: &str, t: &Tensor, spec: &[Index]) -> Result<Resolved> {
             }
             Index::R(start, stop, step) => {
                 let (s, len) = range_of(op, axis, size, *start, *stop, *step)?;
-                view = view.slice_axis(r, s, len, *step);
+                view.slice_axis_in_place(r, s, len, *step);
                 r += 1;
             }
             Index::N => {

@@ -3,6 +3,7 @@
 //! aliasing policy of outputs; the arithmetic is the backend's `matmul`.
 
 use super::{locked, same_device, same_dtype, unique_output};
+use crate::dims::Dims;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 
@@ -14,9 +15,9 @@ pub(crate) fn broadcast_batch(
     y: &[usize],
     lhs: &[usize],
     rhs: &[usize],
-) -> Result<Vec<usize>> {
+) -> Result<Dims<usize>> {
     let n = x.len().max(y.len());
-    let mut out = vec![0usize; n];
+    let mut out = Dims::from_elem(0usize, n);
     for i in 0..n {
         let dx = if i < n - x.len() {
             1
@@ -51,9 +52,9 @@ struct Product {
     /// `b` as `[batch.., k, n]`.
     b: Tensor,
     /// `[batch.., m, n]`.
-    full: Vec<usize>,
+    full: Dims<usize>,
     /// The user-visible result shape (promoted 1-D axes removed).
-    result: Vec<usize>,
+    result: Dims<usize>,
     a_vec: bool,
     b_vec: bool,
 }
@@ -100,7 +101,7 @@ fn plan(op: &str, a: &Tensor, b: &Tensor) -> Result<Product> {
         a.shape(),
         b.shape(),
     )?;
-    let with = |mut s: Vec<usize>, x: usize, y: usize| {
+    let with = |mut s: Dims<usize>, x: usize, y: usize| {
         s.push(x);
         s.push(y);
         s

@@ -53,9 +53,10 @@ use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 
 /// All tensors on one device, else an error naming `op` and both devices.
-pub(crate) fn same_device(op: &str, ts: &[&Tensor]) -> Result<()> {
+pub(crate) fn same_device<T: std::borrow::Borrow<Tensor>>(op: &str, ts: &[T]) -> Result<()> {
     if let Some(first) = ts.first() {
-        for t in &ts[1..] {
+        let first = first.borrow();
+        for t in ts[1..].iter().map(|t| t.borrow()) {
             if t.device() != first.device() {
                 return Err(Error::DeviceMismatch {
                     op: op.into(),
@@ -69,9 +70,10 @@ pub(crate) fn same_device(op: &str, ts: &[&Tensor]) -> Result<()> {
 }
 
 /// All tensors of one dtype, else an error naming `op` and both dtypes.
-pub(crate) fn same_dtype(op: &str, ts: &[&Tensor]) -> Result<()> {
+pub(crate) fn same_dtype<T: std::borrow::Borrow<Tensor>>(op: &str, ts: &[T]) -> Result<()> {
     if let Some(first) = ts.first() {
-        for t in &ts[1..] {
+        let first = first.borrow();
+        for t in ts[1..].iter().map(|t| t.borrow()) {
             if t.dtype() != first.dtype() {
                 return Err(Error::DTypeMismatch {
                     op: op.into(),
@@ -105,6 +107,23 @@ pub(crate) fn locked<R>(
     writes: &[&Tensor],
     f: impl FnOnce() -> Result<R>,
 ) -> Result<R> {
+    // The storages in fixed arrays for the usual few operands (no allocation).
+    const K: usize = 4;
+    if reads.len() <= K && writes.len() <= K {
+        let any = match reads.first().or(writes.first()) {
+            Some(t) => &**t.storage(),
+            None => return f(),
+        };
+        let (mut r, mut w) = ([any; K], [any; K]);
+        for (slot, t) in r.iter_mut().zip(reads) {
+            *slot = &**t.storage();
+        }
+        for (slot, t) in w.iter_mut().zip(writes) {
+            *slot = &**t.storage();
+        }
+        let _guard = crate::storage::lock(op, &r[..reads.len()], &w[..writes.len()])?;
+        return f();
+    }
     let r: Vec<&crate::storage::Storage> = reads.iter().map(|t| &**t.storage()).collect();
     let w: Vec<&crate::storage::Storage> = writes.iter().map(|t| &**t.storage()).collect();
     let _guard = crate::storage::lock(op, &r, &w)?;

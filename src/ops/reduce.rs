@@ -5,6 +5,7 @@
 
 use crate::axes::Axes;
 use crate::backend::{ArgOp, ReduceOp, ScanOp};
+use crate::dims::Dims;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::{normalize_axis, Layout};
@@ -17,8 +18,8 @@ pub(crate) fn resolve_axes(op: &str, ndim: usize, axes: &Axes) -> Result<Vec<usi
 }
 
 /// `shape` with `axes` set to 1 (the keepdims shape).
-pub(crate) fn keep_shape(shape: &[usize], axes: &[usize]) -> Vec<usize> {
-    let mut s = shape.to_vec();
+pub(crate) fn keep_shape(shape: &[usize], axes: &[usize]) -> Dims<usize> {
+    let mut s = Dims::from_slice(shape);
     for &a in axes {
         s[a] = 1;
     }
@@ -30,7 +31,7 @@ pub(crate) fn finish_shape(out: Tensor, axes: &[usize], keepdims: bool) -> Tenso
     if keepdims {
         return out;
     }
-    let shape: Vec<usize> = (0..out.ndim())
+    let shape: Dims<usize> = (0..out.ndim())
         .filter(|a| !axes.contains(a))
         .map(|a| out.shape()[a])
         .collect();

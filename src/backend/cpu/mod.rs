@@ -17,8 +17,42 @@ pub(crate) mod team;
 pub mod transpose;
 pub mod vmath;
 
+#[cfg(test)]
+mod shortcut_tests;
+
 use crate::dtype::Element;
 use crate::tensor::Tensor;
+
+#[cfg(test)]
+thread_local! {
+    /// Set by unit tests to run the general paths where a small-input
+    /// shortcut would apply, to compare the two.
+    static GENERAL_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the small-input shortcuts (flat elementwise runs, direct small
+/// reductions, softmax groups and matrix products) may run: always, except
+/// inside [`general_only`] in unit tests.
+#[inline(always)]
+pub(crate) fn shortcuts() -> bool {
+    #[cfg(test)]
+    {
+        !GENERAL_ONLY.with(|c| c.get())
+    }
+    #[cfg(not(test))]
+    {
+        true
+    }
+}
+
+/// Run `f` with the shortcuts off on this thread (unit tests only).
+#[cfg(test)]
+pub(crate) fn general_only<R>(f: impl FnOnce() -> R) -> R {
+    GENERAL_ONLY.with(|c| c.set(true));
+    let r = f();
+    GENERAL_ONLY.with(|c| c.set(false));
+    r
+}
 
 /// The CPU backend (stateless; its thread pool is `crate::device::pool` (sized by [`crate::set_num_threads`])).
 #[derive(Clone, Copy, Debug, Default)]

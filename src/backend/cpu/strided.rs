@@ -4,6 +4,7 @@
 //! 1-D inner loops over element ranges, on the thread pool above a size
 //! threshold. Knows nothing about dtypes: callers get element offsets.
 
+use crate::dims::Dims;
 use crate::layout::Layout;
 
 /// Elements per parallel task below which work stays on the calling thread.
@@ -16,9 +17,9 @@ pub const PAR_MIN_ELEMS: usize = 1 << 15;
 #[derive(Clone, Debug)]
 pub struct Plan<const N: usize> {
     /// Dimensions, outermost first, after dropping and merging axes.
-    pub shape: Vec<usize>,
+    pub shape: Dims<usize>,
     /// Per operand, the element stride of each planned axis.
-    pub strides: [Vec<isize>; N],
+    pub strides: [Dims<isize>; N],
     /// Per operand, the element offset of the first element.
     pub offsets: [isize; N],
 }
@@ -35,15 +36,15 @@ impl<const N: usize> Plan<N> {
         }
         if shape0.contains(&0) {
             return Plan {
-                shape: vec![0],
-                strides: std::array::from_fn(|_| vec![1]),
+                shape: Dims::from_slice(&[0]),
+                strides: std::array::from_fn(|_| Dims::from_slice(&[1])),
                 offsets,
             };
         }
         // Keep axes of size > 1.
-        let axes: Vec<usize> = (0..shape0.len()).filter(|&a| shape0[a] > 1).collect();
-        let mut dims: Vec<usize> = axes.iter().map(|&a| shape0[a]).collect();
-        let mut strides: [Vec<isize>; N] =
+        let axes: Dims<usize> = (0..shape0.len()).filter(|&a| shape0[a] > 1).collect();
+        let mut dims: Dims<usize> = axes.iter().map(|&a| shape0[a]).collect();
+        let mut strides: [Dims<isize>; N] =
             std::array::from_fn(|k| axes.iter().map(|&a| layouts[k].strides()[a]).collect());
         // Make operand 0's strides non-negative (reversing an axis for everyone).
         for i in 0..dims.len() {
@@ -55,7 +56,7 @@ impl<const N: usize> Plan<N> {
             }
         }
         // Order axes by operand 0's stride, largest outermost; ties by the others.
-        let mut order: Vec<usize> = (0..dims.len()).collect();
+        let mut order: Dims<usize> = (0..dims.len()).collect();
         order.sort_by(|&a, &b| {
             for s in strides.iter() {
                 let c = s[b].unsigned_abs().cmp(&s[a].unsigned_abs());
@@ -126,7 +127,7 @@ impl<const N: usize> Plan<N> {
         let nd = self.shape.len();
         let inner = self.shape[nd - 1];
         // Multi-index of `start`.
-        let mut idx = vec![0usize; nd];
+        let mut idx = Dims::from_elem(0usize, nd);
         let mut rem = start;
         for a in (0..nd).rev() {
             idx[a] = rem % self.shape[a];
@@ -170,12 +171,14 @@ impl<const N: usize> Plan<N> {
     /// ([`team::for_each_chunk`](super::team::for_each_chunk)).
     pub fn par_for_each_run(&self, min_per_task: usize, f: impl Fn([isize; N], usize) + Sync) {
         let n = self.numel();
-        let threads = crate::device::num_threads();
-        if threads <= 1 || n < 2 * min_per_task {
+        // Small work never asks the pool (not even its size).
+        if n < 2 * min_per_task || crate::device::num_threads() <= 1 {
             self.for_each_run(0, n, f);
             return;
         }
-        let tasks = (n / min_per_task).min(threads * 4).max(2);
+        let tasks = (n / min_per_task)
+            .min(crate::device::num_threads() * 4)
+            .max(2);
         let chunk = n.div_ceil(tasks);
         super::team::for_each_chunk(tasks, &|t| {
             let s = t * chunk;

@@ -40,8 +40,13 @@ pub const GRAIN_COSTLY: usize = PAR_MIN_ELEMS / 8;
 /// `task` is a trait object so that the thread-pool machinery is compiled once,
 /// not once per op and dtype.
 fn drive(n: usize, grain: usize, task: &(dyn Fn(usize, usize) + Sync)) {
+    // Small work never asks the pool (not even its size).
+    if n < 2 * grain {
+        task(0, n);
+        return;
+    }
     let threads = crate::device::num_threads();
-    if threads <= 1 || n < 2 * grain {
+    if threads <= 1 {
         task(0, n);
         return;
     }
@@ -88,6 +93,50 @@ fn same<A, B>(a: *const A, b: *const B) -> bool {
     std::ptr::eq(a.cast::<u8>(), b.cast::<u8>())
 }
 
+/// A gather buffer of `BLOCK` elements, filled (and so paid for) only by the
+/// runs that need one: contiguous and stride-0 runs never touch it.
+pub(crate) struct Scratch<T>(Option<[T; BLOCK]>);
+
+impl<T: Copy + Default> Scratch<T> {
+    #[inline(always)]
+    fn new() -> Scratch<T> {
+        Scratch(None)
+    }
+    #[inline(always)]
+    fn get(&mut self) -> &mut [T; BLOCK] {
+        self.0.get_or_insert_with(|| [T::default(); BLOCK])
+    }
+}
+
+/// The inner strides of a traversal that is one flat run: the output (first)
+/// C-contiguous and each input C-contiguous (stride 1) or a single repeated
+/// element (stride 0); `None` when the general plan is needed. Then element
+/// `i` of the run is at `offset + i * stride` in every operand, which is
+/// exactly what the plan would merge these layouts into, without building it.
+#[inline]
+fn flat<const N: usize>(layouts: [&crate::Layout; N]) -> Option<[isize; N]> {
+    if !crate::backend::cpu::shortcuts() {
+        return None;
+    }
+    let mut s = [1isize; N];
+    for (k, l) in layouts.iter().enumerate() {
+        if l.is_c_contiguous() {
+            continue;
+        }
+        if k > 0
+            && l.shape()
+                .iter()
+                .zip(l.strides())
+                .all(|(&d, &st)| st == 0 || d == 1)
+        {
+            s[k] = 0;
+        } else {
+            return None;
+        }
+    }
+    Some(s)
+}
+
 // ----- one input -----
 
 #[inline(always)]
@@ -98,7 +147,7 @@ unsafe fn run1<A: Element, O: Element, F: Fn(A) -> O>(
     a: *const A,
     sa: isize,
     len: usize,
-    ba: &mut [A; BLOCK],
+    ba: &mut Scratch<A>,
     f: &F,
 ) {
     if so == 1 && sa == 1 {
@@ -126,6 +175,7 @@ unsafe fn run1<A: Element, O: Element, F: Fn(A) -> O>(
         store(o, so, len, |_| v);
         return;
     }
+    let ba = ba.get();
     let mut i = 0;
     while i < len {
         let n = (len - i).min(BLOCK);
@@ -147,7 +197,7 @@ unsafe fn run1_avx2<A: Element, O: Element, F: Fn(A) -> O>(
     a: *const A,
     sa: isize,
     len: usize,
-    ba: &mut [A; BLOCK],
+    ba: &mut Scratch<A>,
     f: &F,
 ) {
     run1(o, so, a, sa, len, ba, f)
@@ -163,12 +213,10 @@ pub unsafe fn map1<A: Element, O: Element, F>(out: &Tensor, a: &Tensor, grain: u
 where
     F: Fn(A) -> O + Sync,
 {
-    let plan = Plan::new([out.layout(), a.layout()]);
-    let [so, sa] = plan.inner_strides();
     #[allow(unused_variables)]
     let level = isa();
     let (po, pa) = (SendPtr(base_ptr::<O>(out)), SendPtr(base_ptr::<A>(a)));
-    let run_at = |o: *mut O, a: *const A, sa: isize, len: usize, ba: &mut [A; BLOCK]| {
+    let run_at = |o: *mut O, so: isize, a: *const A, sa: isize, len: usize, ba: &mut Scratch<A>| {
         #[cfg(all(
             any(target_arch = "x86", target_arch = "x86_64"),
             not(debug_assertions)
@@ -182,11 +230,32 @@ where
         // SAFETY: as above.
         unsafe { run1(o, so, a, sa, len, ba, &f) };
     };
+    if let Some([so, sa]) = flat([out.layout(), a.layout()]) {
+        let n = out.layout().numel();
+        if n == 0 {
+            return;
+        }
+        let (oo, oa) = (out.layout().offset() as isize, a.layout().offset() as isize);
+        drive(n, grain, &|s, e| {
+            let mut ba = Scratch::new();
+            // SAFETY: elements s..e of the flat run lie inside both layouts.
+            let (o, a) = unsafe {
+                (
+                    po.get().offset(oo + s as isize),
+                    pa.get().offset(oa + s as isize * sa) as *const A,
+                )
+            };
+            run_at(o, so, a, sa, e - s, &mut ba)
+        });
+        return;
+    }
+    let plan = Plan::new([out.layout(), a.layout()]);
+    let [so, sa] = plan.inner_strides();
     if let Some([bo, bsa]) = plan.blocked_strides() {
         // The input is transposed against the output: square tiles, the
         // input staged through a tile buffer (`TileInput`).
         plan.par_for_each_tile(grain, |[oo, oa], na, nb| {
-            let mut ba = [A::default(); BLOCK];
+            let mut ba = Scratch::new();
             // SAFETY: the tile lies inside both layouts (plan of in-bounds
             // layouts); the input is exactly the output or disjoint from it,
             // and this task alone writes the tile.
@@ -195,16 +264,16 @@ where
                 let (a, sa) = ta.run(j);
                 // SAFETY: run j of the output tile, in bounds as above.
                 let o = unsafe { po.get().offset(oo + j as isize * bo) };
-                run_at(o, a, sa, na, &mut ba);
+                run_at(o, so, a, sa, na, &mut ba);
             }
         });
     } else {
         drive(plan.numel(), grain, &|s, e| {
-            let mut ba = [A::default(); BLOCK];
+            let mut ba = Scratch::new();
             plan.for_each_run(s, e, |[oo, oa], len| {
                 // SAFETY: offsets come from the plan of in-bounds layouts.
                 let (o, a) = unsafe { (po.get().offset(oo), pa.get().offset(oa) as *const A) };
-                run_at(o, a, sa, len, &mut ba)
+                run_at(o, so, a, sa, len, &mut ba)
             });
         });
     }
@@ -222,8 +291,8 @@ unsafe fn run2<A: Element, B: Element, O: Element, F: Fn(A, B) -> O>(
     b: *const B,
     sb: isize,
     len: usize,
-    ba: &mut [A; BLOCK],
-    bb: &mut [B; BLOCK],
+    ba: &mut Scratch<A>,
+    bb: &mut Scratch<B>,
     f: &F,
 ) {
     if so == 1 && !same(o, b) && (sb == 1 || sb == 0) {
@@ -267,6 +336,7 @@ unsafe fn run2<A: Element, B: Element, O: Element, F: Fn(A, B) -> O>(
         store(o, so, len, |_| v);
         return;
     }
+    let (ba, bb) = (ba.get(), bb.get());
     let first = len.min(BLOCK);
     if sa == 0 {
         ba[..first].fill(*a);
@@ -303,8 +373,8 @@ unsafe fn run2_avx2<A: Element, B: Element, O: Element, F: Fn(A, B) -> O>(
     b: *const B,
     sb: isize,
     len: usize,
-    ba: &mut [A; BLOCK],
-    bb: &mut [B; BLOCK],
+    ba: &mut Scratch<A>,
+    bb: &mut Scratch<B>,
     f: &F,
 ) {
     run2(o, so, a, sa, b, sb, len, ba, bb, f)
@@ -323,8 +393,6 @@ pub unsafe fn map2<A: Element, B: Element, O: Element, F>(
 ) where
     F: Fn(A, B) -> O + Sync,
 {
-    let plan = Plan::new([out.layout(), a.layout(), b.layout()]);
-    let [so, sa, sb] = plan.inner_strides();
     #[allow(unused_variables)]
     let level = isa();
     let (po, pa, pb) = (
@@ -333,13 +401,14 @@ pub unsafe fn map2<A: Element, B: Element, O: Element, F>(
         SendPtr(base_ptr::<B>(b)),
     );
     let run_at = |o: *mut O,
+                  so: isize,
                   a: *const A,
                   sa: isize,
                   b: *const B,
                   sb: isize,
                   len: usize,
-                  ba: &mut [A; BLOCK],
-                  bb: &mut [B; BLOCK]| {
+                  ba: &mut Scratch<A>,
+                  bb: &mut Scratch<B>| {
         #[cfg(all(
             any(target_arch = "x86", target_arch = "x86_64"),
             not(debug_assertions)
@@ -353,7 +422,30 @@ pub unsafe fn map2<A: Element, B: Element, O: Element, F>(
         // SAFETY: as above.
         unsafe { run2(o, so, a, sa, b, sb, len, ba, bb, &f) };
     };
-    let run = |[oo, oa, ob]: [isize; 3], len: usize, ba: &mut [A; BLOCK], bb: &mut [B; BLOCK]| {
+    if let Some([so, sa, sb]) = flat([out.layout(), a.layout(), b.layout()]) {
+        let n = out.layout().numel();
+        if n == 0 {
+            return;
+        }
+        let offs = [out.layout(), a.layout(), b.layout()].map(|l| l.offset() as isize);
+        drive(n, grain, &|s, e| {
+            let (mut ba, mut bb) = (Scratch::new(), Scratch::new());
+            let i = s as isize;
+            // SAFETY: elements s..e of the flat run lie inside every layout.
+            let (o, a, b) = unsafe {
+                (
+                    po.get().offset(offs[0] + i),
+                    pa.get().offset(offs[1] + i * sa) as *const A,
+                    pb.get().offset(offs[2] + i * sb) as *const B,
+                )
+            };
+            run_at(o, so, a, sa, b, sb, e - s, &mut ba, &mut bb)
+        });
+        return;
+    }
+    let plan = Plan::new([out.layout(), a.layout(), b.layout()]);
+    let [so, sa, sb] = plan.inner_strides();
+    let run = |[oo, oa, ob]: [isize; 3], len: usize, ba: &mut Scratch<A>, bb: &mut Scratch<B>| {
         // SAFETY: offsets come from the plan of in-bounds layouts.
         let (o, a, b) = unsafe {
             (
@@ -362,13 +454,13 @@ pub unsafe fn map2<A: Element, B: Element, O: Element, F>(
                 pb.get().offset(ob) as *const B,
             )
         };
-        run_at(o, a, sa, b, sb, len, ba, bb)
+        run_at(o, so, a, sa, b, sb, len, ba, bb)
     };
     if let Some([bo, bsa, bsb]) = plan.blocked_strides() {
         // A transposed operand: square tiles, each input that is transposed
         // against the output staged through a tile buffer (`TileInput`).
         plan.par_for_each_tile(grain, |[oo, oa, ob], na, nb| {
-            let (mut ba, mut bb) = ([A::default(); BLOCK], [B::default(); BLOCK]);
+            let (mut ba, mut bb) = (Scratch::new(), Scratch::new());
             // SAFETY: the tile lies inside every layout (plan of in-bounds
             // layouts); each input is exactly the output or disjoint from it,
             // and this task alone writes the tile.
@@ -382,12 +474,12 @@ pub unsafe fn map2<A: Element, B: Element, O: Element, F>(
                 let ((a, sa), (b, sb)) = (ta.run(j), tb.run(j));
                 // SAFETY: run j of the output tile, in bounds as above.
                 let o = unsafe { po.get().offset(oo + j as isize * bo) };
-                run_at(o, a, sa, b, sb, na, &mut ba, &mut bb);
+                run_at(o, so, a, sa, b, sb, na, &mut ba, &mut bb);
             }
         });
     } else {
         drive(plan.numel(), grain, &|s, e| {
-            let (mut ba, mut bb) = ([A::default(); BLOCK], [B::default(); BLOCK]);
+            let (mut ba, mut bb) = (Scratch::new(), Scratch::new());
             plan.for_each_run(s, e, |offs, len| run(offs, len, &mut ba, &mut bb));
         });
     }

@@ -168,6 +168,30 @@ unsafe fn gather<T: Copy>(buf: &mut [T; BLOCK], p: *const T, s: isize, n: usize)
 /// # Safety
 /// Frontend contract of `ElementwiseBackend::unary`; `T` is the dtype's type.
 unsafe fn unary_run<T: MathElem>(f: Func, x: &Tensor, out: &Tensor) {
+    let n = out.layout().numel();
+    if n < 2 * GRAIN
+        && crate::backend::cpu::shortcuts()
+        && out.layout().is_c_contiguous()
+        && x.layout().is_c_contiguous()
+    {
+        // One contiguous run on this thread: what the plan below would
+        // merge these layouts into, without building it.
+        if n > 0 {
+            // SAFETY: both views are C-contiguous runs of n elements inside
+            // their buffers; `x` is exactly `out` or disjoint from it
+            // (frontend contract).
+            unsafe {
+                T::apply(
+                    Isa::best(),
+                    f,
+                    n,
+                    base_ptr::<T>(x).add(x.offset()) as *const T,
+                    base_ptr::<T>(out).add(out.offset()),
+                )
+            };
+        }
+        return;
+    }
     let plan = Plan::new([out.layout(), x.layout()]);
     let [so, sx] = plan.inner_strides();
     let isa = Isa::best();

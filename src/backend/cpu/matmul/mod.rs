@@ -89,7 +89,7 @@ fn parallelism(threads: Threads) -> gemm::Parallelism {
 /// # Safety
 /// As [`MatKernel::gemm`].
 #[allow(clippy::too_many_arguments)]
-unsafe fn crate_gemm<T: Element>(
+pub(super) unsafe fn crate_gemm<T: Element>(
     m: usize,
     n: usize,
     k: usize,
@@ -145,11 +145,75 @@ fn use_packed(m: usize, n: usize, k: usize) -> bool {
 #[cfg(target_arch = "x86_64")]
 const PACKED_MIN_FLOPS: usize = 1 << 20;
 
+/// Largest dimension of a product the direct loop takes.
+const DIRECT_MAX_DIM: usize = 16;
+/// Largest product (multiply-adds) the direct loop takes: below it, the
+/// packing and dispatch of the gemm kernels cost more than the arithmetic
+/// (a 4x4 f32 product: about 1 us through the `gemm` crate).
+const DIRECT_MAX_FLOPS: usize = 1 << 11;
+
+/// Whether an `m x k` by `k x n` product runs [`direct_gemm`].
+fn direct_fits(m: usize, n: usize, k: usize) -> bool {
+    super::shortcuts()
+        && m <= DIRECT_MAX_DIM
+        && n <= DIRECT_MAX_DIM
+        && k <= DIRECT_MAX_DIM
+        && m * n * k <= DIRECT_MAX_FLOPS
+}
+
+/// `out (+)= a @ b` for a small product, without packing: each output row is
+/// accumulated in registers over `p = 0..k` in order (row `i` of `out` is
+/// `sum_p a[i, p] * b[p, :]`), then added to or stored into `out`.
+///
+/// # Safety
+/// As [`MatKernel::gemm`], and `n <= DIRECT_MAX_DIM`.
+pub(super) unsafe fn direct_gemm<T: Element + num_traits::Float>(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: Mat<T>,
+    b: Mat<T>,
+    out: Mat<T>,
+    accumulate: bool,
+) {
+    debug_assert!(n <= DIRECT_MAX_DIM);
+    // Sums start from -0.0, the identity of IEEE addition (so that a sum of
+    // one product -0.0 stays -0.0, as in the gemm kernels).
+    let start = <T as num_traits::Float>::neg_zero();
+    let mut row = [start; DIRECT_MAX_DIM];
+    let row = &mut row[..n];
+    for i in 0..m as isize {
+        row.fill(start);
+        for p in 0..k as isize {
+            // SAFETY: (i, p) and (p, j) are elements of a and b (caller contract).
+            let x = unsafe { *a.ptr.0.offset(i * a.rs + p * a.cs) };
+            // SAFETY: row p of b starts inside b (caller contract).
+            let bp = unsafe { b.ptr.0.offset(p * b.rs) };
+            for (j, r) in row.iter_mut().enumerate() {
+                // SAFETY: as above.
+                *r = *r + x * unsafe { *bp.offset(j as isize * b.cs) };
+            }
+        }
+        for (j, &r) in row.iter().enumerate() {
+            // SAFETY: (i, j) is an element of the unique output, which
+            // overlaps neither input (caller contract).
+            unsafe {
+                let o = out.ptr.0.offset(i * out.rs + j as isize * out.cs);
+                *o = if accumulate { *o + r } else { r };
+            }
+        }
+    }
+}
+
 /// f32 and f64: the packed AVX2 kernels where the CPU has them, else the
 /// `gemm` crate; complex types: the `gemm` crate.
 macro_rules! float_gemm {
     (packed: $($t:ty),*) => {$(
         float_gemm!(@impl $t, |m, n, k, a, b, out, accumulate, threads| {
+            if direct_fits(m, n, k) {
+                // SAFETY: caller contract.
+                return unsafe { direct_gemm(m, n, k, a, b, out, accumulate) };
+            }
             #[cfg(target_arch = "x86_64")]
             if use_packed(m, n, k) {
                 // SAFETY: the CPU has AVX2 + FMA (checked); caller contract.
@@ -341,8 +405,13 @@ unsafe fn batched<T: MatKernel>(a: &Tensor, b: &Tensor, out: &Tensor, accumulate
     };
     let per = m.saturating_mul(n).saturating_mul(k.max(1));
     let total = per.saturating_mul(nbatch);
+    if total < TINY_FLOPS {
+        // Small work never asks the pool (not even its size).
+        (0..nbatch).for_each(|t| one(t, Threads::One));
+        return;
+    }
     let threads = crate::device::num_threads();
-    if threads <= 1 || total < TINY_FLOPS {
+    if threads <= 1 {
         (0..nbatch).for_each(|t| one(t, Threads::One));
     } else if nbatch > 1 && (per < SMALL_FLOPS || (nbatch >= 2 * threads && per <= SPREAD_FLOPS)) {
         team::par_range(nbatch, (TINY_FLOPS / per).max(1), &|t| one(t, Threads::One));

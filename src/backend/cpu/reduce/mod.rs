@@ -89,6 +89,15 @@ pub(super) fn split(x: &Layout, out: &Layout, axes: &[usize]) -> Split {
 
 /// Run reducer `r` over `x`'s `axes` into `out`.
 fn run<T: Element, R: Reducer<T>>(r: &R, x: &Tensor, axes: &[usize], out: &Tensor) {
+    let n = x.numel();
+    if out.numel() == 1 && n > 0 && x.layout().is_c_contiguous() && super::shortcuts() {
+        // One output over one contiguous run (a full reduction): the run the
+        // plan below would build, without building it.
+        let acc = inner::whole_run(r, SendPtr(base_ptr::<T>(x)), x.offset() as isize, n, 1);
+        // SAFETY: the output's one element is in bounds (frontend contract).
+        unsafe { *base_ptr::<R::Out>(out).add(out.offset()) = r.finish(acc, n) };
+        return;
+    }
     let sp = split(x.layout(), out.layout(), axes);
     if sp.kept.numel() == 0 {
         return;
@@ -169,11 +178,69 @@ impl ReduceBackend for CpuBackend {
     }
 
     fn softmax(&self, op: SoftmaxOp, x: &Tensor, axes: &[usize], out: &Tensor) -> Result<()> {
+        if op == SoftmaxOp::Softmax && small_contiguous_groups(x, axes, out) && super::shortcuts() {
+            match x.dtype() {
+                crate::DType::F32 => {
+                    softmax_small::<f32>(x, axes, out);
+                    return Ok(());
+                }
+                crate::DType::F64 => {
+                    softmax_small::<f64>(x, axes, out);
+                    return Ok(());
+                }
+                _ => {}
+            }
+        }
         crate::dispatch!(@float x.dtype(), "softmax", T => softmax::run::<T>(op, x, axes, out))
     }
 
     fn scan(&self, op: ScanOp, x: &Tensor, axis: usize, out: &Tensor) -> Result<()> {
         crate::dispatch!(@compute x.dtype(), "scan", T => scan::run::<T>(op, x, axis, out));
         Ok(())
+    }
+}
+
+/// Inputs up to this many elements whose softmax groups are contiguous take
+/// [`softmax_small`] (no traversal plans, no pool).
+const SOFTMAX_SMALL_MAX: usize = 1 << 12;
+
+/// Whether `x` and `out` are C-contiguous, `axes` (sorted) are the trailing
+/// axes, and `x` is small: then group `j` is elements `j*g..(j+1)*g` of both.
+fn small_contiguous_groups(x: &Tensor, axes: &[usize], out: &Tensor) -> bool {
+    let nd = x.ndim();
+    x.numel() <= SOFTMAX_SMALL_MAX
+        && x.layout().is_c_contiguous()
+        && out.layout().is_c_contiguous()
+        && out.shape() == x.shape()
+        && axes
+            .iter()
+            .enumerate()
+            .all(|(i, &a)| a == nd - axes.len() + i)
+}
+
+/// Softmax of small contiguous groups, one after the other, with the same
+/// per-group kernel (`softmax::softmax_direct`) the general path runs on such
+/// groups, so the results are the same bits.
+fn softmax_small<F: self::num::SoftmaxFloat + num_traits::Float + Element>(
+    x: &Tensor,
+    axes: &[usize],
+    out: &Tensor,
+) {
+    let n = x.numel();
+    let g: usize = axes.iter().map(|&a| x.shape()[a]).product();
+    if n == 0 || g == 0 {
+        return;
+    }
+    // SAFETY: both views are C-contiguous runs of n elements inside their
+    // buffers (in-bounds layouts); out is unique, does not overlap x
+    // (frontend contract) and is locked for writing; F is the dtype's type.
+    let (xs, os) = unsafe {
+        (
+            std::slice::from_raw_parts(base_ptr::<F>(x).add(x.offset()), n),
+            std::slice::from_raw_parts_mut(base_ptr::<F>(out).add(out.offset()), n),
+        )
+    };
+    for (xg, og) in xs.chunks_exact(g).zip(os.chunks_exact_mut(g)) {
+        softmax::softmax_direct(xg, og);
     }
 }

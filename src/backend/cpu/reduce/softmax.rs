@@ -196,7 +196,7 @@ pub(super) fn run<T: FloatElem>(
 /// Softmax of the contiguous group `xs` into `os` in three passes over the
 /// whole group at the widest ISA: the maximum, `exp(x - max)` stored and
 /// summed (vmath's fused driver), the scaling.
-fn softmax_direct<F: SoftmaxFloat + Float>(xs: &[F], os: &mut [F]) {
+pub(super) fn softmax_direct<F: SoftmaxFloat + Float>(xs: &[F], os: &mut [F]) {
     let m = with_widest(
         #[inline(always)]
         || F::max_nan(xs, F::neg_infinity()),

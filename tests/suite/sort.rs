@@ -488,3 +488,66 @@ fn one_long_row() {
     run::<i64>();
     run::<u16>();
 }
+
+/// Row lengths around the vectorised quicksort's vector, step, leaf and block
+/// sizes (value-only 32-bit sorts of more than 256 keys take it: AVX2 or
+/// AVX-512 by `RNX_SIMD`), with NaN, -0.0, infinities and the integer extremes
+/// among duplicates, sorted and reversed rows: bit-exact against brute force.
+#[test]
+fn quicksort_boundaries_with_specials() {
+    let specials = [
+        f32::NAN,
+        -0.0,
+        0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::from_bits(0xffc0_0001),
+        f32::MAX,
+        f32::MIN,
+    ];
+    let lens = [
+        257usize, 258, 271, 272, 273, 383, 384, 385, 511, 512, 513, 1023, 1024, 1025, 4095, 4097,
+        100_003,
+    ];
+    for &n in &lens {
+        let h = |i: usize| hash(i, n as u64);
+        let f: Vec<f32> = (0..n)
+            .map(|i| match h(i) % 4 {
+                0 => specials[(h(i) >> 8) as usize % specials.len()],
+                1 => ((h(i) >> 8) % 7) as f32 - 3.0,
+                _ => f32::from_bits((h(i) >> 16) as u32),
+            })
+            .collect();
+        let mut sorted = f.clone();
+        sorted.sort_by(|a, b| a.total_cmp(b));
+        let rev: Vec<f32> = sorted.iter().rev().copied().collect();
+        for (what, d) in [("mixed", &f), ("sorted", &sorted), ("reversed", &rev)] {
+            let x = Tensor::from_vec(d.clone(), &[1, n]).unwrap();
+            for desc in [false, true] {
+                check_2d::<f32>(&x, 1, desc, &format!("f32 {what} n {n} desc {desc}"));
+            }
+        }
+        let i: Vec<i32> = (0..n)
+            .map(|k| match h(k) % 3 {
+                0 => [i32::MIN, i32::MAX, 0, -1][(h(k) >> 8) as usize % 4],
+                _ => (h(k) >> 20) as i32,
+            })
+            .collect();
+        let u: Vec<u32> = i.iter().map(|&v| v as u32).collect();
+        for desc in [false, true] {
+            let what = format!("n {n} desc {desc}");
+            check_2d::<i32>(
+                &Tensor::from_vec(i.clone(), &[1, n]).unwrap(),
+                1,
+                desc,
+                &what,
+            );
+            check_2d::<u32>(
+                &Tensor::from_vec(u.clone(), &[1, n]).unwrap(),
+                1,
+                desc,
+                &what,
+            );
+        }
+    }
+}

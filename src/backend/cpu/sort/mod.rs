@@ -1,6 +1,6 @@
 //! CPU stable sort along an axis: the row driver. Each row is gathered into a
 //! buffer of keys (`keys.rs`) and sorted (`quick.rs` for 32-bit keys on AVX2
-//! CPUs, `radix.rs` otherwise); rows run in parallel on the pool, except a few
+//! CPUs, `quick512.rs` on AVX-512 ones, `radix.rs` otherwise); rows run in parallel on the pool, except a few
 //! long rows, which run one by one with the sort itself split over the pool.
 //!
 //! - Values only: the bare keys are sorted (their own width: 4 bytes per f32)
@@ -17,6 +17,8 @@
 
 mod keys;
 mod quick;
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+mod quick512;
 mod radix;
 
 use self::keys::{Key, Packed, SortKey};

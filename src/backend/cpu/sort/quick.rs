@@ -27,7 +27,7 @@ pub(crate) fn available() -> bool {
 }
 
 /// Sort `v` ascending if the vectorised sort is [`available`] (returns whether
-/// it ran). Ranges of at least `par_min` keys split their two sides over the
+/// it ran): with `quick512.rs` where the process runs at AVX-512, else here. Ranges of at least `par_min` keys split their two sides over the
 /// current rayon pool (`usize::MAX`: all on this thread).
 pub(crate) fn try_sort(v: &mut [u32], par_min: usize) -> bool {
     if !available() {
@@ -35,6 +35,11 @@ pub(crate) fn try_sort(v: &mut [u32], par_min: usize) -> bool {
     }
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     {
+        if super::quick512::available() {
+            // SAFETY: available() checked AVX-512 and POPCNT on this CPU.
+            unsafe { super::quick512::sort(v, par_min) };
+            return true;
+        }
         let depth = 2 * (usize::BITS - v.len().leading_zeros()) + 4;
         // SAFETY: available() checked AVX2 on this CPU.
         unsafe { avx2::qsort(v, depth, par_min.max(avx2::MIN_PARTITION)) };

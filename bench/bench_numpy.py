@@ -285,11 +285,14 @@ def _cases(S):
                                b=uniform(np, np.dtype(dtype), shape, SEED_B, -1.0, 1.0))
 
     mm = (lambda np, a, b: np.matmul(a, b), lambda torch, a, b: torch.matmul(a, b))
+    # Every size of issue 27 (64 .. 4096); 4096 only on all threads.
     for dt in ("f32", "f64"):
-        for n in (256, 1024, 2048):
-            qn = S.pick(n, {256: 16, 1024: 24, 2048: 32}[n])
+        for n in (64, 128, 256, 512, 1024, 2048, 4096):
+            qn = S.pick(n, {64: 8, 128: 12, 256: 16, 512: 20, 1024: 24, 2048: 32, 4096: 40}[n])
             dtype = {"f32": "float32", "f64": "float64"}[dt]
             for threads, suffix in (("all", ""), ("1", "_1t")):
+                if n == 4096 and threads == "1":
+                    continue
                 c.append((f"matmul_{dt}_{n}{suffix}", threads, mm_inputs(dtype, (qn, qn))) + mm)
     bshape = (S.pick(64, 2), S.pick(128, 8), S.pick(128, 8))
     for threads, suffix in (("all", ""), ("1", "_1t")):

@@ -384,6 +384,48 @@ fn packed_block_edges() {
     }
 }
 
+/// Small products (every dimension 1..130, around the register tiles' and
+/// vectors' widths: the direct path of the packed kernels without packing),
+/// on random (transposed, stepped, flipped) layouts and contiguous ones,
+/// single and batched (with a broadcast batch axis), into fresh and given
+/// outputs, against the f64 reference. Run at every `RNX_SIMD` level.
+#[test]
+fn small_products() {
+    let mut rng = Rng(2027);
+    const DIMS: [usize; 20] = [
+        1, 2, 3, 5, 7, 8, 13, 14, 16, 17, 31, 32, 33, 47, 63, 64, 65, 127, 128, 130,
+    ];
+    for case in 0..36 {
+        let mut d = || DIMS[rng.below(DIMS.len())];
+        let (m, k, n) = match case {
+            0 => (64, 64, 64),
+            1 => (128, 128, 128),
+            2 => (130, 129, 127),
+            _ => (d(), d(), d()),
+        };
+        let a = operand::<f32>(&mut rng, &[m, k], 0);
+        let b = operand::<f32>(&mut rng, &[k, n], 0);
+        check::<f32>(&a, &b, &a.matmul(&b).unwrap());
+        let out = operand::<f32>(&mut rng, &[m, n], 0);
+        check::<f32>(&a, &b, &a.matmul_out(&b, &out).unwrap());
+        let a = operand::<f64>(&mut rng, &[m, k], 0).contiguous().unwrap();
+        let b = operand::<f64>(&mut rng, &[k, n], 0).contiguous().unwrap();
+        check::<f64>(&a, &b, &a.matmul(&b).unwrap());
+        if case % 4 == 0 {
+            let a = operand::<f64>(&mut rng, &[3, m, k], 1);
+            let b = operand::<f64>(&mut rng, &[3, k, n], 1);
+            check::<f64>(&a, &b, &a.matmul(&b).unwrap());
+            let a = operand::<f32>(&mut rng, &[2, m, k], 0)
+                .contiguous()
+                .unwrap();
+            let b = operand::<f32>(&mut rng, &[2, k, n], 0)
+                .contiguous()
+                .unwrap();
+            check::<f32>(&a, &b, &a.matmul(&b).unwrap());
+        }
+    }
+}
+
 /// Row-major operands through the packed kernels: contiguous ones and row
 /// views of wider matrices (row stride above the width), with partial row
 /// and column panels, odd depths and depths over one block, single product

@@ -128,22 +128,14 @@ pub(super) unsafe fn crate_gemm<T: Element>(
 
 /// Whether an `m x n` by `k` product goes through the packed kernels: not a
 /// matrix-vector shape (the `gemm` crate's gemv path) and at least
-/// [`PACKED_MIN_FLOPS`] multiply-adds.
+/// [`packed::min_flops`] multiply-adds.
 #[cfg(target_arch = "x86_64")]
 fn use_packed(m: usize, n: usize, k: usize) -> bool {
     packed::available()
         && m > 1
         && n > 1
-        && m.saturating_mul(n).saturating_mul(k) >= PACKED_MIN_FLOPS
+        && m.saturating_mul(n).saturating_mul(k) >= packed::min_flops()
 }
-
-/// Products below this many multiply-adds use the `gemm` crate's kernels,
-/// which beat the packed ones on small matrices (f32, one thread, median of
-/// `cargo run --release --example tiers -- matmul`: n = 64: 10.2 vs 12.9 us;
-/// n = 80: 13.8 vs 21.0 us; n = 96: 26.4 vs 30.2 us; n = 128: 71.6 vs 67.9 us;
-/// n = 256: 557 vs 471 us).
-#[cfg(target_arch = "x86_64")]
-const PACKED_MIN_FLOPS: usize = 1 << 20;
 
 /// Largest dimension of a product the direct loop takes.
 const DIRECT_MAX_DIM: usize = 16;

@@ -60,14 +60,24 @@ fn conv2d() -> Case {
 pub fn cases() -> Vec<Case> {
     let mut v = Vec::new();
     for (dt, dtype) in [("f32", DType::F32), ("f64", DType::F64)] {
-        // Quick sizes 16, 24, 32.
-        let sizes: [(usize, Dims); 3] = [
+        // Every size of issue 27 (quick sizes 8 .. 40); 4096 only on all
+        // threads (one product takes seconds on one core).
+        let sizes: [(usize, Dims); 7] = [
+            (64, |s| vec![s.pick(64, 8); 2]),
+            (128, |s| vec![s.pick(128, 12); 2]),
             (256, |s| vec![s.pick(256, 16); 2]),
+            (512, |s| vec![s.pick(512, 20); 2]),
             (1024, |s| vec![s.pick(1024, 24); 2]),
             (2048, |s| vec![s.pick(2048, 32); 2]),
+            (4096, |s| vec![s.pick(4096, 40); 2]),
         ];
         for (n, dims) in sizes {
-            v.extend(both(|| matmul(format!("matmul_{dt}_{n}"), dtype, dims)));
+            let name = format!("matmul_{dt}_{n}");
+            if n == 4096 {
+                v.push(matmul(name, dtype, dims));
+            } else {
+                v.extend(both(|| matmul(name.clone(), dtype, dims)));
+            }
         }
     }
     v.extend(both(|| {

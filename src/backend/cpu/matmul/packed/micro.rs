@@ -1,19 +1,28 @@
-//! Register-tile micro-kernels for the packed GEMM, one body written once by
-//! macro: AVX2 + FMA (f32 6 x 16, f64 6 x 8: 12 ymm accumulators) and
-//! AVX-512F (f32 14 x 32, f64 14 x 16: 28 zmm accumulators). Each multiplies a
-//! packed `MR x kc` panel of A by a packed `kc x NR` panel of B and stores (or
-//! adds) the tile to a row-major destination.
+//! Register-tile micro-kernels for the packed GEMM, each body written once by
+//! macro (`MR` rows times `NV` vectors): AVX2 + FMA (f32 6 x 16, f64 6 x 8:
+//! 12 ymm accumulators) and AVX-512F (f32 14 x 32, f64 14 x 16: 28 zmm
+//! accumulators; direct f32 8 x 32, f64 8 x 16). The packed kernels multiply a
+//! packed `MR x kc` panel of A by a packed `kc x NR` panel of B; the direct
+//! kernels (the small products of `small.rs`) read A at any strides and B at
+//! a row stride with unit column stride, in place. Both store (or add) the
+//! tile to a row-major destination.
 
 use std::arch::x86_64::*;
 
-/// Rows of the AVX2 register tile (both types).
+/// Rows of the AVX2 register tile (both types, both forms).
 pub(super) const MR_AVX2: usize = 6;
-/// Rows of the AVX-512 register tile (both types).
+/// Rows of the AVX-512 packed register tile (both types).
 pub(super) const MR_AVX512: usize = 14;
+/// Rows of the AVX-512 direct register tile (both types): 8 rows divide the
+/// common small sizes (64, 128) where 14 leaves a mostly empty edge tile;
+/// on the Zen 4 VM (one thread, median, `rnx-bench`) f32 64^3 5.63 us with
+/// 8 x 32 against 6.46 with 14 x 32, 128^3 37.9 us against 41.7.
+pub(super) const MR_AVX512_DIRECT: usize = 8;
 
-macro_rules! micro_kernel {
-    ($name:ident, $feat:literal, $mr:expr, $t:ty, $v:ty, $lanes:expr, $zero:ident,
-     $bcast:ident, $load:ident, $store:ident, $fma:ident, $add:ident) => {
+macro_rules! packed_kernels {
+    ($feat:literal, $t:ty, $v:ty, $lanes:expr, $zero:ident, $bcast:ident, $load:ident,
+     $store:ident, $fma:ident, $add:ident;
+     $(($name:ident, $mr:expr, $nv:expr)),* $(,)?) => {$(
         /// `c[i][j] (+)= sum_p a[p*MR + i] * b[p*NR + j]` for the `MR x NR` tile,
         /// `c` row-major with row stride `rs` (elements), unit column stride.
         ///
@@ -31,30 +40,33 @@ macro_rules! micro_kernel {
             accumulate: bool,
         ) {
             const MR: usize = $mr;
-            const NR: usize = 2 * $lanes;
+            const NV: usize = $nv;
+            const NR: usize = NV * $lanes;
             // SAFETY: the caller guarantees the extents above; every offset
-            // below stays inside them.
+            // below stays inside them (prefetches may point anywhere).
             unsafe {
                 for i in 0..MR {
-                    _mm_prefetch::<_MM_HINT_T0>(c.offset(i as isize * rs) as *const i8);
-                    _mm_prefetch::<_MM_HINT_T0>(
-                        c.offset(i as isize * rs + NR as isize - 1) as *const i8
-                    );
+                    let row = c.wrapping_offset(i as isize * rs);
+                    _mm_prefetch::<_MM_HINT_T0>(row as *const i8);
+                    _mm_prefetch::<_MM_HINT_T0>(row.wrapping_add(NR - 1) as *const i8);
                 }
-                let mut acc: [[$v; 2]; MR] = [[$zero(); 2]; MR];
+                let mut acc: [[$v; NV]; MR] = [[$zero(); NV]; MR];
                 let (mut ap, mut bp) = (a, b);
-                // One depth step: two B vectors, MR broadcasts of A, 2 * MR FMAs.
-                let step = |acc: &mut [[$v; 2]; MR], ap: *const $t, bp: *const $t| {
-                    let b0 = $load(bp);
-                    let b1 = $load(bp.add($lanes));
+                // One depth step: NV B vectors, MR broadcasts of A, MR * NV FMAs.
+                let step = |acc: &mut [[$v; NV]; MR], ap: *const $t, bp: *const $t| {
+                    let mut bv = [$zero(); NV];
+                    for (j, x) in bv.iter_mut().enumerate() {
+                        *x = $load(bp.add(j * $lanes));
+                    }
                     for (i, row) in acc.iter_mut().enumerate() {
                         let ai = $bcast(*ap.add(i));
-                        row[0] = $fma(ai, b0, row[0]);
-                        row[1] = $fma(ai, b1, row[1]);
+                        for (r, x) in row.iter_mut().zip(bv) {
+                            *r = $fma(ai, x, *r);
+                        }
                     }
                 };
                 for _ in 0..kc / 4 {
-                    _mm_prefetch::<_MM_HINT_T0>(ap.add(8 * MR) as *const i8);
+                    _mm_prefetch::<_MM_HINT_T0>(ap.wrapping_add(8 * MR) as *const i8);
                     step(&mut acc, ap, bp);
                     step(&mut acc, ap.add(MR), bp.add(NR));
                     step(&mut acc, ap.add(2 * MR), bp.add(2 * NR));
@@ -69,72 +81,113 @@ macro_rules! micro_kernel {
                 }
                 for (i, row) in acc.iter().enumerate() {
                     let p = c.offset(i as isize * rs);
-                    let (mut r0, mut r1) = (row[0], row[1]);
-                    if accumulate {
-                        r0 = $add(r0, $load(p));
-                        r1 = $add(r1, $load(p.add($lanes)));
+                    for (j, r) in row.iter().enumerate() {
+                        let q = p.add(j * $lanes);
+                        let r = if accumulate { $add(*r, $load(q)) } else { *r };
+                        $store(q, r);
                     }
-                    $store(p, r0);
-                    $store(p.add($lanes), r1);
                 }
             }
         }
-    };
+
+    )*};
 }
 
-micro_kernel!(
-    avx2_f32,
-    "avx2,fma",
-    MR_AVX2,
-    f32,
-    __m256,
-    8,
-    _mm256_setzero_ps,
-    _mm256_set1_ps,
-    _mm256_loadu_ps,
-    _mm256_storeu_ps,
-    _mm256_fmadd_ps,
-    _mm256_add_ps
+macro_rules! direct_kernels {
+    ($feat:literal, $t:ty, $v:ty, $lanes:expr, $zero:ident, $bcast:ident, $load:ident,
+     $store:ident, $fma:ident, $add:ident;
+     $(($direct:ident, $mr:expr, $nv:expr)),* $(,)?) => {$(
+        /// `c[i][j] (+)= sum_p a[i*ars + p*acs] * b[p*brs + j]` for the
+        /// `MR x NR` tile, operands in place; `c` as in the packed form.
+        ///
+        /// # Safety
+        /// The CPU has the features named in `target_feature`; the `MR x kc`
+        /// elements of `a` and the `kc` rows of `NR` elements of `b` are
+        /// readable; `c` addresses `MR` rows of `NR` writable elements.
+        #[target_feature(enable = $feat)]
+        #[allow(clippy::too_many_arguments)]
+        pub(super) unsafe fn $direct(
+            kc: usize,
+            a: *const $t,
+            ars: isize,
+            acs: isize,
+            b: *const $t,
+            brs: isize,
+            c: *mut $t,
+            rs: isize,
+            accumulate: bool,
+        ) {
+            const MR: usize = $mr;
+            const NV: usize = $nv;
+            // SAFETY: the caller guarantees the extents above; every offset
+            // below stays inside them.
+            unsafe {
+                let mut acc: [[$v; NV]; MR] = [[$zero(); NV]; MR];
+                let rows: [*const $t; MR] = std::array::from_fn(|i| a.offset(i as isize * ars));
+                let mut bp = b;
+                for p in 0..kc as isize {
+                    let mut bv = [$zero(); NV];
+                    for (j, x) in bv.iter_mut().enumerate() {
+                        *x = $load(bp.add(j * $lanes));
+                    }
+                    for (row, ar) in acc.iter_mut().zip(rows) {
+                        let ai = $bcast(*ar.offset(p * acs));
+                        for (r, x) in row.iter_mut().zip(bv) {
+                            *r = $fma(ai, x, *r);
+                        }
+                    }
+                    bp = bp.offset(brs);
+                }
+                for (i, row) in acc.iter().enumerate() {
+                    let p = c.offset(i as isize * rs);
+                    for (j, r) in row.iter().enumerate() {
+                        let q = p.add(j * $lanes);
+                        let r = if accumulate { $add(*r, $load(q)) } else { *r };
+                        $store(q, r);
+                    }
+                }
+            }
+        }
+    )*};
+}
+
+packed_kernels!(
+    "avx2,fma", f32, __m256, 8, _mm256_setzero_ps, _mm256_set1_ps, _mm256_loadu_ps,
+    _mm256_storeu_ps, _mm256_fmadd_ps, _mm256_add_ps;
+    (avx2_f32, MR_AVX2, 2),
 );
-micro_kernel!(
-    avx2_f64,
-    "avx2,fma",
-    MR_AVX2,
-    f64,
-    __m256d,
-    4,
-    _mm256_setzero_pd,
-    _mm256_set1_pd,
-    _mm256_loadu_pd,
-    _mm256_storeu_pd,
-    _mm256_fmadd_pd,
-    _mm256_add_pd
+direct_kernels!(
+    "avx2,fma", f32, __m256, 8, _mm256_setzero_ps, _mm256_set1_ps, _mm256_loadu_ps,
+    _mm256_storeu_ps, _mm256_fmadd_ps, _mm256_add_ps;
+    (avx2_f32_direct, MR_AVX2, 2),
 );
-micro_kernel!(
-    avx512_f32,
-    "avx512f",
-    MR_AVX512,
-    f32,
-    __m512,
-    16,
-    _mm512_setzero_ps,
-    _mm512_set1_ps,
-    _mm512_loadu_ps,
-    _mm512_storeu_ps,
-    _mm512_fmadd_ps,
-    _mm512_add_ps
+packed_kernels!(
+    "avx2,fma", f64, __m256d, 4, _mm256_setzero_pd, _mm256_set1_pd, _mm256_loadu_pd,
+    _mm256_storeu_pd, _mm256_fmadd_pd, _mm256_add_pd;
+    (avx2_f64, MR_AVX2, 2),
 );
-micro_kernel!(
-    avx512_f64,
-    "avx512f",
-    MR_AVX512,
-    f64,
-    __m512d,
-    8,
-    _mm512_setzero_pd,
-    _mm512_set1_pd,
-    _mm512_loadu_pd,
-    _mm512_storeu_pd,
-    _mm512_fmadd_pd,
-    _mm512_add_pd
+direct_kernels!(
+    "avx2,fma", f64, __m256d, 4, _mm256_setzero_pd, _mm256_set1_pd, _mm256_loadu_pd,
+    _mm256_storeu_pd, _mm256_fmadd_pd, _mm256_add_pd;
+    (avx2_f64_direct, MR_AVX2, 2),
+);
+packed_kernels!(
+    "avx512f", f32, __m512, 16, _mm512_setzero_ps, _mm512_set1_ps, _mm512_loadu_ps,
+    _mm512_storeu_ps, _mm512_fmadd_ps, _mm512_add_ps;
+    (avx512_f32, MR_AVX512, 2),
+);
+direct_kernels!(
+    "avx512f", f32, __m512, 16, _mm512_setzero_ps, _mm512_set1_ps, _mm512_loadu_ps,
+    _mm512_storeu_ps, _mm512_fmadd_ps, _mm512_add_ps;
+    (avx512_f32_direct, MR_AVX512_DIRECT, 2),
+);
+packed_kernels!(
+    "avx512f", f64, __m512d, 8, _mm512_setzero_pd, _mm512_set1_pd, _mm512_loadu_pd,
+    _mm512_storeu_pd, _mm512_fmadd_pd, _mm512_add_pd;
+    (avx512_f64, MR_AVX512, 2),
+);
+direct_kernels!(
+    "avx512f", f64, __m512d, 8, _mm512_setzero_pd, _mm512_set1_pd, _mm512_loadu_pd,
+    _mm512_storeu_pd, _mm512_fmadd_pd, _mm512_add_pd;
+    (avx512_f64_direct, MR_AVX512_DIRECT, 2),
 );

@@ -3,12 +3,14 @@
 //! columns of B, KC depth, MC rows of A), the packing buffers, the split of
 //! one product over threads and the edge tiles. The register micro-kernels
 //! are in `micro.rs`, packing in `pack.rs`, the threaded path that packs
-//! both operands whole first in `prepacked.rs`. Other CPUs
+//! both operands whole first in `prepacked.rs`, small products without
+//! packing in `small.rs`. Other CPUs
 //! and types use the `gemm` crate (see the parent module).
 
 mod micro;
 mod pack;
 mod prepacked;
+mod small;
 
 use super::{Mat, Threads};
 use crate::backend::cpu::strided::SendPtr;
@@ -19,6 +21,9 @@ use std::thread::LocalKey;
 
 /// A micro-kernel (see `micro.rs`): `(kc, a, b, c, rs, accumulate)`.
 type MicroFn<T> = unsafe fn(usize, *const T, *const T, *mut T, isize, bool);
+/// A direct micro-kernel (see `micro.rs`):
+/// `(kc, a, ars, acs, b, brs, c, rs, accumulate)`.
+type DirectFn<T> = unsafe fn(usize, *const T, isize, isize, *const T, isize, *mut T, isize, bool);
 
 /// A register tile and the block sizes that feed it, chosen once per process
 /// by the CPU's instruction set.
@@ -46,6 +51,9 @@ pub(crate) struct Kernel<T> {
     /// Columns of B per packed block (stays in L3).
     nc: usize,
     micro: MicroFn<T>,
+    /// Rows of the direct kernel's tile (`small.rs`; as wide as `nr`).
+    mr_direct: usize,
+    direct: DirectFn<T>,
 }
 
 /// The largest register tile (`mr * nr`) of any kernel: edge tiles go
@@ -71,6 +79,8 @@ impl Packed for f32 {
                 kc: 256,
                 nc: 4096,
                 micro: micro::avx512_f32,
+                mr_direct: micro::MR_AVX512_DIRECT,
+                direct: micro::avx512_f32_direct,
             }
         } else {
             Kernel {
@@ -81,6 +91,8 @@ impl Packed for f32 {
                 kc: 256,
                 nc: 4080,
                 micro: micro::avx2_f32,
+                mr_direct: micro::MR_AVX2,
+                direct: micro::avx2_f32_direct,
             }
         }
     }
@@ -97,6 +109,8 @@ impl Packed for f64 {
                 kc: 256,
                 nc: 4096,
                 micro: micro::avx512_f64,
+                mr_direct: micro::MR_AVX512_DIRECT,
+                direct: micro::avx512_f64_direct,
             }
         } else {
             Kernel {
@@ -107,6 +121,8 @@ impl Packed for f64 {
                 kc: 256,
                 nc: 4080,
                 micro: micro::avx2_f64,
+                mr_direct: micro::MR_AVX2,
+                direct: micro::avx2_f64_direct,
             }
         }
     }
@@ -117,6 +133,22 @@ impl Packed for f64 {
 pub(crate) fn available() -> bool {
     use crate::backend::cpu::elementwise::simd::{isa, Isa};
     isa() >= Isa::Avx2
+}
+
+/// Products below this many multiply-adds use the `gemm` crate's kernels,
+/// which beat ours on the smallest matrices. AVX2 (f32, one thread, median of
+/// `cargo run --release --example tiers -- matmul`, Zen 3 VM): n = 64: 10.2
+/// vs 12.9 us; n = 80: 13.8 vs 21.0 us; n = 96: 26.4 vs 30.2 us; n = 128:
+/// 71.6 vs 67.9 us (on the Zen 4 VM at `RNX_SIMD=avx2`, `rnx-bench`, the
+/// direct path of `small.rs`: 64^3 6.09 us against the crate's 5.94). At
+/// AVX-512 the direct 8-row tile wins from 64^3 (Zen 4 VM: f32 5.63 us
+/// against 5.93, f64 10.5 against 11.1).
+pub(crate) fn min_flops() -> usize {
+    if avx512() {
+        1 << 18
+    } else {
+        1 << 20
+    }
 }
 
 /// Whether the packed kernels run at AVX-512F: the process runs at
@@ -183,6 +215,10 @@ pub(crate) unsafe fn gemm<T: Packed>(
         Threads::One => 1,
         Threads::Pool => crate::device::num_threads().max(1),
     };
+    if small::fits(&kern, m, n, k) {
+        // SAFETY: caller contract, passed on.
+        return unsafe { small::gemm(&kern, m, n, k, a, b, c, accumulate, nthreads) };
+    }
     // SAFETY (both): caller contract, passed on.
     if nthreads > 1 && unsafe { prepacked::gemm(&kern, m, n, k, a, b, c, accumulate, nthreads) } {
         return;

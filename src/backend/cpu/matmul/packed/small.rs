@@ -1,0 +1,251 @@
+//! Small products of the packed GEMM (depth within one block, at most
+//! [`SMALL_FLOPS`] multiply-adds): no packing of whole operands. Full row
+//! tiles of A are read in place (any strides) and full column panels of B in
+//! place where B has a unit column stride, through the direct micro-kernels
+//! of `micro.rs`; only A's partial last row tile and B's partial last panel
+//! (every panel when B's columns are strided) are packed, zero-padded, so no
+//! kernel reads outside an operand. Edge tiles of C go through a stack tile.
+
+use super::{pack, with_scratch, Kernel, Packed, MAX_TILE, SCRATCH_A, SCRATCH_B};
+use crate::backend::cpu::matmul::Mat;
+use crate::backend::cpu::strided::SendPtr;
+use crate::backend::cpu::team::par_range;
+
+/// Products up to this many multiply-adds (128^3) take this path when their
+/// depth fits one block. Zen 4 VM, one thread, median us (`rnx-bench`), this
+/// path against packing both operands: f32 128^3 37.9 vs 47.7, f64 74.3 vs
+/// 90.4 (NumPy 44.1 and 88.8).
+pub(super) const SMALL_FLOPS: usize = 1 << 21;
+
+/// Whether an `m x n` by `k` product takes this path.
+pub(super) fn fits<T>(kern: &Kernel<T>, m: usize, n: usize, k: usize) -> bool {
+    k <= kern.kc && m.saturating_mul(n).saturating_mul(k) <= SMALL_FLOPS
+}
+
+/// `c (+)= a @ b` without packing whole operands, row tiles split over
+/// `nthreads` threads.
+///
+/// # Safety
+/// As `mod.rs`'s `gemm` (inside the pool when `nthreads > 1`); [`fits`].
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn gemm<T: Packed>(
+    kern: &Kernel<T>,
+    m: usize,
+    n: usize,
+    k: usize,
+    a: Mat<T>,
+    b: Mat<T>,
+    c: Mat<T>,
+    accumulate: bool,
+    nthreads: usize,
+) {
+    let (mr, nr) = (kern.mr_direct, kern.nr);
+    let n_panels = n.div_ceil(nr);
+    // Panels read in place; the rest are packed (panel q at q * nr * k).
+    let in_place = if b.cs == 1 { n / nr } else { 0 };
+    let b_len = if in_place < n_panels {
+        n_panels * nr * k
+    } else {
+        0
+    };
+    with_scratch::<T, _>(&SCRATCH_B, b_len, |bbuf| {
+        if in_place < n_panels {
+            // SAFETY: caller contract (B's k x n elements readable); the
+            // buffer holds n_panels panels of k x nr.
+            unsafe { pack::pack_b(k, n, nr, b, bbuf, in_place..n_panels) };
+        }
+        let bbuf = SendPtr(bbuf);
+        let tile = |t: usize| {
+            let r0 = t * mr;
+            let rows = mr.min(m - r0);
+            // SAFETY: row r0 is inside A (r0 < m).
+            let a0 = unsafe { a.ptr.get().offset(r0 as isize * a.rs) };
+            with_scratch::<T, _>(&SCRATCH_A, if rows < mr { mr * k } else { 0 }, |abuf| {
+                // A's rows in place, or the partial tile packed (mr x k,
+                // element (i, p) at p * mr + i, zero rows below `rows`).
+                let (ap, ars, acs) = if rows == mr {
+                    (a0 as *const T, a.rs, a.cs)
+                } else {
+                    let src = Mat {
+                        ptr: SendPtr(a0),
+                        ..a
+                    };
+                    // SAFETY: `rows` rows of k elements of A from row r0;
+                    // the buffer holds mr * k elements.
+                    unsafe { pack::pack_a(rows, k, mr, src, abuf) };
+                    (abuf as *const T, 1, mr as isize)
+                };
+                let mut tmp = [T::zero(); MAX_TILE];
+                for q in 0..n_panels {
+                    let c0 = q * nr;
+                    let cols = nr.min(n - c0);
+                    // SAFETY: full panels below `in_place` lie inside B
+                    // (unit column stride, c0 + nr <= n); the others in
+                    // the packed buffer; the tile's rows x cols inside C;
+                    // `tmp` holds mr * nr <= MAX_TILE elements.
+                    unsafe {
+                        let (bp, brs) = if q < in_place {
+                            (b.ptr.get().add(c0) as *const T, b.rs)
+                        } else {
+                            (bbuf.get().add(q * nr * k) as *const T, nr as isize)
+                        };
+                        let cp = c.ptr.get().offset(r0 as isize * c.rs + c0 as isize * c.cs);
+                        if rows == mr && cols == nr && c.cs == 1 {
+                            (kern.direct)(k, ap, ars, acs, bp, brs, cp, c.rs, accumulate);
+                        } else {
+                            let tp = tmp.as_mut_ptr();
+                            (kern.direct)(k, ap, ars, acs, bp, brs, tp, nr as isize, false);
+                            for i in 0..rows {
+                                for j in 0..cols {
+                                    let d = cp.offset(i as isize * c.rs + j as isize * c.cs);
+                                    let v = tmp[i * nr + j];
+                                    *d = if accumulate { *d + v } else { v };
+                                }
+                            }
+                        }
+                    }
+                }
+            })
+        };
+        let tiles = m.div_ceil(mr);
+        if nthreads > 1 && tiles > 1 {
+            par_range(tiles, 1, &tile);
+        } else {
+            (0..tiles).for_each(tile);
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::available;
+    use super::*;
+
+    /// `len` values in [-1, 1) from a fixed LCG.
+    fn values<T: Packed>(len: usize, seed: u64) -> Vec<T> {
+        let mut s = seed;
+        (0..len)
+            .map(|_| {
+                s = s
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                T::from_f64((s >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0)
+            })
+            .collect()
+    }
+
+    /// The direct path against a plain f64 triple loop over sizes 1..130 in
+    /// every dimension (around the tile and vector widths), with A row-major,
+    /// column-major and stepped, B row-major (rows padded) and column-major
+    /// (packed), C row-major (padded) and transposed, with and without
+    /// accumulating, on one thread and split over two; the padding of C
+    /// stays untouched.
+    fn direct_matches<T: Packed>(tol: f64) {
+        if !available() {
+            return;
+        }
+        let kern = T::kernel();
+        let dims = [
+            1, 2, 3, 7, 8, 13, 14, 15, 16, 17, 31, 32, 33, 48, 63, 64, 65, 127, 128, 130,
+        ];
+        let mut s = 5u64;
+        let mut pick = || {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1);
+            dims[(s >> 33) as usize % dims.len()]
+        };
+        let mut shapes: Vec<(usize, usize, usize)> =
+            (0..40).map(|_| (pick(), pick(), pick())).collect();
+        shapes.extend([
+            (1, 1, 1),
+            (130, 130, 130),
+            (128, 128, 128),
+            (64, 64, 64),
+            (14, 32, 9),
+        ]);
+        for (case, &(m, n, k)) in shapes.iter().enumerate() {
+            if !fits(&kern, m, n, k) {
+                continue;
+            }
+            // A: 2m x 2k storage, B: k x (n + 5) or n x k, C: (m + 2) x (n + 3).
+            let av = values::<T>(4 * m * k, 1 + case as u64);
+            let bv = values::<T>(k * (n + 5), 2 + case as u64);
+            let cv = values::<T>((m + 2) * (n + 3), 3);
+            let mat = |v: &[T], rs: usize, cs: usize| Mat {
+                ptr: SendPtr(v.as_ptr() as *mut T),
+                rs: rs as isize,
+                cs: cs as isize,
+            };
+            let a_layouts = [(k, 1), (1, m), (4 * k, 2)];
+            let b_layouts = [(n + 5, 1), (1, k)];
+            for (ai, &(ars, acs)) in a_layouts.iter().enumerate() {
+                for (bi, &(brs, bcs)) in b_layouts.iter().enumerate() {
+                    let (am, bm) = (mat(&av, ars, acs), mat(&bv, brs, bcs));
+                    // C row-major with padding, or transposed (column-major).
+                    for (crs, ccs) in [(n + 3, 1), (1, m + 2)] {
+                        for accumulate in [false, true] {
+                            for threads in [1, 2] {
+                                let c = cv.clone();
+                                let cm = mat(&c, crs, ccs);
+                                let run = || unsafe {
+                                    // SAFETY: operands sized for their layouts.
+                                    gemm(&kern, m, n, k, am, bm, cm, accumulate, threads)
+                                };
+                                if threads > 1 {
+                                    crate::device::pool().install(run);
+                                } else {
+                                    run();
+                                }
+                                let at = |v: &[T], i: usize, j: usize, rs: usize, cs: usize| {
+                                    v[i * rs + j * cs].to_f64()
+                                };
+                                for i in 0..m {
+                                    for j in 0..n {
+                                        let mut r = if accumulate {
+                                            at(&cv, i, j, crs, ccs)
+                                        } else {
+                                            0.0
+                                        };
+                                        for p in 0..k {
+                                            r += at(&av, i, p, ars, acs) * at(&bv, p, j, brs, bcs);
+                                        }
+                                        let got = at(&c, i, j, crs, ccs);
+                                        assert!(
+                                            (got - r).abs() <= tol,
+                                            "({m}, {n}, {k}) A{ai} B{bi} C({crs},{ccs}) \
+                                             acc {accumulate} t{threads} [{i}, {j}]: {got} vs {r}"
+                                        );
+                                    }
+                                }
+                                // Outside the m x n result nothing changed.
+                                let mut touched = vec![false; c.len()];
+                                for i in 0..m {
+                                    for j in 0..n {
+                                        touched[i * crs + j * ccs] = true;
+                                    }
+                                }
+                                for (x, (g, w)) in c.iter().zip(&cv).enumerate() {
+                                    if !touched[x] {
+                                        assert!(
+                                            g.to_f64() == w.to_f64(),
+                                            "({m}, {n}, {k}) pad {x}"
+                                        );
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn direct_matches_f32() {
+        direct_matches::<f32>(1e-3);
+    }
+
+    #[test]
+    fn direct_matches_f64() {
+        direct_matches::<f64>(1e-11);
+    }
+}

@@ -47,6 +47,19 @@ pub(crate) fn try_sort(v: &mut [u32], par_min: usize) -> bool {
     true
 }
 
+/// The median of nine keys spread over `v` (at least 18 keys): the pivot of
+/// both vectorised quicksorts.
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+pub(super) fn pivot(v: &[u32]) -> u32 {
+    let n = v.len();
+    let mut s = [0u32; 9];
+    for (j, x) in s.iter_mut().enumerate() {
+        *x = v[(n / 9) * j + n / 18];
+    }
+    s.sort_unstable();
+    s[4]
+}
+
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 mod avx2 {
     use std::arch::x86_64::*;
@@ -324,16 +337,7 @@ mod avx2 {
         v.copy_from_slice(&buf[..n]);
     }
 
-    /// The median of nine keys spread over `v` (more than 64 keys).
-    fn pivot(v: &[u32]) -> u32 {
-        let n = v.len();
-        let mut s = [0u32; 9];
-        for (j, x) in s.iter_mut().enumerate() {
-            *x = v[(n / 9) * j + n / 18];
-        }
-        s.sort_unstable();
-        s[4]
-    }
+    use super::pivot;
 
     /// Sort `v` ascending: see the module doc. `par_min` is at least 64.
     #[target_feature(enable = "avx2")]

@@ -14,6 +14,7 @@
 //! order; partial leaves are padded with `u32::MAX` by masked loads. Runs only
 //! on CPUs with AVX-512 F/BW/DQ/VL; knows nothing about tensors or dtypes.
 
+use super::quick::pivot;
 use std::arch::x86_64::*;
 
 /// Ranges up to this long are leaves (sorted in registers); longer ones are
@@ -141,17 +142,6 @@ unsafe fn partition(v: &mut [u32], pivot: u32) -> usize {
     }
     debug_assert_eq!(l, r);
     l
-}
-
-/// The median of nine keys spread over `v` (at least 18 keys).
-fn pivot(v: &[u32]) -> u32 {
-    let n = v.len();
-    let mut s = [0u32; 9];
-    for (j, x) in s.iter_mut().enumerate() {
-        *x = v[(n / 9) * j + n / 18];
-    }
-    s.sort_unstable();
-    s[4]
 }
 
 /// Sort `v` ascending (see the module doc); past `depth` levels a range falls

@@ -29,6 +29,7 @@ const ISSUE_8_NAMES: &[&str] = &[
     "argmax_axis1_4096x4096",
     "softmax_lastaxis_4096x4096",
     "sort_f32_1M",
+    "sort_f32_10M",
     "argsort_f32_1M",
     "sort_rows_1000x1000",
     "add_i32_10M",

@@ -64,6 +64,7 @@ pub fn cases() -> Vec<Case> {
             shi,
             |x| x.sort_values(-1, false),
         ),
+        case("sort_f32_10M", n10m, slo, shi, |x| x.sort_values(-1, false)),
         case(
             "argsort_f32_1M",
             |s| vec![s.pick(1_000_000, 1000)],

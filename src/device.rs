@@ -107,6 +107,69 @@ pub fn gpu_devices() -> Vec<GpuInfo> {
     }
 }
 
+/// The most bytes of one tensor's storage a GPU kernel binds at once on
+/// `device`: the adapter's `max_storage_buffer_binding_size` (at most
+/// `u32::MAX`) unless lowered by [`set_gpu_binding_window`]. Tensors larger
+/// than a window still work; kernels bind them in several windows.
+///
+/// Errors: `device` is the CPU, the adapter is missing, or the crate was built
+/// without the `gpu` feature.
+pub fn gpu_binding_window(device: Device) -> crate::Result<u64> {
+    match device {
+        #[cfg(feature = "gpu")]
+        Device::Gpu(i) => crate::backend::gpu::binding_window(i),
+        _ => Err(not_a_gpu("gpu_binding_window", device)),
+    }
+}
+
+/// Lower (or restore) the binding window of `device` (see
+/// [`gpu_binding_window`]) and return the previous one. Results do not
+/// change, only how many windows a large tensor takes, and a sort whose
+/// scratch outgrows one window runs on the CPU: use it to exercise the
+/// windowed paths on an adapter whose limit is as large as memory, or to work
+/// around a driver with trouble near its own limit. It applies to later calls
+/// from every thread.
+///
+/// Errors: as [`gpu_binding_window`], and `bytes` not a multiple of the
+/// adapter's storage offset alignment (and of 16), below 65536, or above the
+/// adapter's limit.
+///
+/// ```
+/// # #[cfg(feature = "gpu")]
+/// if !rnx::gpu_devices().is_empty() {
+///     let g = rnx::Device::Gpu(0);
+///     let full = rnx::gpu_binding_window(g).unwrap();
+///     rnx::set_gpu_binding_window(g, 1 << 20).unwrap();
+///     assert_eq!(rnx::gpu_binding_window(g).unwrap(), 1 << 20);
+///     assert!(rnx::set_gpu_binding_window(g, 1000).is_err());
+///     rnx::set_gpu_binding_window(g, full).unwrap();
+/// }
+/// assert!(rnx::set_gpu_binding_window(rnx::Device::Cpu, 1 << 20).is_err());
+/// ```
+pub fn set_gpu_binding_window(device: Device, bytes: u64) -> crate::Result<u64> {
+    match device {
+        #[cfg(feature = "gpu")]
+        Device::Gpu(i) => crate::backend::gpu::set_binding_window(i, bytes),
+        _ => {
+            let _ = bytes;
+            Err(not_a_gpu("set_gpu_binding_window", device))
+        }
+    }
+}
+
+fn not_a_gpu(op: &str, device: Device) -> crate::Error {
+    match device {
+        Device::Cpu => {
+            crate::Error::invalid(op, "the CPU has no binding window; pass a Device::Gpu")
+        }
+        // Without the feature: the crate's "not built with the `gpu` feature".
+        Device::Gpu(_) => match crate::backend::get(device, op) {
+            Err(e) => e,
+            Ok(_) => crate::Error::invalid(op, format!("{device} is not a GPU")),
+        },
+    }
+}
+
 /// Wait until every operation queued on `device` has finished (a no-op on the
 /// CPU, whose operations finish before they return). Results are always
 /// visible to later operations and host reads without it: use it to time GPU

@@ -136,7 +136,10 @@ pub mod tensor;
 
 pub use axes::{Axes, NewShape};
 pub use backend::elementwise::CmpOp;
-pub use device::{gpu_devices, num_threads, set_num_threads, synchronize, Device, GpuInfo};
+pub use device::{
+    gpu_binding_window, gpu_devices, num_threads, set_gpu_binding_window, set_num_threads,
+    synchronize, Device, GpuInfo,
+};
 pub use dims::Dims;
 pub use dtype::{DType, Element, Scalar, C32, C64};
 pub use dtype::{F8E4M3, F8E5M2};

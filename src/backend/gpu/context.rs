@@ -6,6 +6,7 @@ use crate::device::{Device, GpuInfo};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// The adapters found at first use, in the instance's order (`Device::Gpu(i)`
@@ -64,6 +65,9 @@ pub(crate) struct Context {
     pub(crate) queue: wgpu::Queue,
     pub(crate) features: wgpu::Features,
     pub(crate) limits: wgpu::Limits,
+    /// The most bytes of a buffer one kernel binds at once (see
+    /// [`crate::set_gpu_binding_window`]); larger tensors are bound in windows.
+    window: AtomicU64,
     /// Compiled pipelines keyed by their generated WGSL source (the source
     /// encodes kernel, dtypes and layout class, never a shape).
     pipelines: Mutex<HashMap<String, Arc<wgpu::ComputePipeline>>>,
@@ -105,6 +109,39 @@ impl Context {
                 adapter: self.name.clone(),
             })
         }
+    }
+
+    /// The largest binding rnx uses, in bytes: the adapter's
+    /// `max_storage_buffer_binding_size` (at most `u32::MAX`) unless lowered.
+    pub(crate) fn binding_window(&self) -> u64 {
+        self.window.load(Ordering::Relaxed)
+    }
+
+    /// Set the binding window; returns the previous one. `bytes` must be a
+    /// multiple of the offset alignment, at least 64 KiB and at most the
+    /// adapter's limit.
+    pub(crate) fn set_binding_window(&self, op: &str, bytes: u64) -> Result<u64> {
+        let max = self.max_window();
+        let align = self.limits.min_storage_buffer_offset_alignment as u64;
+        if bytes < 65536 || bytes > max || !bytes.is_multiple_of(align.max(16)) {
+            return Err(Error::invalid(
+                op,
+                format!(
+                    "binding window of {bytes} bytes on gpu:{} ({}): it must be a multiple of {} \
+                     between 65536 and the adapter's {max}",
+                    self.index,
+                    self.name,
+                    align.max(16)
+                ),
+            ));
+        }
+        Ok(self.window.swap(bytes, Ordering::Relaxed))
+    }
+
+    fn max_window(&self) -> u64 {
+        self.limits
+            .max_storage_buffer_binding_size
+            .min(u32::MAX as u64)
     }
 
     /// The error recorded by the device-lost callback or an uncaptured wgpu
@@ -241,6 +278,7 @@ fn open(index: usize) -> std::result::Result<Arc<Context>, String> {
         device,
         queue,
         features,
+        window: AtomicU64::new(limits.max_storage_buffer_binding_size.min(u32::MAX as u64)),
         limits,
         pipelines: Mutex::new(HashMap::new()),
         pool: Mutex::new(HashMap::new()),

@@ -78,7 +78,9 @@ fn unary_expr(op: UnaryOp, d: DType) -> Option<String> {
             half = lit(d, 0.5)
         ),
         // -0 gives +0 and NaN stays NaN, as on the CPU.
-        Relu if f => format!("select(x, {zero}, x <= {zero})"),
+        // fmax_ tests NaN by its bits: a compare-and-select lets a driver fold it
+        // into a hardware max, which drops NaN (NVIDIA did).
+        Relu if f => format!("fmax_(x, {zero})"),
         Relu6 if f => format!("fmin_(fmax_(x, {zero}), {six})", six = lit(d, 6.0)),
         HardTanh if f => format!("fmin_(fmax_(x, -{one}), {one})"),
         _ => return None,

@@ -29,14 +29,11 @@ pub(crate) fn raw(t: &Tensor) -> &wgpu::Buffer {
 }
 
 /// How the storage binding of `t` (accessed as `d`) splits into windows of at
-/// most the adapter's largest storage binding, at offsets aligned for it.
+/// most the context's binding window, at offsets aligned for it.
 pub(crate) fn windows(ctx: &Context, t: &Tensor, d: DType) -> wgsl::Win {
     let unit = wgsl::unit_bytes(d);
     let align = (ctx.limits.min_storage_buffer_offset_alignment as u64).max(unit);
-    let max = ctx
-        .limits
-        .max_storage_buffer_binding_size
-        .min(u32::MAX as u64);
+    let max = ctx.binding_window();
     let wbytes = (max / align * align).max(align);
     let total = raw(t).size();
     wgsl::Win {

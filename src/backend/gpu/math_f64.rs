@@ -14,14 +14,14 @@
 //! | round | `r64_round` | exact; half away from zero, as the CPU's `f64::round` | 0 |
 //! | exp | `m64_exp` (fdlibm's `e_exp.c`: reduction by k ln2 in two parts, rational approximation) | 1 ÷ | 1.000 |
 //! | exp2 | `m64_exp2` (exp's kernel on t ln2 split exactly, t = x - round(x); exact at integers) | 1 ÷ | 1.000 |
-//! | expm1 | `m64_expm1` (fdlibm's `s_expm1.c`) | 1 ÷ | 1.000 |
+//! | expm1 | `m64_expm1` (fdlibm's `s_expm1.c`) | 2 ÷ (1 on lavapipe; 2 on an NVIDIA H200) | 1.000 |
 //! | log | `m64_log` (fdlibm's `e_log.c`) | 1 ÷ | 1.000 |
 //! | log2 | `m64_log2` (FreeBSD's `e_log2.c`; exact at powers of two) | 1 ÷ | 1.000 |
 //! | log1p | `m64_log1p` (log's kernel on f = x 2^-k + (2^-k - 1), one rounding) | 1 ÷ | 1.000 |
 //! | sinh, cosh | `m64_sinh`, `m64_cosh` (fdlibm's `e_sinh.c`, `e_cosh.c` on expm1/exp) | 3 ÷ | 3.000, 3.000 (near the overflow threshold) |
 //! | tanh | `m64_tanh` (fdlibm's `s_tanh.c` on expm1) | 3 ÷ | 3.000 |
 //! | sin, cos | `m64_sin`, `m64_cos` (fdlibm's kernels; Cody-Waite reduction by pi/2 in three parts, \|x\| < 2^20) | 2 | 2.000, 1.000 |
-//! | tan | `m64_tan` (sin / cos of the reduced argument) | 3 ÷ | 3.000 |
+//! | tan | `m64_tan` (sin / cos of the reduced argument) | 4 ÷ (3 on lavapipe; 4 on an NVIDIA H200) | 3.000 |
 //! | sigmoid | `m64_sigmoid` (the CPU's sign-dependent form) | 3 ÷ | 3.000 |
 //! | silu | `m64_silu` | 5 ÷, plus 2\|x\| + 2 units of 2^-1074 where sigmoid(x) is subnormal | 4.000 |
 //! | softplus, log_sigmoid | `m64_softplus`, `m64_log_sigmoid` (max/min(x, 0) ± log1p(e^-\|x\|)) | 2 ÷ | 2.000, 2.000 |

@@ -74,6 +74,17 @@ pub(crate) fn synchronize(index: usize) -> Result<()> {
     context::context(index, "synchronize")?.wait("synchronize")
 }
 
+/// The binding window of adapter `index` (see [`crate::set_gpu_binding_window`]).
+pub(crate) fn binding_window(index: usize) -> Result<u64> {
+    Ok(context::context(index, "gpu_binding_window")?.binding_window())
+}
+
+/// Set the binding window of adapter `index`; returns the previous one.
+pub(crate) fn set_binding_window(index: usize, bytes: u64) -> Result<u64> {
+    context::context(index, "set_gpu_binding_window")?
+        .set_binding_window("set_gpu_binding_window", bytes)
+}
+
 /// A contiguous host copy of a GPU tensor (same shape and dtype).
 pub(crate) fn to_host(t: &Tensor) -> Result<Tensor> {
     let b = get_of(t)?;

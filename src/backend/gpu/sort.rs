@@ -371,11 +371,7 @@ impl GpuBackend {
         let long = n > b;
         let p = if long { n } else { n.next_power_of_two() };
         let total = rows.saturating_mul(p);
-        let max_bind = ctx
-            .limits
-            .max_storage_buffer_binding_size
-            .min(ctx.limits.max_buffer_size)
-            .min(u32::MAX as u64);
+        let max_bind = ctx.binding_window().min(ctx.limits.max_buffer_size);
         if total > (1usize << 31)
             || super::buffer::padded(total * 4) > max_bind
             || (long && !radix::fits(rows, n, max_bind))

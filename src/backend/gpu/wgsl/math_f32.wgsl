@@ -674,9 +674,26 @@ fn m_sigmoid(x: f32) -> f32 {
   return select(z, 1.0, x >= 0.0) / (1.0 + z);
 }
 
+// x sigmoid(v) with no subnormal intermediate, for drivers that flush them
+// (NVIDIA does): for |v| < 2^-24 it is x/2 rounded (x v / 4 is below half an
+// ULP); for v < -17, 1 + e^v rounds to 1, so it is x e^v, formed as
+// (x p) 2^k from exp's parts with one rounding at the end; a signed zero
+// where e^v rounds to zero (v < ln 2^-150), as the CPU's x sigmoid(v). x and
+// v have one sign (silu, gelu).
+fn m_mul_sigmoid(x: f32, v: f32) -> f32 {
+  if (m_abs(v) < 5.9604645e-8) { return x * 0.5; }
+  if (v < -17.0) {
+    if (v < -103.97208) { return m_copysign(0.0, x); }
+    let pk = m_exp_pk(v);
+    return m_scale(x * pk.x, i32(pk.y));
+  }
+  return x * m_sigmoid(v);
+}
+
 fn m_silu(x: f32) -> f32 {
+  if (is_nan32(x)) { return x; }
   if (m_is_neg_inf(x)) { return m_neg_zero(); }
-  return x * m_sigmoid(x);
+  return m_mul_sigmoid(x, x);
 }
 
 // Tanh-form GELU as x sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3) with the
@@ -686,7 +703,7 @@ fn m_gelu(x: f32) -> f32 {
   if (m_is_neg_inf(x)) { return m_neg_zero(); }
   let c = 0.7978845608028654;
   let u = (c + c) * fma(0.044715 * x * x, x, x);
-  return x * m_sigmoid(u);
+  return m_mul_sigmoid(x, u);
 }
 
 fn m_softplus(x: f32) -> f32 {
@@ -859,6 +876,10 @@ fn m_atan2(y: f32, x: f32) -> f32 {
     a = 0.7853981852531433;
   } else if (m_is_zero(ay)) {
     a = 0.0;
+  } else if (ax > 4.2535295865117308e37) {
+    // Past 2^125 a driver's y * (1/x) division flushes 1/x (NVIDIA does):
+    // scale both by 1/4 (exact for the larger; the ratio is unchanged).
+    a = m_atan_pos((ay * 0.25) / (ax * 0.25));
   } else {
     a = m_atan_pos(ay / ax);
   }

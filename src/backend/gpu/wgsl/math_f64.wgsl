@@ -153,6 +153,37 @@ fn sc64(y: f64, k: i32) -> f64 {
   return bitcast<f64>(b - (u64(u32(-k)) << 52u));
 }
 
+// e^x / 2 for 22 <= x <= 710.4758600739439 (sinh's and cosh's overflow
+// threshold): exp's reduction with the halving in the exponent bits, so no
+// product of two large halves (a driver may reassociate (h w) w into
+// h (w w), which overflows: NVIDIA did).
+fn exp_half64(x: f64) -> f64 {
+  let kf = r64_floor(x * bitcast<f64>(0x3ff71547652b82felu) + f64(0.5));
+  let hi = x - kf * bitcast<f64>(0x3fe62e42fee00000lu);
+  let lo = kf * bitcast<f64>(0x3dea39ef35793c76lu);
+  return exp_k64(hi, lo, i32(kf) - 1);
+}
+
+// x e^v for v < -37 (where 1 + e^v rounds to 1, so x sigmoid(v) is x e^v)
+// and finite x of v's sign: e^v = y 2^k from exp's reduction, x y = m 2^e
+// (m in [1, 2) with x's sign), and m 2^(k+e) in one rounding, so a subnormal
+// e^v never multiplies x (it has lost bits by then). A signed zero where e^v
+// rounds to zero (v <= -745.1332191019412, m64_exp's threshold), as the CPU's
+// x sigmoid(v).
+fn mul_exp64(x: f64, v: f64) -> f64 {
+  if (v <= bitcast<f64>(0xc0874910d52d3052lu)) { return select(f64(0.0), bitcast<f64>(0x8000000000000000lu), x < f64(0.0)); }
+  let kf = r64_floor(v * bitcast<f64>(0x3ff71547652b82felu) + f64(0.5));
+  let hi = v - kf * bitcast<f64>(0x3fe62e42fee00000lu);
+  let lo = kf * bitcast<f64>(0x3dea39ef35793c76lu);
+  let p = x * exp_k64(hi, lo, 0);
+  let b = bitcast<u64>(p);
+  let e = i32(u32(b >> 52u) & 0x7ffu) - 1023;
+  let m = bitcast<f64>((b & 0x800ffffffffffffflu) | 0x3ff0000000000000lu);
+  let k = i32(kf) + e;
+  if (k >= -1021) { return sc64(m, k); }
+  return sc64(m, k + 1000) * p2_64(-1000);
+}
+
 // log (fdlibm's e_log.c): x = 2^k (1 + f), 1 + f in [sqrt(2)/2, sqrt(2));
 // log(1 + f) = f - (f^2/2 - s (f^2/2 + R(s^2))), s = f / (2 + f); plus k ln2
 // as k ln2_hi (exact) + k ln2_lo.
@@ -252,9 +283,10 @@ fn m64_sigmoid(x: f64) -> f64 {
   return select(z, f64(1.0), x >= f64(0.0)) / (f64(1.0) + z);
 }
 
-// x sigmoid(x); -0 at -inf (as the CPU).
+// x sigmoid(x), as x e^x below -37; -0 at -inf (as the CPU).
 fn m64_silu(x: f64) -> f64 {
   if (x == bitcast<f64>(0xfff0000000000000lu)) { return bitcast<f64>(0x8000000000000000lu); }
+  if (x < f64(-37.0)) { return mul_exp64(x, x); }
   return x * m64_sigmoid(x);
 }
 
@@ -290,8 +322,8 @@ fn m64_tanh(x: f64) -> f64 {
   return select(z, -z, x < f64(0.0));
 }
 
-// sinh (fdlibm's e_sinh.c): from expm1(|x|) below 22, (e^|x|)/2 below
-// log(f64::MAX), e^(|x|/2)/2 * e^(|x|/2) up to the overflow threshold.
+// sinh (fdlibm's e_sinh.c): from expm1(|x|) below 22, then e^|x| / 2 with
+// the halving in the exponent (exp_half64) up to the overflow threshold.
 fn m64_sinh(x: f64) -> f64 {
   if (is_nan64(x)) { return x; }
   let ax = abs(x);
@@ -302,16 +334,15 @@ fn m64_sinh(x: f64) -> f64 {
     if (ax < f64(1.0)) { return h * (f64(2.0) * t - t * t / (t + f64(1.0))); }
     return h * (t + t / (t + f64(1.0)));
   }
-  if (ax < bitcast<f64>(0x40862e42fefa39eflu)) { return h * m64_exp(ax); }
   if (ax <= bitcast<f64>(0x408633ce8fb9f87dlu)) {
-    let w = m64_exp(f64(0.5) * ax);
-    return (h * w) * w;
+    let e = exp_half64(ax);
+    return select(e, -e, x < f64(0.0));
   }
   return select(bitcast<f64>(0x7ff0000000000000lu), bitcast<f64>(0xfff0000000000000lu), x < f64(0.0));
 }
 
 // cosh (fdlibm's e_cosh.c): 1 + t^2 / (2 (1 + t)), t = expm1(|x|), below
-// ln2 / 2; (e^|x| + e^-|x|) / 2 below 22; then as sinh.
+// ln2 / 2; (e^|x| + e^-|x|) / 2 below 22; then e^|x| / 2 as sinh.
 fn m64_cosh(x: f64) -> f64 {
   if (is_nan64(x)) { return x; }
   let ax = abs(x);
@@ -325,11 +356,7 @@ fn m64_cosh(x: f64) -> f64 {
     let t = m64_exp(ax);
     return f64(0.5) * t + f64(0.5) / t;
   }
-  if (ax < bitcast<f64>(0x40862e42fefa39eflu)) { return f64(0.5) * m64_exp(ax); }
-  if (ax <= bitcast<f64>(0x408633ce8fb9f87dlu)) {
-    let w = m64_exp(f64(0.5) * ax);
-    return (f64(0.5) * w) * w;
-  }
+  if (ax <= bitcast<f64>(0x408633ce8fb9f87dlu)) { return exp_half64(ax); }
   return bitcast<f64>(0x7ff0000000000000lu);
 }
 
@@ -428,6 +455,7 @@ fn m64_gelu(x: f64) -> f64 {
   if (x == bitcast<f64>(0xfff0000000000000lu)) { return bitcast<f64>(0x8000000000000000lu); }
   let c = bitcast<f64>(0x3fe9884533d43651lu);
   let u = (c + c) * ((f64(0.044715) * x * x) * x + x);
+  if (u < f64(-37.0)) { return mul_exp64(x, u); }
   return x * m64_sigmoid(u);
 }
 

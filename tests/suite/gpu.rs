@@ -1005,3 +1005,36 @@ fn tensors_larger_than_one_binding() {
     rg.add_(7).unwrap();
     assert_same("u8 reversed in place, 2 windows", &g8, &c8);
 }
+
+/// Commands are batched (recorded, submitted at a host wait or every few
+/// commands). A buffer freed while unsubmitted commands still read it must
+/// not be handed to a new upload, whose queue write would land before those
+/// commands: here each input is dropped right after its product is recorded
+/// and an upload of the same size follows at once; every product must still
+/// be of its own input (100 rounds: across the 32-command batch limit). With
+/// the freed buffers pooled at once, every product reads the -1s.
+#[test]
+fn batched_commands_never_see_a_later_upload() {
+    let Some(d) = gpu() else { return };
+    let mut products = Vec::new();
+    for k in 0..100i32 {
+        let vals: Vec<i32> = (0..257).map(|i| i * 7 + k).collect();
+        let a = Tensor::from_vec(vals.clone(), &[257])
+            .unwrap()
+            .to_device(d)
+            .unwrap();
+        let p = a.mul(3).unwrap();
+        drop(a);
+        // Same padded size as `a`: the pool would give this upload a's buffer.
+        let c = Tensor::from_vec(vec![-1i32; 257], &[257])
+            .unwrap()
+            .to_device(d)
+            .unwrap();
+        products.push((k, p, c));
+    }
+    for (k, p, c) in products {
+        let want: Vec<i32> = (0..257).map(|i| (i * 7 + k) * 3).collect();
+        assert_eq!(p.to_vec::<i32>().unwrap(), want, "product {k}");
+        assert_eq!(c.to_vec::<i32>().unwrap(), vec![-1; 257]);
+    }
+}

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use std::sync::Arc;
 
 /// Bytes of freed buffers a device's pool keeps for reuse.
-fn pool_cap() -> u64 {
+pub(crate) fn pool_cap() -> u64 {
     static CAP: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
     *CAP.get_or_init(|| {
         std::env::var("RNX_GPU_POOL_MB")
@@ -62,9 +62,7 @@ impl GpuBuffer {
         let buffer = match reused {
             Some(b) => {
                 if zeroed {
-                    let mut enc = ctx.device.create_command_encoder(&Default::default());
-                    enc.clear_buffer(&b, 0, None);
-                    ctx.queue.submit([enc.finish()]);
+                    ctx.record(false, |enc| enc.clear_buffer(&b, 0, None));
                 }
                 b
             }
@@ -140,20 +138,8 @@ impl GpuBuffer {
 
 impl Drop for GpuBuffer {
     fn drop(&mut self) {
-        let Some(b) = self.buffer.take() else {
-            return;
-        };
-        let size = b.size();
-        // Lock order: pool, then pooled_bytes (as in `new`).
-        let mut pool = self.ctx.pool.lock().unwrap_or_else(|e| e.into_inner());
-        let mut held = self
-            .ctx
-            .pooled_bytes
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        if *held + size <= pool_cap() {
-            *held += size;
-            pool.entry(size).or_default().push(b);
+        if let Some(b) = self.buffer.take() {
+            self.ctx.release(b);
         }
     }
 }
@@ -176,9 +162,9 @@ pub(crate) fn read_back(
         usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
-    let mut enc = ctx.device.create_command_encoder(&Default::default());
-    enc.copy_buffer_to_buffer(src, offset, &staging, 0, len);
-    ctx.queue.submit([enc.finish()]);
+    ctx.record(true, |enc| {
+        enc.copy_buffer_to_buffer(src, offset, &staging, 0, len)
+    });
     let (tx, rx) = std::sync::mpsc::channel();
     staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
         let _ = tx.send(r);

@@ -75,6 +75,8 @@ pub(crate) struct Context {
     pub(crate) pool: Mutex<HashMap<u64, Vec<wgpu::Buffer>>>,
     /// Bytes held by the pool.
     pub(crate) pooled_bytes: Mutex<u64>,
+    /// Commands recorded and not yet submitted (see [`Context::record`]).
+    batch: Mutex<Batch>,
     /// Set by the device-lost callback; every later call reports it.
     failure: Arc<Mutex<Option<String>>>,
     /// An uncaptured wgpu error (a bug in a kernel or a resource limit),
@@ -82,7 +84,89 @@ pub(crate) struct Context {
     pending: Arc<Mutex<Option<String>>>,
 }
 
+/// The open command encoder of a context: dispatches, clears and copies in
+/// program order, submitted as one command buffer at the next host wait (a
+/// read-back, [`Context::wait`]) or once it holds `batch_limit()` commands or a
+/// large dispatch. Buffers freed while it is open return to the pool only
+/// after it is submitted, so a pooled buffer is never one that unsubmitted
+/// commands still use (a `write_buffer` into it, which the queue performs
+/// before the next submission, cannot overtake them).
+#[derive(Default)]
+struct Batch {
+    enc: Option<wgpu::CommandEncoder>,
+    commands: usize,
+    freed: Vec<wgpu::Buffer>,
+}
+
+/// Commands per submission at most (`RNX_GPU_BATCH`, default 32; 1 submits
+/// every command at once, which makes a device error belong to the call that
+/// recorded it): enough to amortise a submission over small ops, few enough
+/// that the device starts early on a long sequence.
+fn batch_limit() -> usize {
+    static N: OnceLock<usize> = OnceLock::new();
+    *N.get_or_init(|| {
+        std::env::var("RNX_GPU_BATCH")
+            .ok()
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .unwrap_or(32)
+            .max(1)
+    })
+}
+
 impl Context {
+    /// Append commands to the open encoder (`f` records them; it must not
+    /// record through the context itself). `big` (a dispatch long enough to
+    /// keep the device busy while later ones are recorded) submits at once.
+    pub(crate) fn record(&self, big: bool, f: impl FnOnce(&mut wgpu::CommandEncoder)) {
+        let mut b = self.batch.lock().unwrap_or_else(|e| e.into_inner());
+        let enc = b.enc.get_or_insert_with(|| {
+            self.device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("rnx") })
+        });
+        f(enc);
+        b.commands += 1;
+        if big || b.commands >= batch_limit() {
+            self.submit(&mut b);
+        }
+    }
+
+    /// Submit the open encoder, if any.
+    pub(crate) fn flush(&self) {
+        let mut b = self.batch.lock().unwrap_or_else(|e| e.into_inner());
+        self.submit(&mut b);
+    }
+
+    fn submit(&self, b: &mut Batch) {
+        if let Some(enc) = b.enc.take() {
+            self.queue.submit([enc.finish()]);
+        }
+        b.commands = 0;
+        for buf in b.freed.drain(..) {
+            self.pool_put(buf);
+        }
+    }
+
+    /// Return a freed buffer to the pool, or hold it until the open encoder
+    /// is submitted when there is one (lock order: batch, pool, pooled_bytes).
+    pub(crate) fn release(&self, buf: wgpu::Buffer) {
+        let mut b = self.batch.lock().unwrap_or_else(|e| e.into_inner());
+        if b.enc.is_some() {
+            b.freed.push(buf);
+        } else {
+            self.pool_put(buf);
+        }
+    }
+
+    fn pool_put(&self, buf: wgpu::Buffer) {
+        let size = buf.size();
+        let mut pool = self.pool.lock().unwrap_or_else(|e| e.into_inner());
+        let mut held = self.pooled_bytes.lock().unwrap_or_else(|e| e.into_inner());
+        if *held + size <= super::buffer::pool_cap() {
+            *held += size;
+            pool.entry(size).or_default().push(buf);
+        }
+    }
+
     /// The device this context serves.
     pub(crate) fn rnx_device(&self) -> Device {
         Device::Gpu(self.index)
@@ -208,8 +292,9 @@ impl Context {
         Ok(p)
     }
 
-    /// Wait until every submitted command has finished.
+    /// Submit the open encoder and wait until every command has finished.
     pub(crate) fn wait(&self, op: &str) -> Result<()> {
+        self.flush();
         self.device
             .poll(wgpu::PollType::wait_indefinitely())
             .map_err(|e| Error::DeviceUnavailable {
@@ -283,6 +368,7 @@ fn open(index: usize) -> std::result::Result<Arc<Context>, String> {
         pipelines: Mutex::new(HashMap::new()),
         pool: Mutex::new(HashMap::new()),
         pooled_bytes: Mutex::new(0),
+        batch: Mutex::new(Batch::default()),
         failure,
         pending,
     }))

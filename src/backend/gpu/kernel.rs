@@ -390,8 +390,9 @@ impl Map<'_> {
     }
 }
 
-/// Record one dispatch of `pipeline` with `entries` bound as group 0 and
-/// submit it.
+/// Record one dispatch of `pipeline` with `entries` bound as group 0 into the
+/// context's open encoder (submitted at once when it has 2^20 invocations or
+/// more, else with the next batch; see [`Context::record`]).
 pub(crate) fn dispatch(
     ctx: &Context,
     op: &str,
@@ -404,10 +405,8 @@ pub(crate) fn dispatch(
         layout: &pipeline.get_bind_group_layout(0),
         entries,
     });
-    let mut enc = ctx
-        .device
-        .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(op) });
-    {
+    let big = groups.0 as u64 * groups.1 as u64 * groups.2 as u64 >= 4096;
+    ctx.record(big, |enc| {
         let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some(op),
             timestamp_writes: None,
@@ -415,6 +414,5 @@ pub(crate) fn dispatch(
         pass.set_pipeline(pipeline);
         pass.set_bind_group(0, &bind, &[]);
         pass.dispatch_workgroups(groups.0, groups.1, groups.2);
-    }
-    ctx.queue.submit([enc.finish()]);
+    });
 }

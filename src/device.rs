@@ -130,9 +130,9 @@ pub fn gpu_binding_window(device: Device) -> crate::Result<u64> {
 /// around a driver with trouble near its own limit. It applies to later calls
 /// from every thread.
 ///
-/// Errors: as [`gpu_binding_window`], and `bytes` not a multiple of the
-/// adapter's storage offset alignment (and of 16), below 65536, or above the
-/// adapter's limit.
+/// Errors: as [`gpu_binding_window`], and `bytes` below 65536, above the
+/// adapter's limit, or neither that limit (the default, which restores it)
+/// nor a multiple of the adapter's storage offset alignment and of 16.
 ///
 /// ```
 /// # #[cfg(feature = "gpu")]

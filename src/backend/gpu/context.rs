@@ -203,11 +203,14 @@ impl Context {
 
     /// Set the binding window; returns the previous one. `bytes` must be a
     /// multiple of the offset alignment, at least 64 KiB and at most the
-    /// adapter's limit.
+    /// adapter's limit (which itself is always accepted).
     pub(crate) fn set_binding_window(&self, op: &str, bytes: u64) -> Result<u64> {
         let max = self.max_window();
         let align = self.limits.min_storage_buffer_offset_alignment as u64;
-        if bytes < 65536 || bytes > max || !bytes.is_multiple_of(align.max(16)) {
+        // The adapter's own limit is always accepted (so the window can be
+        // restored), aligned or not: windows round down to the alignment.
+        let aligned = bytes.is_multiple_of(align.max(16)) || bytes == max;
+        if bytes < 65536 || bytes > max || !aligned {
             return Err(Error::invalid(
                 op,
                 format!(

@@ -490,7 +490,7 @@ fn conv_every_option_matches_cpu() {
 #[test]
 fn matmul_across_binding_windows() {
     let Some((d, _g)) = dev() else { return };
-    let wb = crate::gpu::test_window(d);
+    let wb = crate::gpu_memory::test_window(d);
     // i32: two windows.
     let n = wb / 4 + 1_000_003;
     let step = (n / 64) as isize;

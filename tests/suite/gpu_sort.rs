@@ -327,7 +327,7 @@ fn gpu_sort_empty_and_scalar() {
 #[test]
 fn gpu_sort_views_across_binding_windows() {
     let Some(dev) = gpu() else { return };
-    let wb = crate::gpu::test_window(dev);
+    let wb = crate::gpu_memory::test_window(dev);
     for d in [DType::U8, DType::F32] {
         // A storage one binding and a bit long (two windows), with 4500
         // test elements across the window boundary at `w`.

@@ -205,7 +205,7 @@ impl Context {
     /// multiple of the offset alignment, at least 64 KiB and at most the
     /// adapter's limit (which itself is always accepted).
     pub(crate) fn set_binding_window(&self, op: &str, bytes: u64) -> Result<u64> {
-        let max = self.max_window();
+        let max = max_window(&self.limits);
         let align = self.limits.min_storage_buffer_offset_alignment as u64;
         // The adapter's own limit is always accepted (so the window can be
         // restored), aligned or not: windows round down to the alignment.
@@ -223,12 +223,6 @@ impl Context {
             ));
         }
         Ok(self.window.swap(bytes, Ordering::Relaxed))
-    }
-
-    fn max_window(&self) -> u64 {
-        self.limits
-            .max_storage_buffer_binding_size
-            .min(u32::MAX as u64)
     }
 
     /// The error recorded by the device-lost callback or an uncaptured wgpu
@@ -308,6 +302,12 @@ impl Context {
     }
 }
 
+/// The largest binding window: the adapter's storage binding limit, at most
+/// `u32::MAX` bytes (a binding's size is a u32 on some backends).
+fn max_window(limits: &wgpu::Limits) -> u64 {
+    limits.max_storage_buffer_binding_size.min(u32::MAX as u64)
+}
+
 /// The context of adapter `index`, opened on first use.
 pub(crate) fn context(index: usize, op: &str) -> Result<Arc<Context>> {
     type Slot = OnceLock<std::result::Result<Arc<Context>, String>>;
@@ -366,7 +366,7 @@ fn open(index: usize) -> std::result::Result<Arc<Context>, String> {
         device,
         queue,
         features,
-        window: AtomicU64::new(limits.max_storage_buffer_binding_size.min(u32::MAX as u64)),
+        window: AtomicU64::new(max_window(&limits)),
         limits,
         pipelines: Mutex::new(HashMap::new()),
         pool: Mutex::new(HashMap::new()),

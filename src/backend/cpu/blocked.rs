@@ -1,14 +1,11 @@
 //! Cache-blocked traversal for plans whose operands disagree on the contiguous
 //! axis (a transposed input against a row-major output): the two axes are walked
-//! in square tiles so that both operands' cache lines are reused, and
-//! `TileInput` stages a transposed input's tile into a buffer (through
-//! `transpose.rs`) so that every run of the tile reads it contiguously. Same
-//! run interface as `Plan::par_for_each_run`; knows nothing about ops.
+//! in square tiles so that both operands' cache lines are reused (the shared
+//! traversal, `traverse.rs`, stages a transposed input's tile into a buffer so
+//! that every run of the tile reads it contiguously). Same run interface as
+//! `Plan::par_for_each_run`; knows nothing about ops.
 
 use super::strided::Plan;
-use super::transpose::transpose_block;
-use crate::dtype::Element;
-use std::mem::MaybeUninit;
 
 /// Tile edge in elements along each of the two blocked axes.
 pub const TILE: usize = 64;
@@ -127,69 +124,6 @@ impl<const N: usize> Plan<N> {
     }
 }
 
-/// One input operand of one tile of a blocked plan
-/// ([`Plan::par_for_each_tile`]), read run by run: run `j` (of `nb`) starts
-/// at `p + j * step` and has `na` elements `stride` apart. An input that is
-/// unit-stride across the runs and strided along them (transposed against the
-/// output) is transposed into a tile buffer first, so its runs read
-/// contiguously; any other input is read in place.
-pub(crate) struct TileInput<T> {
-    buf: [MaybeUninit<T>; TILE * TILE],
-    staged: bool,
-    p: *const T,
-    stride: isize,
-    step: isize,
-    na: usize,
-}
-
-impl<T: Element> TileInput<T> {
-    /// The input of a tile whose first element is at `p`.
-    ///
-    /// # Safety
-    /// The `na x nb` elements addressed through `stride` and `step` are
-    /// readable (`na, nb <= TILE`), and none of them is written while the
-    /// returned value is in use, except elements of this very tile after
-    /// they were staged.
-    #[inline(always)]
-    pub(crate) unsafe fn new(
-        p: *const T,
-        stride: isize,
-        step: isize,
-        na: usize,
-        nb: usize,
-    ) -> Self {
-        debug_assert!(na <= TILE && nb <= TILE);
-        let mut t = TileInput {
-            buf: [MaybeUninit::uninit(); TILE * TILE],
-            staged: stride != 1 && step == 1,
-            p,
-            stride,
-            step,
-            na,
-        };
-        if t.staged {
-            // SAFETY: the source block is readable (caller contract) and the
-            // buffer holds na * nb <= TILE * TILE elements; they do not overlap.
-            unsafe {
-                transpose_block(na, nb, p, stride, t.buf.as_mut_ptr() as *mut T, na as isize)
-            };
-        }
-        t
-    }
-
-    /// The first element and stride of run `j` (`j < nb`).
-    #[inline(always)]
-    pub(crate) fn run(&self, j: usize) -> (*const T, isize) {
-        if self.staged {
-            // Run j is buffer row j, fully written by `new`.
-            (self.buf[j * self.na..].as_ptr() as *const T, 1)
-        } else {
-            // In bounds by the contract of `new`; wrapping keeps this safe code.
-            (self.p.wrapping_offset(j as isize * self.step), self.stride)
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -216,32 +150,5 @@ mod tests {
             }
         });
         assert!(seen.into_inner().unwrap().iter().all(|&k| k == 1));
-    }
-
-    #[test]
-    fn tile_input_reads_runs_of_either_orientation() {
-        // A 70 x 50 row-major source: element (r, c) holds r * 50 + c. The
-        // tile starts at (5, 3).
-        let src: Vec<u32> = (0..70 * 50).collect();
-        let p = src[5 * 50 + 3..].as_ptr();
-        for (stride, step, na, nb) in [(50isize, 1isize, 60usize, 40usize), (1, 50, 40, 60)] {
-            // SAFETY: every addressed element lies inside `src` (rows 5..65,
-            // columns 3..43), which is only read.
-            let t = unsafe { TileInput::new(p, stride, step, na, nb) };
-            assert_eq!(t.staged, stride == 50);
-            for j in 0..nb {
-                let (r, s) = t.run(j);
-                for i in 0..na {
-                    // SAFETY: run j has na elements s apart (staged or in place).
-                    let got = unsafe { *r.offset(i as isize * s) } as usize;
-                    let (row, col) = if stride == 50 {
-                        (5 + i, 3 + j)
-                    } else {
-                        (5 + j, 3 + i)
-                    };
-                    assert_eq!(got, row * 50 + col, "stride {stride}: run {j} element {i}");
-                }
-            }
-        }
     }
 }

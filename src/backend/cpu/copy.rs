@@ -4,9 +4,9 @@
 //! (`transpose.rs`; staged `TileInput`s for casts) for a source transposed
 //! against the destination.
 
-use super::blocked::TileInput;
 use super::strided::{Plan, SendPtr, PAR_MIN_ELEMS};
 use super::transpose::transpose_block;
+use super::traverse::{traverse, Operand};
 use super::{base_ptr, CpuBackend};
 use crate::backend::CoreBackend;
 use crate::device::Device;
@@ -17,6 +17,7 @@ use crate::storage::Storage;
 use crate::tensor::Tensor;
 
 /// Copy elements from `src` (layout `sl`) to `dst` (layout `dl`, same shape).
+/// Moves raw bits, so it is compiled once per element size, not per dtype.
 ///
 /// # Safety
 /// Both layouts must lie inside their buffers; `dl` must not map two elements to
@@ -27,6 +28,23 @@ pub(crate) unsafe fn copy_strided<T: Element>(
     src: *const T,
     sl: &Layout,
 ) {
+    // SAFETY: caller contract, for the plain-bits type of T's size.
+    unsafe {
+        match std::mem::size_of::<T>() {
+            1 => copy_bits::<u8>(dst as _, dl, src as _, sl),
+            2 => copy_bits::<u16>(dst as _, dl, src as _, sl),
+            4 => copy_bits::<u32>(dst as _, dl, src as _, sl),
+            8 => copy_bits::<u64>(dst as _, dl, src as _, sl),
+            _ => copy_bits::<crate::C64>(dst as _, dl, src as _, sl),
+        }
+    }
+}
+
+/// [`copy_strided`] for one element size.
+///
+/// # Safety
+/// As [`copy_strided`].
+unsafe fn copy_bits<T: Element>(dst: *mut T, dl: &Layout, src: *const T, sl: &Layout) {
     let plan = Plan::new([dl, sl]);
     let [ds, ss] = plan.inner_strides();
     let (d, s) = (SendPtr(dst), SendPtr(src as *mut T));
@@ -61,56 +79,65 @@ pub(crate) unsafe fn copy_strided<T: Element>(
     });
 }
 
-/// Convert elements from `src` (type S) to `dst` (type D), same shape.
+/// Convert elements from `src` (type S) to `dst` (type D), same shape: a run
+/// kernel over the shared traversal (`traverse.rs`), which stages a source
+/// transposed against the destination through a tile buffer.
 ///
 /// # Safety
 /// As [`copy_strided`]; the buffers differ (different dtypes never share one).
-unsafe fn cast_strided<S: Element, D: Element>(
-    dst: *mut D,
-    dl: &Layout,
-    src: *const S,
-    sl: &Layout,
-) {
-    let plan = Plan::new([dl, sl]);
-    let [ds, ss] = plan.inner_strides();
-    let (d, s) = (SendPtr(dst), SendPtr(src as *mut S));
-    // Run `len` elements from `sp` (stride `ss`) to `dp` (stride `ds`).
-    let run = |dp: *mut D, sp: *const S, ss: isize, len: usize| {
-        for i in 0..len as isize {
-            // SAFETY: in-bounds runs (caller contract, callers below).
-            unsafe { *dp.offset(i * ds) = D::cast_from(*sp.offset(i * ss)) };
+unsafe fn cast_strided<S: Element, D: Element>(dst: &Tensor, src: &Tensor) {
+    let _ = (base_ptr::<D>(dst), base_ptr::<S>(src)); // dtype checks
+    let k = |[dp, sp]: [*mut u8; 2], [ds, ss]: [isize; 2], len: usize| {
+        let (dp, sp) = (dp as *mut D, sp as *const S);
+        // SAFETY: in-bounds runs (the traversal's); the buffers differ.
+        unsafe {
+            if ds == 1 && ss == 1 {
+                let d = std::slice::from_raw_parts_mut(dp, len);
+                let s = std::slice::from_raw_parts(sp, len);
+                for (d, &s) in d.iter_mut().zip(s) {
+                    *d = D::cast_from(s);
+                }
+            } else {
+                for i in 0..len as isize {
+                    *dp.offset(i * ds) = D::cast_from(*sp.offset(i * ss));
+                }
+            }
         }
     };
-    if let Some([dbs, sbs]) = plan.blocked_strides() {
-        // A transposed source: tiles, the source staged through a tile buffer.
-        plan.par_for_each_tile(PAR_MIN_ELEMS, |[od, os], na, nb| {
-            // SAFETY: the tile lies inside both layouts (caller contract); the
-            // buffers differ.
-            let t = unsafe { TileInput::new(s.get().offset(os) as *const S, ss, sbs, na, nb) };
-            for j in 0..nb {
-                let (sp, ss) = t.run(j);
-                // SAFETY: run j of the destination tile, in bounds as above.
-                run(unsafe { d.get().offset(od + j as isize * dbs) }, sp, ss, na);
-            }
-        });
-        return;
-    }
-    plan.par_for_each_run(PAR_MIN_ELEMS, |[od, os], len| {
-        // SAFETY: offsets come from in-bounds layouts (caller contract).
-        run(
-            unsafe { d.get().offset(od) },
-            unsafe { s.get().offset(os) },
-            ss,
-            len,
+    // SAFETY: caller contract.
+    unsafe {
+        traverse(
+            [Operand::of(dst), Operand::of(src)],
+            PAR_MIN_ELEMS,
+            true,
+            &k,
         )
-    });
+    }
 }
 
-/// Set every element of `dst` (layout `dl`) to `v`.
+/// Set every element of `dst` (layout `dl`) to `v`: raw bits, compiled once
+/// per element size.
 ///
 /// # Safety
 /// `dl` must lie inside the buffer and map distinct elements to distinct addresses.
 unsafe fn fill_strided<T: Element>(dst: *mut T, dl: &Layout, v: T) {
+    // SAFETY: caller contract; `v` is reinterpreted as plain bits of its size.
+    unsafe {
+        match std::mem::size_of::<T>() {
+            1 => fill_bits::<u8>(dst as _, dl, std::mem::transmute_copy(&v)),
+            2 => fill_bits::<u16>(dst as _, dl, std::mem::transmute_copy(&v)),
+            4 => fill_bits::<u32>(dst as _, dl, std::mem::transmute_copy(&v)),
+            8 => fill_bits::<u64>(dst as _, dl, std::mem::transmute_copy(&v)),
+            _ => fill_bits::<crate::C64>(dst as _, dl, std::mem::transmute_copy(&v)),
+        }
+    }
+}
+
+/// [`fill_strided`] for one element size.
+///
+/// # Safety
+/// As [`fill_strided`].
+unsafe fn fill_bits<T: Element>(dst: *mut T, dl: &Layout, v: T) {
     let plan = Plan::new([dl]);
     let [ds] = plan.inner_strides();
     let d = SendPtr(dst);
@@ -206,7 +233,7 @@ impl CoreBackend for CpuBackend {
         crate::dispatch!(src.dtype(), S => {
             crate::dispatch!(dst.dtype(), D => {
                 // SAFETY: frontend contract; different dtypes are different buffers.
-                unsafe { cast_strided(base_ptr::<D>(dst), dst.layout(), base_ptr::<S>(src), src.layout()) };
+                unsafe { cast_strided::<S, D>(dst, src) };
             })
         });
         Ok(())

@@ -15,6 +15,7 @@ pub mod sort;
 pub mod strided;
 pub(crate) mod team;
 pub mod transpose;
+pub(crate) mod traverse;
 pub mod vmath;
 
 #[cfg(test)]

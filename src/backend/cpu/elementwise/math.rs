@@ -1,14 +1,14 @@
 //! Float math functions and activations of the CPU elementwise family: maps the
 //! math variants of `UnaryOp`/`BinaryOp` to the vectorised `vmath` kernels and
-//! runs them over the planned strided traversal (in tiles, with transposed
+//! runs them over the shared traversal (`traverse.rs`: in tiles, with transposed
 //! inputs staged, when an input is transposed against the output). Contiguous runs go straight to
 //! the kernel (in place or disjoint, as the frontend guarantees); other runs go
 //! through L1-sized buffers; halves are widened to f32 per block and rounded
 //! once per result. No validation here (ops/ did it).
 
 use crate::backend::cpu::base_ptr;
-use crate::backend::cpu::blocked::TileInput;
-use crate::backend::cpu::strided::{Plan, SendPtr, PAR_MIN_ELEMS};
+use crate::backend::cpu::strided::PAR_MIN_ELEMS;
+use crate::backend::cpu::traverse::{traverse, Operand};
 use crate::backend::cpu::vmath::{self, Func, Func2, Isa};
 use crate::backend::elementwise::{BinaryOp, UnaryOp};
 use crate::dtype::{DType, Element};
@@ -168,37 +168,12 @@ unsafe fn gather<T: Copy>(buf: &mut [T; BLOCK], p: *const T, s: isize, n: usize)
 /// # Safety
 /// Frontend contract of `ElementwiseBackend::unary`; `T` is the dtype's type.
 unsafe fn unary_run<T: MathElem>(f: Func, x: &Tensor, out: &Tensor) {
-    let n = out.layout().numel();
-    if n < 2 * GRAIN
-        && crate::backend::cpu::shortcuts()
-        && out.layout().is_c_contiguous()
-        && x.layout().is_c_contiguous()
-    {
-        // One contiguous run on this thread: what the plan below would
-        // merge these layouts into, without building it.
-        if n > 0 {
-            // SAFETY: both views are C-contiguous runs of n elements inside
-            // their buffers; `x` is exactly `out` or disjoint from it
-            // (frontend contract).
-            unsafe {
-                T::apply(
-                    Isa::best(),
-                    f,
-                    n,
-                    base_ptr::<T>(x).add(x.offset()) as *const T,
-                    base_ptr::<T>(out).add(out.offset()),
-                )
-            };
-        }
-        return;
-    }
-    let plan = Plan::new([out.layout(), x.layout()]);
-    let [so, sx] = plan.inner_strides();
+    let _ = (base_ptr::<T>(out), base_ptr::<T>(x)); // dtype checks
     let isa = Isa::best();
-    let (po, px) = (SendPtr(base_ptr::<T>(out)), SendPtr(base_ptr::<T>(x)));
     // One run of `len` outputs at `o` (stride so) from `a` (stride sx).
-    let run = |o: *mut T, a: *const T, sx: isize, len: usize| {
-        // SAFETY: in-bounds runs (callers below); `x` is exactly `out` or
+    let k = |[o, a]: [*mut u8; 2], [so, sx]: [isize; 2], len: usize| {
+        let (o, a) = (o as *mut T, a as *const T);
+        // SAFETY: in-bounds runs (the traversal's); `x` is exactly `out` or
         // disjoint from it (frontend contract).
         unsafe {
             if so == 1 && sx == 1 {
@@ -218,40 +193,18 @@ unsafe fn unary_run<T: MathElem>(f: Func, x: &Tensor, out: &Tensor) {
             }
         }
     };
-    if let Some([bo, bsx]) = plan.blocked_strides() {
-        // `x` transposed against `out`: tiles, `x` staged (`TileInput`).
-        plan.par_for_each_tile(GRAIN, |[oo, ox], na, nb| {
-            // SAFETY: the tile lies inside both layouts; this task alone
-            // writes it.
-            let t = unsafe { TileInput::new(px.get().offset(ox) as *const T, sx, bsx, na, nb) };
-            for j in 0..nb {
-                let (a, sa) = t.run(j);
-                // SAFETY: run j of the output tile.
-                run(unsafe { po.get().offset(oo + j as isize * bo) }, a, sa, na);
-            }
-        });
-    } else {
-        plan.par_for_each_run(GRAIN, |[oo, ox], len| {
-            // SAFETY: offsets from the plan of in-bounds layouts.
-            let (o, a) = unsafe { (po.get().offset(oo), px.get().offset(ox) as *const T) };
-            run(o, a, sx, len);
-        });
-    }
+    // SAFETY: frontend contract.
+    unsafe { traverse([Operand::of(out), Operand::of(x)], GRAIN, true, &k) }
 }
 
 /// # Safety
 /// Frontend contract of `ElementwiseBackend::binary`; `T` is the dtype's type.
 unsafe fn binary_run<T: MathElem>(f: Func2, a: &Tensor, b: &Tensor, out: &Tensor) {
-    let plan = Plan::new([out.layout(), a.layout(), b.layout()]);
-    let [so, sa, sb] = plan.inner_strides();
+    let _ = (base_ptr::<T>(out), base_ptr::<T>(a), base_ptr::<T>(b)); // dtype checks
     let isa = Isa::best();
-    let (po, pa, pb) = (
-        SendPtr(base_ptr::<T>(out)),
-        SendPtr(base_ptr::<T>(a)),
-        SendPtr(base_ptr::<T>(b)),
-    );
-    // One run of `len` outputs at `o` from `(a, sa)` and `(b, sb)`.
-    let run = |o: *mut T, (pa, sa): (*const T, isize), (pb, sb): (*const T, isize), len: usize| {
+    // One run of `len` outputs at `o` from `(pa, sa)` and `(pb, sb)`.
+    let k = |[o, pa, pb]: [*mut u8; 3], [so, sa, sb]: [isize; 3], len: usize| {
+        let (o, pa, pb) = (o as *mut T, pa as *const T, pb as *const T);
         // SAFETY: as in `unary_run`.
         unsafe {
             if so == 1 && sa == 1 && sb == 1 {
@@ -273,35 +226,9 @@ unsafe fn binary_run<T: MathElem>(f: Func2, a: &Tensor, b: &Tensor, out: &Tensor
             }
         }
     };
-    if let Some([bo, bsa, bsb]) = plan.blocked_strides() {
-        // A transposed input: tiles, transposed inputs staged (`TileInput`).
-        plan.par_for_each_tile(GRAIN, |[oo, oa, ob], na, nb| {
-            // SAFETY: as in `unary_run`.
-            let (ta, tb) = unsafe {
-                (
-                    TileInput::new(pa.get().offset(oa) as *const T, sa, bsa, na, nb),
-                    TileInput::new(pb.get().offset(ob) as *const T, sb, bsb, na, nb),
-                )
-            };
-            for j in 0..nb {
-                // SAFETY: run j of the output tile.
-                let o = unsafe { po.get().offset(oo + j as isize * bo) };
-                run(o, ta.run(j), tb.run(j), na);
-            }
-        });
-    } else {
-        plan.par_for_each_run(GRAIN, |[oo, oa, ob], len| {
-            // SAFETY: offsets from the plan of in-bounds layouts.
-            let (o, a, b) = unsafe {
-                (
-                    po.get().offset(oo),
-                    pa.get().offset(oa) as *const T,
-                    pb.get().offset(ob) as *const T,
-                )
-            };
-            run(o, (a, sa), (b, sb), len);
-        });
-    }
+    let ops = [Operand::of(out), Operand::of(a), Operand::of(b)];
+    // SAFETY: frontend contract.
+    unsafe { traverse(ops, GRAIN, true, &k) }
 }
 
 /// `out = op(x)` for a real float dtype and a math op (see [`func`]).

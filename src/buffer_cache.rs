@@ -313,12 +313,11 @@ impl<E: bytemuck::Pod + Send + Sync> Drop for Buf<E> {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
     use super::*;
 
-    #[test]
-    fn a_given_back_buffer_is_handed_out_again_with_its_contents() {
+    pub(crate) fn a_given_back_buffer_is_handed_out_again_with_its_contents() {
         // An alignment no other code uses, so parallel tests cannot take it.
         let layout = Layout::from_size_align(3 << 20, 4096).unwrap();
         // SAFETY: non-zero size.

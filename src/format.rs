@@ -154,12 +154,11 @@ impl fmt::Debug for Tensor {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
     use super::fmt_g;
 
-    #[test]
-    fn fmt_g_matches_c() {
+    pub(crate) fn fmt_g_matches_c() {
         assert_eq!(fmt_g(10.0 / 11.0, 6), "0.909091");
         assert_eq!(fmt_g(1e6, 6), "1e+06");
         assert_eq!(fmt_g(-0.0, 6), "-0");

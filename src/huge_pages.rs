@@ -43,12 +43,11 @@ pub fn advise(p: *mut u8, bytes: usize) {
     let _ = (p, bytes);
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
     use super::*;
 
-    #[test]
-    fn only_large_buffers_ask() {
+    pub(crate) fn only_large_buffers_ask() {
         assert!(!worth(MIN_BYTES - 1));
         assert_eq!(worth(MIN_BYTES), enabled());
     }

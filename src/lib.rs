@@ -123,6 +123,9 @@ pub mod error;
 pub mod ext;
 pub(crate) mod format;
 pub(crate) mod huge_pages;
+#[cfg(feature = "internal-tests")]
+#[doc(hidden)]
+pub mod internal_tests;
 #[cfg(feature = "ndarray")]
 pub mod interop;
 pub mod io;

@@ -221,13 +221,12 @@ impl Tensor {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
     use super::threefry2x32;
 
     // Known-answer vectors of Random123's Threefry-2x32-20 (also used by JAX).
-    #[test]
-    fn threefry_known_answers() {
+    pub(crate) fn threefry_known_answers() {
         assert_eq!(threefry2x32([0, 0], [0, 0]), [0x6b20_0159, 0x99ba_4efe]);
         assert_eq!(
             threefry2x32([0x1319_8a2e, 0x0370_7344], [0x243f_6a88, 0x85a3_08d3]),

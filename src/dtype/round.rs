@@ -77,8 +77,8 @@ pub(crate) fn i128_to_f64_odd(v: i128) -> f64 {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
     use super::{i128_to_f64_odd, round_f64_bits};
     use half::{bf16, f16};
 
@@ -126,8 +126,7 @@ mod tests {
         v
     }
 
-    #[test]
-    fn f64_to_f32_bits_match_rust_as() {
+    pub(crate) fn f64_to_f32_bits_match_rust_as() {
         for x in inputs() {
             let got = round_f64_bits(x, 23, 8) as u32;
             let want = x as f32;
@@ -146,8 +145,7 @@ mod tests {
 
     /// On an f32 input the f64 rounding agrees with `half`'s f32 conversions
     /// (one rounding there as well, as an f32 has no low word to drop).
-    #[test]
-    fn f32_inputs_match_half_from_f32() {
+    pub(crate) fn f32_inputs_match_half_from_f32() {
         let mut r = Rng(11);
         for _ in 0..400_000 {
             let a = f32::from_bits(r.next() as u32);
@@ -168,8 +166,7 @@ mod tests {
         }
     }
 
-    #[test]
-    fn halves_round_once_from_f64() {
+    pub(crate) fn halves_round_once_from_f64() {
         let x = 1.0 + 2f64.powi(-11) + 2f64.powi(-30);
         assert_eq!(
             f16::from_bits(round_f64_bits(x, 10, 5) as u16).to_f64(),
@@ -192,8 +189,7 @@ mod tests {
         assert_eq!(round_f64_bits(f64::NAN, 10, 5) & 0x7e00, 0x7e00);
     }
 
-    #[test]
-    fn odd_rounding_then_f32_matches_rust_as() {
+    pub(crate) fn odd_rounding_then_f32_matches_rust_as() {
         let mut r = Rng(3);
         for _ in 0..200_000 {
             let (a, k) = (r.next(), r.next() % 64);

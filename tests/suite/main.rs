@@ -47,6 +47,8 @@ mod gpu_sort;
 mod index;
 mod index_large;
 mod index_mask;
+#[cfg(feature = "internal-tests")]
+mod internal;
 #[cfg(all(feature = "npz", feature = "safetensors"))]
 mod io;
 #[cfg(all(feature = "image", feature = "npz", feature = "safetensors"))]

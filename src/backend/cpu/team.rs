@@ -218,13 +218,12 @@ pub(crate) fn par_range(n: usize, min_len: usize, f: &(dyn Fn(usize) + Sync)) {
     })
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
     use super::*;
     use std::sync::atomic::AtomicU64;
 
-    #[test]
-    fn every_chunk_runs_once() {
+    pub(crate) fn every_chunk_runs_once() {
         for n in [0usize, 1, 2, 3, 17, 1000] {
             let hits: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0)).collect();
             for_each_chunk(n, &|i| {
@@ -236,8 +235,7 @@ mod tests {
         }
     }
 
-    #[test]
-    fn nested_inside_the_pool() {
+    pub(crate) fn nested_inside_the_pool() {
         let total = AtomicU64::new(0);
         crate::device::pool().install(|| {
             for_each_chunk(100, &|i| {
@@ -247,8 +245,7 @@ mod tests {
         assert_eq!(total.load(Ordering::Relaxed), 4950);
     }
 
-    #[test]
-    fn panic_reaches_the_caller_after_all_chunks() {
+    pub(crate) fn panic_reaches_the_caller_after_all_chunks() {
         let ran = AtomicU64::new(0);
         let r = catch_unwind(AssertUnwindSafe(|| {
             for_each_chunk(64, &|i| {

@@ -246,8 +246,8 @@ pub(crate) mod avx2 {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
     use super::*;
 
     fn check<T: Element>() {
@@ -271,8 +271,7 @@ mod tests {
         }
     }
 
-    #[test]
-    fn every_element_size() {
+    pub(crate) fn every_element_size() {
         check::<u8>();
         check::<i8>();
         check::<u16>();

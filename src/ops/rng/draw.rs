@@ -340,13 +340,12 @@ pub(super) fn ndtri(p: f64) -> f64 {
     x
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
     use super::{ndtri, next_down, next_up, phi};
     use crate::DType;
 
-    #[test]
-    fn ndtri_inverts_phi() {
+    pub(crate) fn ndtri_inverts_phi() {
         for &p in &[1e-300, 1e-20, 1e-5, 0.01, 0.3, 0.5, 0.77, 0.99] {
             let x = ndtri(p);
             assert!(((phi(x) - p) / p).abs() < 1e-12, "p {p}: x {x}");
@@ -354,8 +353,7 @@ mod tests {
         assert!((ndtri(0.975) - 1.959_963_984_540_054).abs() < 1e-13);
     }
 
-    #[test]
-    fn next_values() {
+    pub(crate) fn next_values() {
         assert_eq!(next_up(DType::F32, 1.0), 1.0 + f32::EPSILON as f64);
         assert_eq!(next_down(DType::F16, 1.0), 1.0 - 2f64.powi(-11));
         assert_eq!(next_up(DType::BF16, 0.0), 2f64.powi(-133));

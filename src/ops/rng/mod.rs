@@ -49,7 +49,7 @@ use crate::random::threefry2x32;
 use crate::tensor::Tensor;
 use rayon::prelude::*;
 
-mod draw;
+pub(crate) mod draw;
 use draw::*;
 
 /// Reserved counters deriving the keys of the non-sample streams (high word

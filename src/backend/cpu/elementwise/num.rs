@@ -212,12 +212,11 @@ macro_rules! int_unsigned {
 int_signed!(i8, i16, i32, i64);
 int_unsigned!(u8, u16, u32, u64);
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
     use super::*;
 
-    #[test]
-    fn shifts_and_division() {
+    pub(crate) fn shifts_and_division() {
         assert_eq!((-7i32).shr_by(1), -3);
         assert_eq!((-8i32).shr_by(2), -2);
         assert_eq!(i8::MIN.shr_by(7), -1);

@@ -7,8 +7,8 @@
 
 mod int;
 #[cfg(target_arch = "x86_64")]
-mod packed;
-mod winograd;
+pub(crate) mod packed;
+pub(crate) mod winograd;
 
 use super::strided::SendPtr;
 use super::team;

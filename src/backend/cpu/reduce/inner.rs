@@ -167,15 +167,14 @@ fn leaf<T: Element, R: Reducer<T>>(
     unsafe { r.run(x.0.offset(base), len, stride) }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
     use super::*;
     use crate::backend::cpu::reduce::reducers::{Extreme, Sum};
 
     /// `whole_run` (called from this non-pool thread, so shared with the pool
     /// by `team`) must give the pool tree's result bit for bit.
-    #[test]
-    fn whole_run_matches_the_pool_tree() {
+    pub(crate) fn whole_run_matches_the_pool_tree() {
         let n = 4 * PAR_MIN_ELEMS * 3 + 777;
         let data: Vec<f32> = (0..n)
             .map(|i| ((i * 7919 % 1000) as f32 - 499.5) * 1e-3)

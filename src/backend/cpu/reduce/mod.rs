@@ -7,7 +7,7 @@
 mod arg;
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 mod arg_avx2;
-mod inner;
+pub(crate) mod inner;
 pub(crate) mod num;
 mod outer;
 pub(crate) mod reducers;

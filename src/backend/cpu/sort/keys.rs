@@ -221,12 +221,11 @@ macro_rules! key_float {
 }
 key_float!(f32: u32, 0x7f80_0000; f64: u64, 0x7ff0_0000_0000_0000; f16: u16, 0x7c00; bf16: u16, 0x7f80);
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
     use super::*;
 
-    #[test]
-    fn float_keys_order_and_invert() {
+    pub(crate) fn float_keys_order_and_invert() {
         let v = [
             f32::NEG_INFINITY,
             -2.5,
@@ -253,8 +252,7 @@ mod tests {
         assert!((-1i64).key() < 0i64.key());
     }
 
-    #[test]
-    fn packing_orders_by_key_then_index() {
+    pub(crate) fn packing_orders_by_key_then_index() {
         let a = 5u32.pack(9);
         let b = 6u32.pack(1);
         assert!(a < b && a.index() == 9 && b.digit(0) == 6);

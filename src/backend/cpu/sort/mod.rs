@@ -15,11 +15,11 @@
 //!
 //! Descending sorts use the keys' complement, so equal elements keep their order.
 
-mod keys;
-mod quick;
+pub(crate) mod keys;
+pub(crate) mod quick;
 #[cfg(all(target_arch = "x86_64", not(miri)))]
-mod quick512;
-mod radix;
+pub(crate) mod quick512;
+pub(crate) mod radix;
 
 use self::keys::{Key, Packed, SortKey};
 use self::radix::Hist;

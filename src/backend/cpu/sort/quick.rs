@@ -384,8 +384,8 @@ mod avx2 {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
     use super::*;
 
     fn lcg(s: &mut u64) -> u32 {
@@ -398,8 +398,7 @@ mod tests {
     /// Every length up to 300, then long buffers of random, few-valued, sorted,
     /// reversed and constant keys (including u32::MAX and keys across the sign
     /// bit), serial and split: the same as `sort_unstable`.
-    #[test]
-    fn matches_std() {
+    pub(crate) fn matches_std() {
         if !available() {
             assert!(!try_sort(&mut [2, 1], usize::MAX));
             return;
@@ -433,8 +432,7 @@ mod tests {
 
     /// Past the depth limit a range falls back to `sort_unstable`.
     #[cfg(all(target_arch = "x86_64", not(miri)))]
-    #[test]
-    fn depth_limit_falls_back() {
+    pub(crate) fn depth_limit_falls_back() {
         if !available() {
             return;
         }

@@ -375,8 +375,8 @@ unsafe fn sort_leaf(v: &mut [u32]) {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
     use super::*;
 
     fn lcg(s: &mut u64) -> u32 {
@@ -430,8 +430,7 @@ mod tests {
     }
 
     /// On an AVX-512 CPU with no `RNX_SIMD` cap, this sort is the one that runs.
-    #[test]
-    fn available_at_avx512() {
+    pub(crate) fn available_at_avx512() {
         use crate::backend::cpu::elementwise::simd::{hardware, Isa};
         if hardware() == Isa::Avx512 && std::env::var_os("RNX_SIMD").is_none() {
             assert!(available());
@@ -439,8 +438,7 @@ mod tests {
     }
 
     /// Every leaf length in every register count, alone.
-    #[test]
-    fn leaves_match_std() {
+    pub(crate) fn leaves_match_std() {
         if !available() {
             return;
         }
@@ -455,8 +453,7 @@ mod tests {
 
     /// Lengths 0..600, around the vector, step, leaf and block sizes, and
     /// 10^6, every distribution, serial and split over the pool.
-    #[test]
-    fn matches_std() {
+    pub(crate) fn matches_std() {
         if !available() {
             return;
         }
@@ -482,8 +479,7 @@ mod tests {
 
     /// Past the depth limit a range falls back to `sort_unstable`; a
     /// partition at every pivot of an adversarial sequence stays correct.
-    #[test]
-    fn depth_limit_falls_back() {
+    pub(crate) fn depth_limit_falls_back() {
         if !available() {
             return;
         }
@@ -499,8 +495,7 @@ mod tests {
 
     /// `partition` on every length from just above two steps, with pivots
     /// below, inside and above the keys: the split point and both sides.
-    #[test]
-    fn partition_splits() {
+    pub(crate) fn partition_splits() {
         if !available() {
             return;
         }

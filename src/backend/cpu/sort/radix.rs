@@ -151,12 +151,11 @@ pub(crate) fn par_sort<E: Item>(v: &mut Buf<E>, tmp: &mut Buf<E>, tasks: usize) 
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
     use super::*;
 
-    #[test]
-    fn radix_and_parallel_match_std() {
+    pub(crate) fn radix_and_parallel_match_std() {
         let mut s = 1u64;
         let v: Vec<u32> = (0..5000)
             .map(|_| {

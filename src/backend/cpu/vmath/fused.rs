@@ -66,13 +66,12 @@ macro_rules! exp_shift_sum {
 exp_shift_sum!(f32, exp_shift_sum_f32, body32, exp32, L32);
 exp_shift_sum!(f64, exp_shift_sum_f64, body64, exp64, L64);
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
     use super::*;
     use crate::backend::cpu::vmath::{map_f32_with, map_f64_with, Func};
 
-    #[test]
-    fn matches_exp_of_the_difference_at_every_level() {
+    pub(crate) fn matches_exp_of_the_difference_at_every_level() {
         for n in [0usize, 1, 15, 16, 17, 100, 1000] {
             let xs: Vec<f32> = (0..n)
                 .map(|i| ((i * 37 % 101) as f32 - 50.0) * 0.37)

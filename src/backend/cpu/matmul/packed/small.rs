@@ -116,8 +116,8 @@ pub(super) unsafe fn gemm<T: Packed>(
     })
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
     use super::super::available;
     use super::*;
 
@@ -239,13 +239,11 @@ mod tests {
         }
     }
 
-    #[test]
-    fn direct_matches_f32() {
+    pub(crate) fn direct_matches_f32() {
         direct_matches::<f32>(1e-3);
     }
 
-    #[test]
-    fn direct_matches_f64() {
+    pub(crate) fn direct_matches_f64() {
         direct_matches::<f64>(1e-11);
     }
 }

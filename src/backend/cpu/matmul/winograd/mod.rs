@@ -16,7 +16,7 @@ use num_traits::Float;
 use std::sync::Mutex;
 use tiles::TileIo;
 
-mod tiles;
+pub(crate) mod tiles;
 
 /// Elements of the transformed input and products (`V` and `M`) of one chunk
 /// of tiles (each thread holds one chunk's at a time).

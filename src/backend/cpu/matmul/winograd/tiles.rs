@@ -289,8 +289,8 @@ macro_rules! tile_io {
 tile_io!(f32, load_f32, store_f32);
 tile_io!(f64, load_f64, store_f64);
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
     use super::*;
 
     /// A buffer of distinct values, and per tile a start and row stride
@@ -366,8 +366,7 @@ mod tests {
 
     /// The dispatched (AVX2 on this CPU where it has it) and the portable
     /// moves match direct indexing, for both types.
-    #[test]
-    fn moves_match_indexing() {
+    pub(crate) fn moves_match_indexing() {
         check_load::<f32>(|v| v as f32);
         check_load::<f64>(|v| v);
         check_store::<f32>(|v| v as f32);

@@ -1,10 +1,12 @@
 //! CPU reductions: splits a reduction into "kept" and "reduced" axes, then runs
-//! one of two traversals, generic over a `reducers::Reducer`:
+//! one of two traversals over a type-erased reducer (`erased::Lanes`, made
+//! from a `reducers::Reducer` and a dtype):
 //! `inner.rs` when the reduced axes are the contiguous ones, `outer.rs` when a
 //! kept axis is (vectorised across outputs). Arg-reductions, softmax and scans
 //! have their own files; this file holds the planning and the dtype dispatch.
 
 mod arg;
+pub(crate) mod erased;
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 mod arg_avx2;
 pub(crate) mod inner;
@@ -14,6 +16,7 @@ pub(crate) mod reducers;
 mod scan;
 mod softmax;
 
+use self::erased::{Lanes, Typed};
 use self::reducers::{Extreme, Prod, Reducer, Sum, Truth, Var};
 use super::strided::{Plan, SendPtr};
 use super::{base_ptr, CpuBackend};
@@ -87,30 +90,41 @@ pub(super) fn split(x: &Layout, out: &Layout, axes: &[usize]) -> Split {
     }
 }
 
-/// Run reducer `r` over `x`'s `axes` into `out`.
+/// Run reducer `r` over `x`'s `axes` into `out`: the dtype check, then the
+/// type-erased traversal ([`run_erased`]).
 fn run<T: Element, R: Reducer<T>>(r: &R, x: &Tensor, axes: &[usize], out: &Tensor) {
+    let _ = (base_ptr::<T>(x), base_ptr::<R::Out>(out)); // dtype checks
+    run_erased(&Typed::<T, R>::new(r), x, axes, out)
+}
+
+/// [`run`] over an erased reducer: compiled once for every reducer and dtype.
+fn run_erased(l: &dyn Lanes, x: &Tensor, axes: &[usize], out: &Tensor) {
     let n = x.numel();
+    let host = |t: &Tensor| SendPtr(t.storage().host_ptr().expect("cpu backend given a non-host tensor"));
+    let (xp, op) = (host(x), host(out));
+    let os = l.out_size() as isize;
+    // Output element `off`: out's layout is in bounds and unique, and its
+    // storage is locked for writing (frontend contract).
+    let out_at = |off: isize| op.get().wrapping_offset(off * os);
     if out.numel() == 1 && n > 0 && x.layout().is_c_contiguous() && super::shortcuts() {
         // One output over one contiguous run (a full reduction): the run the
         // plan below would build, without building it.
-        let acc = inner::whole_run(r, SendPtr(base_ptr::<T>(x)), x.offset() as isize, n, 1);
-        // SAFETY: the output's one element is in bounds (frontend contract).
-        unsafe { *base_ptr::<R::Out>(out).add(out.offset()) = r.finish(acc, n) };
+        let acc = inner::whole_run(l, xp, x.offset() as isize, n, 1);
+        // SAFETY: the output's one element (see `out_at`).
+        unsafe { l.finish(acc, n, out_at(out.offset() as isize)) };
         return;
     }
     let sp = split(x.layout(), out.layout(), axes);
     if sp.kept.numel() == 0 {
         return;
     }
-    let xp = SendPtr(base_ptr::<T>(x));
-    let op = SendPtr(base_ptr::<R::Out>(out));
     if sp.count == 0 {
-        let v = r.finish(r.init(), 0);
+        let v = l.init();
         let [_, so] = sp.kept.inner_strides();
         sp.kept.for_each_run(0, sp.kept.numel(), |[_, oo], len| {
             for j in 0..len as isize {
-                // SAFETY: out's layout is in bounds and unique (frontend contract).
-                unsafe { *op.0.offset(oo + j * so) = v };
+                // SAFETY: an element of out's layout (see `out_at`).
+                unsafe { l.finish(v, 0, out_at(oo + j * so)) };
             }
         });
         return;
@@ -120,9 +134,9 @@ fn run<T: Element, R: Reducer<T>>(r: &R, x: &Tensor, axes: &[usize], out: &Tenso
         // its pieces are shared by this thread and the pool (`team`).
         let mut at = (0, 0);
         sp.kept.for_each_run(0, 1, |[xo, oo], _| at = (xo, oo));
-        let acc = inner::whole_run(r, xp, at.0, sp.red_shape[0], sp.red_strides[0]);
-        // SAFETY: the output offset comes from out's in-bounds layout.
-        unsafe { *op.0.offset(at.1) = r.finish(acc, sp.count) };
+        let acc = inner::whole_run(l, xp, at.0, sp.red_shape[0], sp.red_strides[0]);
+        // SAFETY: the output offset comes from out's layout (see `out_at`).
+        unsafe { l.finish(acc, sp.count, out_at(at.1)) };
         return;
     }
     let kept_len = *sp.kept.shape.last().expect("plan has an axis");
@@ -130,9 +144,9 @@ fn run<T: Element, R: Reducer<T>>(r: &R, x: &Tensor, axes: &[usize], out: &Tenso
     let red_inner = *sp.red_strides.last().expect("split has an axis");
     crate::backend::cpu::team::install_for(x.numel(), || {
         if kept_len > 1 && kx.unsigned_abs() < red_inner.unsigned_abs() {
-            outer::reduce(r, &sp, xp, op);
+            outer::reduce(l, &sp, xp, op);
         } else {
-            inner::reduce(r, &sp, xp, op);
+            inner::reduce(l, &sp, xp, op);
         }
     });
 }

@@ -5,11 +5,10 @@
 //! Sums stay accurate through a cascade: every 64 rows a level is flushed into
 //! the next, so the error grows with 64 * log64(rows), not with rows.
 
-use super::reducers::Reducer;
+use super::erased::{AccRow, Lanes};
 use super::Split;
 use crate::backend::cpu::strided::{SendPtr, PAR_MIN_ELEMS};
 use crate::backend::cpu::team::par_range;
-use crate::dtype::Element;
 use std::sync::Mutex;
 
 /// Bytes of partial results per cascade level of a block: wide blocks read
@@ -21,28 +20,23 @@ const BLOCK_MIN: usize = 64;
 /// Rows per cascade level before it is flushed into the next.
 const FLUSH: usize = 64;
 
-/// Reduce every output of `sp` (caller runs inside the pool).
+/// Reduce every output of `sp` (caller runs inside the pool); `x` and `out`
+/// are the storages' base addresses.
 ///
 /// Threads split the outputs when there are enough of them for a full block
 /// per thread; otherwise (e.g. the leading axis of a square matrix) they split
 /// the reduced positions, so that every thread still reads whole input rows,
 /// and the per-thread partial results are combined in order.
-pub(super) fn reduce<T: Element, R: Reducer<T>>(
-    r: &R,
-    sp: &Split,
-    x: SendPtr<T>,
-    out: SendPtr<R::Out>,
-) {
+pub(super) fn reduce(l: &dyn Lanes, sp: &Split, x: SendPtr<u8>, out: SendPtr<u8>) {
     let [sx, so] = sp.kept.inner_strides();
-    let width = (BLOCK_BYTES / std::mem::size_of::<R::Acc>().max(1)).max(BLOCK_MIN);
+    let width = (BLOCK_BYTES / l.acc_size().max(1)).max(BLOCK_MIN);
     let threads = crate::device::num_threads();
     let outputs = sp.kept.numel();
-    let write = |oo: isize, acc: &[R::Acc]| {
-        for (j, &a) in acc.iter().enumerate() {
-            // SAFETY: out's layout is in bounds and unique; the caller owns
-            // these outputs.
-            unsafe { *out.get().offset(oo + j as isize * so) = r.finish(a, sp.count) };
-        }
+    let os = l.out_size() as isize;
+    let write = |oo: isize, acc: &mut AccRow| {
+        // SAFETY: out's layout is in bounds and unique; the caller owns
+        // these outputs.
+        unsafe { l.finish_row(acc, sp.count, out.get().wrapping_offset(oo * os), so) };
     };
     if threads > 1
         && outputs < threads * width
@@ -56,23 +50,26 @@ pub(super) fn reduce<T: Element, R: Reducer<T>>(
             while c0 < len {
                 let w = width.min(len - c0);
                 let base = xo + c0 as isize * sx;
-                let partial: Vec<Mutex<Vec<R::Acc>>> =
-                    (0..parts).map(|_| Mutex::new(Vec::new())).collect();
+                let partial: Vec<Mutex<Option<AccRow>>> =
+                    (0..parts).map(|_| Mutex::new(None)).collect();
                 par_range(parts, 1, &|p| {
                     let (r0, r1) = (p * chunk, ((p + 1) * chunk).min(sp.count));
-                    let v = block(r, sp, x, base, sx, w, r0..r1, &mut Vec::new()).to_vec();
-                    *partial[p].lock().unwrap_or_else(|e| e.into_inner()) = v;
+                    let mut levels = Vec::new();
+                    let top = block(l, sp, x, base, sx, w, r0..r1, &mut levels);
+                    let v = levels.swap_remove(top);
+                    *partial[p].lock().unwrap_or_else(|e| e.into_inner()) = Some(v);
                 });
-                let mut partial = partial
-                    .into_iter()
-                    .map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()));
+                let mut partial = partial.into_iter().map(|m| {
+                    m.into_inner()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .expect("every part ran")
+                });
                 let mut acc = partial.next().expect("at least one part");
-                for part in partial {
-                    for (a, &b) in acc.iter_mut().zip(&part) {
-                        *a = r.combine(*a, b);
-                    }
+                for mut part in partial {
+                    // SAFETY: rows of this reducer, of w accumulators each.
+                    unsafe { l.absorb_row(&mut acc, &mut part) };
                 }
-                write(oo + c0 as isize * so, &acc);
+                write(oo + c0 as isize * so, &mut acc);
                 c0 += w;
             }
         });
@@ -80,21 +77,12 @@ pub(super) fn reduce<T: Element, R: Reducer<T>>(
     }
     let min = (PAR_MIN_ELEMS / sp.count.max(1)).max(1);
     sp.kept.par_for_each_run(min, |[xo, oo], len| {
-        let mut levels: Vec<Vec<R::Acc>> = Vec::new();
+        let mut levels: Vec<AccRow> = Vec::new();
         let mut c0 = 0;
         while c0 < len {
             let w = width.min(len - c0);
-            let acc = block(
-                r,
-                sp,
-                x,
-                xo + c0 as isize * sx,
-                sx,
-                w,
-                0..sp.count,
-                &mut levels,
-            );
-            write(oo + c0 as isize * so, acc);
+            let top = block(l, sp, x, xo + c0 as isize * sx, sx, w, 0..sp.count, &mut levels);
+            write(oo + c0 as isize * so, &mut levels[top]);
             c0 += w;
         }
     });
@@ -102,25 +90,26 @@ pub(super) fn reduce<T: Element, R: Reducer<T>>(
 
 /// The partial results of `w` adjacent outputs starting at `base` (x stride
 /// `sx` between them), over the reduced positions `range` (row-major order of
-/// the reduced axes).
+/// the reduced axes): left in `levels[i]` for the returned `i`.
 #[allow(clippy::too_many_arguments)]
-fn block<'a, T: Element, R: Reducer<T>>(
-    r: &R,
+fn block(
+    l: &dyn Lanes,
     sp: &Split,
-    x: SendPtr<T>,
+    x: SendPtr<u8>,
     base: isize,
     sx: isize,
     w: usize,
     range: std::ops::Range<usize>,
-    levels: &'a mut Vec<Vec<R::Acc>>,
-) -> &'a [R::Acc] {
-    for l in levels.iter_mut() {
-        l.clear();
-        l.resize(w, r.init());
+    levels: &mut Vec<AccRow>,
+) -> usize {
+    for lv in levels.iter_mut() {
+        lv.reset(l, w);
     }
     if levels.is_empty() {
-        levels.push(vec![r.init(); w]);
+        levels.push(AccRow::new(l, w));
     }
+    let es = l.elem_size() as isize;
+    let at = |off: isize| x.get().wrapping_offset(off * es) as *const u8;
     let mut counts = vec![0usize; levels.len()];
     let nd = sp.red_shape.len();
     let mut idx = vec![0usize; nd];
@@ -157,15 +146,14 @@ fn block<'a, T: Element, R: Reducer<T>>(
         if take == 4 {
             let mut ps = [std::ptr::null(); 4];
             for q in ps.iter_mut() {
-                // SAFETY: base + off is an element of x's in-bounds layout.
-                *q = unsafe { x.0.offset(base + off) }.cast_const();
+                *q = at(base + off);
                 advance(&mut idx, &mut off);
             }
             // SAFETY: ps[i] + j * sx (j < w) are elements of x's in-bounds layout.
-            unsafe { r.step_lanes4(&mut levels[0][..w], ps, sx) };
+            unsafe { l.step_row4(&mut levels[0], ps, sx) };
         } else {
             // SAFETY: base + off + j * sx (j < w) are elements of x's in-bounds layout.
-            unsafe { r.step_lanes(&mut levels[0][..w], x.0.offset(base + off), sx) };
+            unsafe { l.step_row(&mut levels[0], at(base + off), sx) };
             advance(&mut idx, &mut off);
         }
         left -= take;
@@ -173,14 +161,12 @@ fn block<'a, T: Element, R: Reducer<T>>(
         let mut k = 0;
         while counts[k] == FLUSH {
             if k + 1 == levels.len() {
-                levels.push(vec![r.init(); w]);
+                levels.push(AccRow::new(l, w));
                 counts.push(0);
             }
             let (lo, hi) = levels.split_at_mut(k + 1);
-            for (a, b) in hi[0].iter_mut().zip(lo[k].iter_mut()) {
-                *a = r.combine(*a, *b);
-                *b = r.init();
-            }
+            // SAFETY: rows of this reducer, of w accumulators each.
+            unsafe { l.absorb_row(&mut hi[0], &mut lo[k]) };
             counts[k] = 0;
             counts[k + 1] += 1;
             k += 1;
@@ -189,9 +175,9 @@ fn block<'a, T: Element, R: Reducer<T>>(
     // Fold every level into the top one.
     for k in 0..levels.len() - 1 {
         let (lo, hi) = levels.split_at_mut(k + 1);
-        for (a, b) in hi[0].iter_mut().zip(lo[k].iter()) {
-            *a = r.combine(*a, *b);
-        }
+        debug_assert_eq!(hi[0].len(), lo[k].len());
+        // SAFETY: as above.
+        unsafe { l.absorb_row(&mut hi[0], &mut lo[k]) };
     }
-    &levels[levels.len() - 1][..w]
+    levels.len() - 1
 }

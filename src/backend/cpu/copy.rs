@@ -6,7 +6,7 @@
 
 use super::strided::{Plan, SendPtr, PAR_MIN_ELEMS};
 use super::transpose::transpose_block;
-use super::traverse::{traverse, Operand};
+use super::traverse::{run_ptrs, traverse, Operand};
 use super::{base_ptr, CpuBackend};
 use crate::backend::CoreBackend;
 use crate::device::Device;
@@ -87,19 +87,23 @@ unsafe fn copy_bits<T: Element>(dst: *mut T, dl: &Layout, src: *const T, sl: &La
 /// As [`copy_strided`]; the buffers differ (different dtypes never share one).
 unsafe fn cast_strided<S: Element, D: Element>(dst: &Tensor, src: &Tensor) {
     let _ = (base_ptr::<D>(dst), base_ptr::<S>(src)); // dtype checks
-    let k = |[dp, sp]: [*mut u8; 2], [ds, ss]: [isize; 2], len: usize| {
-        let (dp, sp) = (dp as *mut D, sp as *const S);
-        // SAFETY: in-bounds runs (the traversal's); the buffers differ.
-        unsafe {
-            if ds == 1 && ss == 1 {
-                let d = std::slice::from_raw_parts_mut(dp, len);
-                let s = std::slice::from_raw_parts(sp, len);
-                for (d, &s) in d.iter_mut().zip(s) {
-                    *d = D::cast_from(s);
-                }
-            } else {
-                for i in 0..len as isize {
-                    *dp.offset(i * ds) = D::cast_from(*sp.offset(i * ss));
+    let sizes = [std::mem::size_of::<D>(), std::mem::size_of::<S>()];
+    let k = |p: [*mut u8; 2], [ds, ss]: [isize; 2], len: usize, steps: [isize; 2], count: usize| {
+        for r in 0..count {
+            let [dp, sp] = run_ptrs(p, steps, sizes, r);
+            let (dp, sp) = (dp as *mut D, sp as *const S);
+            // SAFETY: in-bounds runs (the traversal's); the buffers differ.
+            unsafe {
+                if ds == 1 && ss == 1 {
+                    let d = std::slice::from_raw_parts_mut(dp, len);
+                    let s = std::slice::from_raw_parts(sp, len);
+                    for (d, &s) in d.iter_mut().zip(s) {
+                        *d = D::cast_from(s);
+                    }
+                } else {
+                    for i in 0..len as isize {
+                        *dp.offset(i * ds) = D::cast_from(*sp.offset(i * ss));
+                    }
                 }
             }
         }

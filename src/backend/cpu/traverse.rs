@@ -51,10 +51,27 @@ impl<'a> Operand<'a> {
     }
 }
 
-/// A run kernel: `k(ptrs, strides, len)` processes elements `0..len` of a run
-/// whose element `i` of operand `j` is at `ptrs[j] + i * strides[j]` elements
-/// (operand 0 is the output). Strides may be 0 (a repeated input) or negative.
-pub(crate) type RunKernel<'a, const N: usize> = dyn Fn([*mut u8; N], [isize; N], usize) + Sync + 'a;
+/// A run kernel: `k(ptrs, strides, len, steps, count)` processes `count`
+/// runs of `len` elements; element `i` of run `r` of operand `j` is at
+/// `ptrs[j] + r * steps[j] + i * strides[j]` elements (operand 0 is the
+/// output). Strides and steps may be 0 (a repeated input) or negative. The
+/// runs of a tile come in one call (`count` > 1), so the kernel's loop, not an
+/// indirect call, walks them.
+pub(crate) type RunKernel<'a, const N: usize> =
+    dyn Fn([*mut u8; N], [isize; N], usize, [isize; N], usize) + Sync + 'a;
+
+/// The pointers of run `r` of a kernel call (`ptrs[j] + r * steps[j]`
+/// elements of type `T_j`, whose sizes are `sizes`): for kernels that take
+/// the runs one by one.
+#[inline(always)]
+pub(crate) fn run_ptrs<const N: usize>(
+    ptrs: [*mut u8; N],
+    steps: [isize; N],
+    sizes: [usize; N],
+    r: usize,
+) -> [*mut u8; N] {
+    std::array::from_fn(|j| ptrs[j].wrapping_offset(r as isize * steps[j] * sizes[j] as isize))
+}
 
 /// Run `task(start, end)` over `0..n`, on the pool when there are more than
 /// `grain` elements per task.
@@ -143,7 +160,7 @@ pub(crate) unsafe fn traverse<const N: usize>(
                     .get()
                     .wrapping_offset((offs[k] + i * strides[k]) * sizes[k])
             });
-            kernel(p, strides, e - s)
+            kernel(p, strides, e - s, [0; N], 1)
         });
         return;
     }
@@ -161,7 +178,7 @@ pub(crate) unsafe fn traverse<const N: usize>(
     drive(plan.numel(), grain, &|s, e| {
         plan.for_each_run(s, e, |offs, len| {
             let p = std::array::from_fn(|k| bases[k].get().wrapping_offset(offs[k] * sizes[k]));
-            kernel(p, inner, len)
+            kernel(p, inner, len, [0; N], 1)
         });
     });
 }
@@ -191,11 +208,9 @@ unsafe fn tile<const N: usize>(
 ) {
     let staged: [bool; N] = std::array::from_fn(|k| k > 0 && inner[k] != 1 && steps[k] == 1);
     let run_all = |buf: &mut [u128]| {
-        let mut strides = inner;
-        let mut steps_b = [0isize; N];
+        let (mut strides, mut steps) = (inner, steps);
         let mut first: [*mut u8; N] = std::array::from_fn(|k| at(&ops[k], offs[k]));
         for k in 0..N {
-            steps_b[k] = steps[k] * ops[k].size as isize;
             if staged[k] {
                 let dst = buf[(k - 1) * STAGE_WORDS..].as_mut_ptr() as *mut u8;
                 // SAFETY: the source block is readable (caller contract); the
@@ -203,13 +218,10 @@ unsafe fn tile<const N: usize>(
                 unsafe { transpose_bytes(ops[k].size, na, nb, first[k], inner[k], dst) };
                 first[k] = dst;
                 strides[k] = 1;
-                steps_b[k] = (na * ops[k].size) as isize;
+                steps[k] = na as isize;
             }
         }
-        for j in 0..nb as isize {
-            let p = std::array::from_fn(|k| first[k].wrapping_offset(j * steps_b[k]));
-            kernel(p, strides, na);
-        }
+        kernel(first, strides, na, steps, nb);
     };
     if !staged.iter().any(|&s| s) {
         return run_all(&mut []);

@@ -20,10 +20,10 @@
 use super::simd::{isa, Isa};
 use crate::backend::cpu::base_ptr;
 use crate::backend::cpu::strided::{Plan, PAR_MIN_ELEMS};
-use crate::backend::cpu::traverse::{traverse, Operand};
+use crate::backend::cpu::traverse::{run_ptrs, traverse, Operand};
 use crate::dtype::Element;
 use crate::tensor::Tensor;
-use std::mem::MaybeUninit;
+use std::mem::{size_of, MaybeUninit};
 
 /// Elements per block of the buffered path (fits L1 for 3 inputs of 16 bytes).
 const BLOCK: usize = 256;
@@ -185,21 +185,25 @@ where
 {
     let (_, _) = (base_ptr::<O>(out), base_ptr::<A>(a)); // dtype checks
     let wide = avx2();
-    let k = |[o, a]: [*mut u8; 2], [so, sa]: [isize; 2], len: usize| {
-        let (o, a) = (o as *mut O, a as *const A);
-        #[cfg(all(
-            any(target_arch = "x86", target_arch = "x86_64"),
-            not(debug_assertions)
-        ))]
-        if wide {
-            // SAFETY: AVX2+FMA were detected at run time; the traversal hands
-            // out in-bounds runs.
-            unsafe { run1_avx2(o, so, a, sa, len, &f) };
-            return;
+    let sizes = [size_of::<O>(), size_of::<A>()];
+    let k = |p: [*mut u8; 2], [so, sa]: [isize; 2], len: usize, steps: [isize; 2], count: usize| {
+        for r in 0..count {
+            let [o, a] = run_ptrs(p, steps, sizes, r);
+            let (o, a) = (o as *mut O, a as *const A);
+            #[cfg(all(
+                any(target_arch = "x86", target_arch = "x86_64"),
+                not(debug_assertions)
+            ))]
+            if wide {
+                // SAFETY: AVX2+FMA were detected at run time; the traversal
+                // hands out in-bounds runs.
+                unsafe { run1_avx2(o, so, a, sa, len, &f) };
+                continue;
+            }
+            let _ = wide;
+            // SAFETY: as above.
+            unsafe { run1(o, so, a, sa, len, &f) };
         }
-        let _ = wide;
-        // SAFETY: as above.
-        unsafe { run1(o, so, a, sa, len, &f) };
     };
     // SAFETY: caller contract.
     unsafe { traverse([Operand::of(out), Operand::of(a)], grain, true, &k) }
@@ -317,22 +321,27 @@ pub unsafe fn map2<A: Element, B: Element, O: Element, F>(
 {
     let (_, _, _) = (base_ptr::<O>(out), base_ptr::<A>(a), base_ptr::<B>(b)); // dtype checks
     let wide = avx2();
-    let k = |[o, a, b]: [*mut u8; 3], [so, sa, sb]: [isize; 3], len: usize| {
-        let (o, a, b) = (o as *mut O, a as *const A, b as *const B);
-        #[cfg(all(
-            any(target_arch = "x86", target_arch = "x86_64"),
-            not(debug_assertions)
-        ))]
-        if wide {
-            // SAFETY: AVX2+FMA were detected at run time; the traversal hands
-            // out in-bounds runs.
-            unsafe { run2_avx2(o, so, a, sa, b, sb, len, &f) };
-            return;
-        }
-        let _ = wide;
-        // SAFETY: as above.
-        unsafe { run2(o, so, a, sa, b, sb, len, &f) };
-    };
+    let sizes = [size_of::<O>(), size_of::<A>(), size_of::<B>()];
+    let k =
+        |p: [*mut u8; 3], [so, sa, sb]: [isize; 3], len: usize, steps: [isize; 3], count: usize| {
+            for r in 0..count {
+                let [o, a, b] = run_ptrs(p, steps, sizes, r);
+                let (o, a, b) = (o as *mut O, a as *const A, b as *const B);
+                #[cfg(all(
+                    any(target_arch = "x86", target_arch = "x86_64"),
+                    not(debug_assertions)
+                ))]
+                if wide {
+                    // SAFETY: AVX2+FMA were detected at run time; the traversal
+                    // hands out in-bounds runs.
+                    unsafe { run2_avx2(o, so, a, sa, b, sb, len, &f) };
+                    continue;
+                }
+                let _ = wide;
+                // SAFETY: as above.
+                unsafe { run2(o, so, a, sa, b, sb, len, &f) };
+            }
+        };
     let ops = [Operand::of(out), Operand::of(a), Operand::of(b)];
     // SAFETY: caller contract.
     unsafe { traverse(ops, grain, true, &k) }
@@ -420,20 +429,29 @@ pub unsafe fn map3<A: Element, B: Element, C: Element, O: Element, F>(
         base_ptr::<C>(c),
     ); // dtype checks
     let wide = avx2();
-    let k = |p: [*mut u8; 4], s: [isize; 4], len: usize| {
-        #[cfg(all(
-            any(target_arch = "x86", target_arch = "x86_64"),
-            not(debug_assertions)
-        ))]
-        if wide {
-            // SAFETY: AVX2+FMA were detected at run time; the traversal hands
-            // out in-bounds runs.
-            unsafe { run3_avx2::<A, B, C, O, F>(p, s, len, &f) };
-            return;
+    let sizes = [
+        size_of::<O>(),
+        size_of::<A>(),
+        size_of::<B>(),
+        size_of::<C>(),
+    ];
+    let k = |p: [*mut u8; 4], s: [isize; 4], len: usize, steps: [isize; 4], count: usize| {
+        for r in 0..count {
+            let p = run_ptrs(p, steps, sizes, r);
+            #[cfg(all(
+                any(target_arch = "x86", target_arch = "x86_64"),
+                not(debug_assertions)
+            ))]
+            if wide {
+                // SAFETY: AVX2+FMA were detected at run time; the traversal
+                // hands out in-bounds runs.
+                unsafe { run3_avx2::<A, B, C, O, F>(p, s, len, &f) };
+                continue;
+            }
+            let _ = wide;
+            // SAFETY: as above.
+            unsafe { run3::<A, B, C, O, F>(p, s, len, &f) };
         }
-        let _ = wide;
-        // SAFETY: as above.
-        unsafe { run3::<A, B, C, O, F>(p, s, len, &f) };
     };
     let ops = [
         Operand::of(out),

@@ -8,7 +8,7 @@
 
 use crate::backend::cpu::base_ptr;
 use crate::backend::cpu::strided::PAR_MIN_ELEMS;
-use crate::backend::cpu::traverse::{traverse, Operand};
+use crate::backend::cpu::traverse::{run_ptrs, traverse, Operand};
 use crate::backend::cpu::vmath::{self, Func, Func2, Isa};
 use crate::backend::elementwise::{BinaryOp, UnaryOp};
 use crate::dtype::{DType, Element};
@@ -168,33 +168,76 @@ unsafe fn gather<T: Copy>(buf: &mut [T; BLOCK], p: *const T, s: isize, n: usize)
 /// # Safety
 /// Frontend contract of `ElementwiseBackend::unary`; `T` is the dtype's type.
 unsafe fn unary_run<T: MathElem>(f: Func, x: &Tensor, out: &Tensor) {
-    let _ = (base_ptr::<T>(out), base_ptr::<T>(x)); // dtype checks
+    let (po, px) = (base_ptr::<T>(out), base_ptr::<T>(x)); // dtype checks
     let isa = Isa::best();
-    // One run of `len` outputs at `o` (stride so) from `a` (stride sx).
-    let k = |[o, a]: [*mut u8; 2], [so, sx]: [isize; 2], len: usize| {
-        let (o, a) = (o as *mut T, a as *const T);
-        // SAFETY: in-bounds runs (the traversal's); `x` is exactly `out` or
-        // disjoint from it (frontend contract).
-        unsafe {
-            if so == 1 && sx == 1 {
-                T::apply(isa, f, len, a, o);
-                return;
-            }
-            let (mut bi, mut bo) = ([T::zero(); BLOCK], [T::zero(); BLOCK]);
-            let mut i = 0;
-            while i < len {
-                let n = (len - i).min(BLOCK);
-                gather(&mut bi, a.offset(i as isize * sx), sx, n);
-                T::apply(isa, f, n, bi.as_ptr(), bo.as_mut_ptr());
-                for (k, v) in bo[..n].iter().enumerate() {
-                    *o.offset((i + k) as isize * so) = *v;
-                }
-                i += n;
-            }
+    let n = out.layout().numel();
+    if n < 2 * GRAIN
+        && crate::backend::cpu::shortcuts()
+        && out.layout().is_c_contiguous()
+        && x.layout().is_c_contiguous()
+    {
+        // One contiguous run on this thread (small inputs: no traversal set-up).
+        if n > 0 {
+            // SAFETY: both views are C-contiguous runs of n elements inside
+            // their buffers; `x` is exactly `out` or disjoint from it
+            // (frontend contract).
+            unsafe {
+                T::apply(
+                    isa,
+                    f,
+                    n,
+                    px.add(x.offset()) as *const T,
+                    po.add(out.offset()),
+                )
+            };
+        }
+        return;
+    }
+    let sz = std::mem::size_of::<T>();
+    let k = |p: [*mut u8; 2], [so, sx]: [isize; 2], len: usize, steps: [isize; 2], count: usize| {
+        for r in 0..count {
+            let [o, a] = run_ptrs(p, steps, [sz; 2], r);
+            // SAFETY: as below.
+            unsafe { unary_one::<T>(f, isa, o as *mut T, so, a as *const T, sx, len) };
         }
     };
     // SAFETY: frontend contract.
     unsafe { traverse([Operand::of(out), Operand::of(x)], GRAIN, true, &k) }
+}
+
+/// One run of [`unary_run`]: `len` outputs at `o` (stride so) from `a` (stride sx).
+///
+/// # Safety
+/// In-bounds runs; `a` is exactly `o`'s run or disjoint from it.
+#[inline(always)]
+unsafe fn unary_one<T: MathElem>(
+    f: Func,
+    isa: Isa,
+    o: *mut T,
+    so: isize,
+    a: *const T,
+    sx: isize,
+    len: usize,
+) {
+    // SAFETY: in-bounds runs (the traversal's); `x` is exactly `out` or
+    // disjoint from it (frontend contract).
+    unsafe {
+        if so == 1 && sx == 1 {
+            T::apply(isa, f, len, a, o);
+            return;
+        }
+        let (mut bi, mut bo) = ([T::zero(); BLOCK], [T::zero(); BLOCK]);
+        let mut i = 0;
+        while i < len {
+            let n = (len - i).min(BLOCK);
+            gather(&mut bi, a.offset(i as isize * sx), sx, n);
+            T::apply(isa, f, n, bi.as_ptr(), bo.as_mut_ptr());
+            for (k, v) in bo[..n].iter().enumerate() {
+                *o.offset((i + k) as isize * so) = *v;
+            }
+            i += n;
+        }
+    }
 }
 
 /// # Safety
@@ -203,29 +246,34 @@ unsafe fn binary_run<T: MathElem>(f: Func2, a: &Tensor, b: &Tensor, out: &Tensor
     let _ = (base_ptr::<T>(out), base_ptr::<T>(a), base_ptr::<T>(b)); // dtype checks
     let isa = Isa::best();
     // One run of `len` outputs at `o` from `(pa, sa)` and `(pb, sb)`.
-    let k = |[o, pa, pb]: [*mut u8; 3], [so, sa, sb]: [isize; 3], len: usize| {
-        let (o, pa, pb) = (o as *mut T, pa as *const T, pb as *const T);
-        // SAFETY: as in `unary_run`.
-        unsafe {
-            if so == 1 && sa == 1 && sb == 1 {
-                T::apply2(isa, f, len, pa, pb, o);
-                return;
-            }
-            let (mut ba, mut bb, mut bo) =
-                ([T::zero(); BLOCK], [T::zero(); BLOCK], [T::zero(); BLOCK]);
-            let mut i = 0;
-            while i < len {
-                let n = (len - i).min(BLOCK);
-                gather(&mut ba, pa.offset(i as isize * sa), sa, n);
-                gather(&mut bb, pb.offset(i as isize * sb), sb, n);
-                T::apply2(isa, f, n, ba.as_ptr(), bb.as_ptr(), bo.as_mut_ptr());
-                for (k, v) in bo[..n].iter().enumerate() {
-                    *o.offset((i + k) as isize * so) = *v;
+    let sz = std::mem::size_of::<T>();
+    let k =
+        |p: [*mut u8; 3], [so, sa, sb]: [isize; 3], len: usize, steps: [isize; 3], count: usize| {
+            for r in 0..count {
+                let [o, pa, pb] = run_ptrs(p, steps, [sz; 3], r);
+                let (o, pa, pb) = (o as *mut T, pa as *const T, pb as *const T);
+                // SAFETY: as in `unary_run`.
+                unsafe {
+                    if so == 1 && sa == 1 && sb == 1 {
+                        T::apply2(isa, f, len, pa, pb, o);
+                        continue;
+                    }
+                    let (mut ba, mut bb, mut bo) =
+                        ([T::zero(); BLOCK], [T::zero(); BLOCK], [T::zero(); BLOCK]);
+                    let mut i = 0;
+                    while i < len {
+                        let n = (len - i).min(BLOCK);
+                        gather(&mut ba, pa.offset(i as isize * sa), sa, n);
+                        gather(&mut bb, pb.offset(i as isize * sb), sb, n);
+                        T::apply2(isa, f, n, ba.as_ptr(), bb.as_ptr(), bo.as_mut_ptr());
+                        for (k, v) in bo[..n].iter().enumerate() {
+                            *o.offset((i + k) as isize * so) = *v;
+                        }
+                        i += n;
+                    }
                 }
-                i += n;
             }
-        }
-    };
+        };
     let ops = [Operand::of(out), Operand::of(a), Operand::of(b)];
     // SAFETY: frontend contract.
     unsafe { traverse(ops, GRAIN, true, &k) }

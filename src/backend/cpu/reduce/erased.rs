@@ -221,7 +221,10 @@ impl<T: Element, R: Reducer<T>> Lanes for Typed<'_, T, R> {
     }
     unsafe fn step_row(&self, row: &mut AccRow, p: *const u8, stride: isize) {
         // SAFETY: caller contract.
-        unsafe { self.0.step_lanes(row.typed::<R::Acc>(), p as *const T, stride) }
+        unsafe {
+            self.0
+                .step_lanes(row.typed::<R::Acc>(), p as *const T, stride)
+        }
     }
     unsafe fn step_row4(&self, row: &mut AccRow, p: [*const u8; 4], stride: isize) {
         // SAFETY: caller contract.

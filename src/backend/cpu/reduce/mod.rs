@@ -6,9 +6,9 @@
 //! have their own files; this file holds the planning and the dtype dispatch.
 
 mod arg;
-pub(crate) mod erased;
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 mod arg_avx2;
+pub(crate) mod erased;
 pub(crate) mod inner;
 pub(crate) mod num;
 mod outer;
@@ -100,7 +100,13 @@ fn run<T: Element, R: Reducer<T>>(r: &R, x: &Tensor, axes: &[usize], out: &Tenso
 /// [`run`] over an erased reducer: compiled once for every reducer and dtype.
 fn run_erased(l: &dyn Lanes, x: &Tensor, axes: &[usize], out: &Tensor) {
     let n = x.numel();
-    let host = |t: &Tensor| SendPtr(t.storage().host_ptr().expect("cpu backend given a non-host tensor"));
+    let host = |t: &Tensor| {
+        SendPtr(
+            t.storage()
+                .host_ptr()
+                .expect("cpu backend given a non-host tensor"),
+        )
+    };
     let (xp, op) = (host(x), host(out));
     let os = l.out_size() as isize;
     // Output element `off`: out's layout is in bounds and unique, and its

@@ -81,7 +81,16 @@ pub(super) fn reduce(l: &dyn Lanes, sp: &Split, x: SendPtr<u8>, out: SendPtr<u8>
         let mut c0 = 0;
         while c0 < len {
             let w = width.min(len - c0);
-            let top = block(l, sp, x, xo + c0 as isize * sx, sx, w, 0..sp.count, &mut levels);
+            let top = block(
+                l,
+                sp,
+                x,
+                xo + c0 as isize * sx,
+                sx,
+                w,
+                0..sp.count,
+                &mut levels,
+            );
             write(oo + c0 as isize * so, &mut levels[top]);
             c0 += w;
         }

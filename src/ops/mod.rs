@@ -107,12 +107,22 @@ pub(crate) fn locked<R>(
     writes: &[&Tensor],
     f: impl FnOnce() -> Result<R>,
 ) -> Result<R> {
+    let _guard = lock_tensors(op, reads, writes)?;
+    f()
+}
+
+/// The locks of [`locked`] (not generic: compiled once, not per caller).
+fn lock_tensors<'a>(
+    op: &str,
+    reads: &[&'a Tensor],
+    writes: &[&'a Tensor],
+) -> Result<crate::storage::Access<'a>> {
     // The storages in fixed arrays for the usual few operands (no allocation).
     const K: usize = 4;
     if reads.len() <= K && writes.len() <= K {
         let any = match reads.first().or(writes.first()) {
             Some(t) => &**t.storage(),
-            None => return f(),
+            None => return crate::storage::lock(op, &[], &[]),
         };
         let (mut r, mut w) = ([any; K], [any; K]);
         for (slot, t) in r.iter_mut().zip(reads) {
@@ -121,11 +131,9 @@ pub(crate) fn locked<R>(
         for (slot, t) in w.iter_mut().zip(writes) {
             *slot = &**t.storage();
         }
-        let _guard = crate::storage::lock(op, &r[..reads.len()], &w[..writes.len()])?;
-        return f();
+        return crate::storage::lock(op, &r[..reads.len()], &w[..writes.len()]);
     }
     let r: Vec<&crate::storage::Storage> = reads.iter().map(|t| &**t.storage()).collect();
     let w: Vec<&crate::storage::Storage> = writes.iter().map(|t| &**t.storage()).collect();
-    let _guard = crate::storage::lock(op, &r, &w)?;
-    f()
+    crate::storage::lock(op, &r, &w)
 }

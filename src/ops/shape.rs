@@ -250,16 +250,27 @@ impl Tensor {
     }
 
     /// Insert size-1 dimensions at `axes`, which are positions in the result
-    /// (range `-(ndim+k)..ndim+k` for `k` axes; duplicates are an error).
+    /// (range `-(ndim+k)..ndim+k` for `k` axes; duplicates are an error). Any
+    /// [`Axes`] (`1`, `[0, 2]`, `&v`); `None` is an error (the positions are
+    /// required).
     ///
     /// ```
     /// use rnx::{Tensor, DType};
     /// let t = Tensor::create(DType::F32, &[3], &[1., 2., 3.]).unwrap();
-    /// assert_eq!(t.unsqueeze(&[0, 2]).unwrap().shape(), &[1, 3, 1]);
+    /// assert_eq!(t.unsqueeze([0, 2]).unwrap().shape(), &[1, 3, 1]);
+    /// assert_eq!(t.unsqueeze(-1).unwrap().shape(), &[3, 1]);
+    /// assert!(t.unsqueeze(None).is_err());
     /// ```
-    pub fn unsqueeze(&self, axes: &[isize]) -> Result<Tensor> {
-        let n = self.ndim() + axes.len();
-        let mut ax = normalize_axes("unsqueeze", axes, n)?;
+    pub fn unsqueeze(&self, axes: impl Into<Axes>) -> Result<Tensor> {
+        let axes = axes.into();
+        let Some(list) = axes.as_list() else {
+            return Err(Error::invalid(
+                "unsqueeze",
+                "needs the positions of the new axes (got None / all)",
+            ));
+        };
+        let n = self.ndim() + list.len();
+        let mut ax = normalize_axes("unsqueeze", list, n)?;
         ax.sort_unstable();
         let mut l = self.layout().clone();
         for &a in &ax {
@@ -269,13 +280,13 @@ impl Tensor {
     }
 
     /// Synonym of [`Tensor::unsqueeze`].
-    pub fn expand_dims(&self, axes: &[isize]) -> Result<Tensor> {
+    pub fn expand_dims(&self, axes: impl Into<Axes>) -> Result<Tensor> {
         self.unsqueeze(axes)
     }
 
     /// Insert one size-1 dimension at `axis` (a position in the result).
     pub fn unsqueeze_axis(&self, axis: isize) -> Result<Tensor> {
-        self.unsqueeze(&[axis])
+        self.unsqueeze(axis)
     }
 
     /// Permute dimensions: result axis `i` is input axis `axes[i]` (any

@@ -69,6 +69,7 @@ mod simd_levels;
 mod softmax;
 mod sort;
 mod stats;
+mod take_positions;
 mod take_scatter;
 mod tensor;
 mod transposed;

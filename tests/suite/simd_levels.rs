@@ -10,7 +10,7 @@ use std::process::Command;
 
 /// The modules whose tests reach the per-level kernels (elementwise engine,
 /// math and activations, reductions and softmax, sort, matmul and
-/// convolution, transposed copies, casts).
+/// convolution, transposed copies, casts, index validation).
 const MODULES: &[&str] = &[
     "elementwise::",
     "math::",
@@ -24,6 +24,7 @@ const MODULES: &[&str] = &[
     "transposed::",
     "cast::",
     "stats::",
+    "take_positions::",
 ];
 
 fn name(level: Isa) -> &'static str {

@@ -56,6 +56,7 @@ mod linalg_decomp;
 mod math;
 mod math_accuracy;
 mod matmul;
+mod norm_layers;
 mod overlap;
 mod patches;
 mod pool;

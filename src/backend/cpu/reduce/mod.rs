@@ -7,6 +7,8 @@
 mod arg;
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 mod arg_avx2;
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+mod arg_avx512;
 mod inner;
 mod norm;
 mod norm_stats;

@@ -264,6 +264,20 @@ def _cases(S):
     c.append(("softmax_lastaxis_4096x4096", "all", one((side, side), -4.0, 4.0), np_softmax,
               lambda torch, x: torch.softmax(x, dim=-1)))
 
+    # Issue 31's fused normalisation layers over the last axis, epsilon 1e-6, no
+    # weight or bias: NumPy composed, PyTorch's fused functions.
+    def np_rms_norm(np, x):
+        return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + np.float32(1e-6))
+
+    def np_layer_norm(np, x):
+        c = x - x.mean(axis=-1, keepdims=True)
+        return c / np.sqrt(np.mean(c * c, axis=-1, keepdims=True) + np.float32(1e-6))
+
+    c.append(("rms_norm_f32_4096x4096", "all", one((side, side), -4.0, 4.0), np_rms_norm,
+              lambda torch, x: torch.nn.functional.rms_norm(x, (x.shape[-1],), eps=1e-6)))
+    c.append(("layer_norm_f32_4096x4096", "all", one((side, side), -4.0, 4.0), np_layer_norm,
+              lambda torch, x: torch.nn.functional.layer_norm(x, (x.shape[-1],), eps=1e-6)))
+
     c.append(("sort_f32_1M", "all", one((n1m,), -1e6, 1e6),
               lambda np, x: np.sort(x), lambda torch, x: torch.sort(x).values))
     c.append(("sort_f32_10M", "all", one((n10m,), -1e6, 1e6),

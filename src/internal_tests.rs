@@ -146,6 +146,10 @@ pub const TESTS: &[(&str, fn())] = &[
         crate::backend::cpu::reduce::inner::tests::whole_run_matches_the_pool_tree,
     ),
     (
+        "cpu_reduce_norm_stats_simd_sums_equal_the_portable_ones",
+        crate::backend::cpu::reduce::norm_stats::tests::simd_sums_equal_the_portable_ones,
+    ),
+    (
         "cpu_elementwise_num_shifts_and_division",
         crate::backend::cpu::elementwise::num::tests::shifts_and_division,
     ),

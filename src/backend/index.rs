@@ -2,9 +2,10 @@
 //! `L` of `slice` and `set_slice`).
 //!
 //! What the frontend guarantees to both: storages are locked for the call;
-//! `indices` is a 1-D i32 or i64 tensor on the same device (i32 whenever the
-//! axis length fits in i32, so that devices without 64-bit integers can run
-//! it) whose every value lies in `0..len` of the indexed axis; the tensors
+//! `indices` is a 1-D i32 or i64 tensor on the same device (on devices other
+//! than the CPU i32 whenever the axis length fits in i32, so that devices
+//! without 64-bit integers can run it; the CPU takes either) whose every
+//! value lies in `0..len` of the indexed axis; the tensors
 //! have one dtype; the written tensor maps distinct elements to distinct
 //! addresses and overlaps neither the other tensor nor `indices`.
 use crate::error::Result;

@@ -8,6 +8,7 @@
 //! device implements them family by family. No method assumes host memory: data
 //! crosses the device boundary only through `upload`/`download`.
 
+pub(crate) mod compose;
 pub(crate) mod core;
 #[doc(hidden)]
 pub mod cpu;
@@ -29,7 +30,7 @@ pub use self::elementwise::{BinaryOp, ClassOp, CmpOp, ElementwiseBackend, Ternar
 pub use self::fft::{DctSpec, FftBackend, FftKind, FftSpec, TrigKind};
 pub use self::index::{IndexBackend, ScatterOp};
 pub use self::linalg::LinalgBackend;
-pub use self::reduce::{ArgOp, ReduceBackend, ReduceOp, ScanOp, SoftmaxOp};
+pub use self::reduce::{ArgOp, NormOp, ReduceBackend, ReduceOp, ScanOp, SoftmaxOp};
 pub use self::sort::SortBackend;
 
 use crate::device::Device;

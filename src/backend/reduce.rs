@@ -1,7 +1,7 @@
 //! The reduction family of backend primitives: reductions over a set of axes
 //! (sum, prod, max, min, mean, var, std, all, any), arg-reductions along one
-//! axis, the fused softmax-like primitive (softmax, log_softmax, logsumexp) and
-//! cumulative scans. Only the trait and its operation enums live here; argument
+//! axis, the fused softmax-like primitive (softmax, log_softmax, logsumexp),
+//! the fused normalisation layers (rms_norm, layer_norm) and cumulative scans. Only the trait and its operation enums live here; argument
 //! validation is in `src/ops/reduce.rs` and `src/ops/softmax.rs`.
 //!
 //! What the frontend guarantees to every method: storages are locked for the
@@ -69,6 +69,22 @@ pub enum SoftmaxOp {
     LogSumExp,
 }
 
+/// The fused normalisation layers of [`ReduceBackend::norm`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum NormOp {
+    /// RMS normalisation `x / sqrt(mean(x²) + epsilon)`.
+    Rms {
+        /// Added to the mean square.
+        epsilon: f64,
+    },
+    /// Layer normalisation `(x - mean) / sqrt(var + epsilon)` (population
+    /// variance).
+    Layer {
+        /// Added to the variance.
+        epsilon: f64,
+    },
+}
+
 /// A cumulative scan along one axis.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScanOp {
@@ -99,4 +115,26 @@ pub trait ReduceBackend {
     /// Inclusive cumulative scan of `x` along `axis` into `out` (same shape and
     /// dtype; every dtype).
     fn scan(&self, op: ScanOp, x: &Tensor, axis: usize, out: &Tensor) -> Result<()>;
+
+    /// The normalisation layer `op` over the groups `axes` of `x` into `out`
+    /// (x's shape), then times `weight` and plus `bias` elementwise. Float
+    /// dtypes; `weight` and `bias` (optional) have x's dtype and shape (views,
+    /// typically broadcast with stride 0) and may share storage with `x` but
+    /// not with `out`; `epsilon` is finite and non-negative.
+    ///
+    /// The default body composes the device's reduce and elementwise
+    /// primitives (`compose::norm`: about six passes with temporaries of x's
+    /// size, in x's dtype); a device overrides it with a fused kernel (the
+    /// CPU: one pass for the statistics and one for the output per group).
+    fn norm(
+        &self,
+        op: NormOp,
+        x: &Tensor,
+        axes: &[usize],
+        weight: Option<&Tensor>,
+        bias: Option<&Tensor>,
+        out: &Tensor,
+    ) -> Result<()> {
+        super::compose::norm(op, x, axes, weight, bias, out)
+    }
 }

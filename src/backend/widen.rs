@@ -17,8 +17,8 @@
 
 use super::{
     ArgOp, Backend, BinaryOp, ClassOp, CmpOp, CoreBackend, DctSpec, DecompBackend, DecompOp,
-    ElementwiseBackend, FftBackend, FftSpec, IndexBackend, LinalgBackend, ReduceBackend, ReduceOp,
-    ScanOp, ScatterOp, SoftmaxOp, SortBackend, TernaryOp, UnaryOp,
+    ElementwiseBackend, FftBackend, FftSpec, IndexBackend, LinalgBackend, NormOp, ReduceBackend,
+    ReduceOp, ScanOp, ScatterOp, SoftmaxOp, SortBackend, TernaryOp, UnaryOp,
 };
 use crate::device::Device;
 use crate::dtype::{DType, Scalar};
@@ -193,6 +193,29 @@ impl<B: Backend> ReduceBackend for Widen<B> {
             return self.0.scan(op, x, axis, out);
         }
         self.run1(&[x], out, false, |i, o| self.0.scan(op, &i[0], axis, o))
+    }
+    fn norm(
+        &self,
+        op: NormOp,
+        x: &Tensor,
+        axes: &[usize],
+        weight: Option<&Tensor>,
+        bias: Option<&Tensor>,
+        out: &Tensor,
+    ) -> Result<()> {
+        if !any_fp8(&[x, out]) {
+            return self.0.norm(op, x, axes, weight, bias, out);
+        }
+        let ins: Vec<&Tensor> = [Some(x), weight, bias].into_iter().flatten().collect();
+        self.run1(&ins, out, false, |i, o| {
+            let (w, b) = match (weight, bias) {
+                (Some(_), Some(_)) => (Some(&i[1]), Some(&i[2])),
+                (Some(_), None) => (Some(&i[1]), None),
+                (None, Some(_)) => (None, Some(&i[1])),
+                (None, None) => (None, None),
+            };
+            self.0.norm(op, &i[0], axes, w, b, o)
+        })
     }
 }
 

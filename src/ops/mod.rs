@@ -32,6 +32,7 @@ pub mod norm_layers;
 pub mod operators;
 pub mod patches;
 pub mod pool;
+pub(crate) mod positions;
 pub mod products;
 pub mod reduce;
 pub mod rng;

@@ -2,11 +2,14 @@
 //! `squareplus`, and the normalisation layers `rms_norm` and `layer_norm`
 //! over a set of axes (optional weight and bias).
 //!
-//! All are composed of existing elementwise ops and reductions (a few
-//! passes each, not one fused kernel), so they run on every device. Float
-//! dtypes; parameters are f64, rounded to the tensor's dtype.
+//! The activations are composed of existing elementwise ops (a few passes
+//! each); the normalisation layers are one backend primitive
+//! (`ReduceBackend::norm`: fused on the CPU, a composition of the device's
+//! primitives elsewhere). Float dtypes; parameters are f64, rounded to the
+//! tensor's dtype.
 
 use crate::axes::Axes;
+use crate::backend::NormOp;
 use crate::error::{Error, Result};
 use crate::layout::normalize_axis;
 use crate::tensor::Tensor;
@@ -59,13 +62,13 @@ fn finite(op: &str, name: &str, v: f64) -> Result<()> {
     Ok(())
 }
 
-/// The last axis when `axes` is the default.
-fn norm_axes(x: &Tensor, axes: Axes) -> Axes {
-    if axes.is_default() && x.ndim() > 0 {
-        Axes::from(-1)
-    } else {
-        axes
+/// The normalised axes (sorted): the last axis when `axes` is the default
+/// (none for rank 0).
+fn norm_axes(op: &str, x: &Tensor, axes: Axes) -> Result<Vec<usize>> {
+    if axes.is_default() {
+        return Ok(x.ndim().checked_sub(1).into_iter().collect());
     }
+    super::reduce::resolve_axes(op, x.ndim(), &axes)
 }
 
 /// The checks shared by `rms_norm` and `layer_norm`: a float dtype and a
@@ -84,15 +87,45 @@ fn check_norm(op: &str, x: &Tensor, opts: &LayerNormOptions<'_>) -> Result<()> {
     Ok(())
 }
 
-/// `y * weight + bias` for the given options.
-fn affine(op: &str, y: Tensor, x: &Tensor, o: &LayerNormOptions<'_>) -> Result<Tensor> {
+/// `nop` over `axes` of `x`, times the weight, plus the bias: one call of
+/// the backend primitive when the weight and bias broadcast to x's shape;
+/// otherwise (they broadcast x to a larger shape) the primitive without them,
+/// then a broadcasting multiply and add.
+fn fused(
+    op: &str,
+    x: &Tensor,
+    axes: Axes,
+    nop: NormOp,
+    o: &LayerNormOptions<'_>,
+) -> Result<Tensor> {
+    let axes = norm_axes(op, x, axes)?;
     for t in [o.weight, o.bias].into_iter().flatten() {
         super::same_dtype(op, &[x, t])?;
         super::same_device(op, &[x, t])?;
     }
+    let spread = |t: Option<&Tensor>| t.map(|t| t.broadcast_to(x.shape()).ok());
+    let (w, b) = (spread(o.weight), spread(o.bias));
+    let inside = !matches!(w, Some(None)) && !matches!(b, Some(None));
+    let (w, b) = if inside {
+        (w.flatten(), b.flatten())
+    } else {
+        (None, None)
+    };
+    let out = Tensor::empty_on(x.dtype(), x.shape(), x.device())?;
+    let reads: Vec<&Tensor> = [Some(x), w.as_ref(), b.as_ref()]
+        .into_iter()
+        .flatten()
+        .collect();
+    super::locked(op, &reads, &[&out], || {
+        x.backend()
+            .norm(nop, x, &axes, w.as_ref(), b.as_ref(), &out)
+    })?;
+    if inside {
+        return Ok(out);
+    }
     let y = match o.weight {
-        Some(w) => y.mul(w)?,
-        None => y,
+        Some(w) => out.mul(w)?,
+        None => out,
     };
     match o.bias {
         Some(b) => y.add(b),
@@ -215,10 +248,10 @@ impl Tensor {
     pub fn rms_norm(&self, axes: impl Into<Axes>, opts: LayerNormOptions<'_>) -> Result<Tensor> {
         let op = "rms_norm";
         check_norm(op, self, &opts)?;
-        let axes = norm_axes(self, axes.into());
-        let ms = self.square()?.mean(axes, true)?;
-        let y = self.mul(&ms.add(opts.epsilon)?.rsqrt()?)?;
-        affine(op, y, self, &opts)
+        let nop = NormOp::Rms {
+            epsilon: opts.epsilon,
+        };
+        fused(op, self, axes.into(), nop, &opts)
     }
 
     /// Layer normalisation over `axes` (`None` = the last axis):
@@ -237,10 +270,9 @@ impl Tensor {
     pub fn layer_norm(&self, axes: impl Into<Axes>, opts: LayerNormOptions<'_>) -> Result<Tensor> {
         let op = "layer_norm";
         check_norm(op, self, &opts)?;
-        let axes = norm_axes(self, axes.into());
-        let c = self.sub(&self.mean(axes.clone(), true)?)?;
-        let var = c.square()?.mean(axes, true)?;
-        let y = c.mul(&var.add(opts.epsilon)?.rsqrt()?)?;
-        affine(op, y, self, &opts)
+        let nop = NormOp::Layer {
+            epsilon: opts.epsilon,
+        };
+        fused(op, self, axes.into(), nop, &opts)
     }
 }

@@ -1,11 +1,13 @@
 //! Indexing with integer tensors: `take`, `take_along_axis` (and its alias
 //! `gather`), `put`, `put_along_axis`, `index_put`, `scatter`. Index tensors
 //! are read on the host and validated (all of them, before anything is
-//! written); the data moves through the backend's gather / scatter /
-//! scatter_reduce primitives, so every dtype and device works. Also the
-//! shared helpers the mask and search families use (flat writes).
+//! written) into position tensors in one pass (`positions.rs`); the data
+//! moves through the backend's gather / scatter / scatter_reduce primitives,
+//! so every dtype and device works. Also the shared helpers the mask and
+//! search families use (flat writes).
 
 use super::index::{index_tensor, last_occurrences};
+use super::positions::{host_positions, positions, Target};
 use super::shape::normalize_axes;
 use super::{locked, same_device, same_dtype, unique_output};
 use crate::backend::ScatterOp;
@@ -169,15 +171,30 @@ pub(crate) fn flat(t: &Tensor) -> Result<Tensor> {
 /// `src` gathered at the validated positions `idx` of `axis` (a fresh
 /// contiguous tensor with `idx.len()` along `axis`).
 pub(crate) fn gather_at(op: &str, src: &Tensor, axis: usize, idx: &[isize]) -> Result<Tensor> {
+    if idx.is_empty() || src.size() == 0 {
+        let mut shape = src.shape().to_vec();
+        shape[axis] = idx.len();
+        return Tensor::empty_on(src.dtype(), &shape, src.device());
+    }
+    gather_pos(
+        op,
+        src,
+        axis,
+        &index_tensor(idx, src.shape()[axis], src.device())?,
+    )
+}
+
+/// `src` gathered at the positions tensor `pos` (1-D, validated, on `src`'s
+/// device; see `positions`) along `axis`.
+fn gather_pos(op: &str, src: &Tensor, axis: usize, pos: &Tensor) -> Result<Tensor> {
     let mut shape = src.shape().to_vec();
-    shape[axis] = idx.len();
+    shape[axis] = pos.size();
     let out = Tensor::empty_on(src.dtype(), &shape, src.device())?;
     if out.size() == 0 {
         return Ok(out);
     }
-    let it = index_tensor(idx, src.shape()[axis], src.device())?;
-    locked(op, &[src, &it], &[&out], || {
-        src.backend().gather(src, axis, &it, &out)
+    locked(op, &[src, pos], &[&out], || {
+        src.backend().gather(src, axis, pos, &out)
     })?;
     Ok(out)
 }
@@ -195,16 +212,45 @@ pub(crate) fn write_flat(
     vals: &Tensor,
     reduce: Option<ScatterOp>,
 ) -> Result<()> {
+    if pos.is_empty() || dst.size() == 0 {
+        // The checks only.
+        return write_pos(
+            op,
+            dst,
+            &Tensor::empty_on(DType::I32, &[0], dst.device())?,
+            vals,
+            reduce,
+        );
+    }
+    let pt = index_tensor(pos, dst.size(), dst.device())?;
+    write_pos(op, dst, &pt, vals, reduce)
+}
+
+/// [`write_flat`] with the positions as a 1-D index tensor (validated, on
+/// `dst`'s device; see `positions`). A positions tensor sharing `dst`'s
+/// storage is read as if copied first.
+fn write_pos(
+    op: &str,
+    dst: &Tensor,
+    pos: &Tensor,
+    vals: &Tensor,
+    reduce: Option<ScatterOp>,
+) -> Result<()> {
     same_dtype(op, &[dst, vals])?;
     same_device(op, &[dst, vals])?;
     unique_output(op, dst)?;
-    if pos.is_empty() || dst.size() == 0 {
+    if pos.size() == 0 || dst.size() == 0 {
         return Ok(());
     }
     let vals = if tensors_overlap(vals, dst) {
         vals.copy()?
     } else {
         vals.clone()
+    };
+    let pos = if pos.same_storage(dst) {
+        pos.copy()?
+    } else {
+        pos.clone()
     };
     let n = dst.size();
     let direct = dst.is_c_contiguous();
@@ -215,21 +261,23 @@ pub(crate) fn write_flat(
     };
     match reduce {
         None => {
-            let (js, ks) = last_occurrences(pos);
-            let v = if js.len() < pos.len() {
-                gather_at(op, &vals, 0, &js)?
+            let all = host_positions(&pos)?;
+            let (js, ks) = last_occurrences(&all);
+            let (v, ki) = if js.len() < all.len() {
+                (
+                    gather_at(op, &vals, 0, &js)?,
+                    index_tensor(&ks, n, dst.device())?,
+                )
             } else {
-                vals
+                (vals, pos)
             };
-            let ki = index_tensor(&ks, n, dst.device())?;
             locked(op, &[&v, &ki], &[&target], || {
                 dst.backend().scatter(&v, 0, &ki, &target)
             })?;
         }
         Some(r) => {
-            let ki = index_tensor(pos, n, dst.device())?;
-            locked(op, &[&vals, &ki], &[&target], || {
-                dst.backend().scatter_reduce(&vals, 0, &ki, &target, r)
+            locked(op, &[&vals, &pos], &[&target], || {
+                dst.backend().scatter_reduce(&vals, 0, &pos, &target, r)
             })?;
         }
     }
@@ -238,51 +286,6 @@ pub(crate) fn write_flat(
         locked(op, &[&back], &[dst], || dst.backend().copy(&back, dst))?;
     }
     Ok(())
-}
-
-/// For each element of the grid `shape` (row-major), the row-major position
-/// in a tensor of shape `target`: the grid's own coordinate on every axis but
-/// `axis` (0 where `target` has size 1 there: broadcast), and `ks[e]` on
-/// `axis`.
-fn along_positions(shape: &[usize], target: &[usize], axis: usize, ks: &[isize]) -> Vec<isize> {
-    let nd = shape.len();
-    let ts = c_strides(target);
-    if nd == 1 {
-        return ks.iter().map(|&k| k * ts[0]).collect();
-    }
-    let mut st: Vec<isize> = ts.clone();
-    for d in 0..nd {
-        if (target[d] == 1 && shape[d] != 1) || d == axis {
-            st[d] = 0;
-        }
-    }
-    // Rows along the last axis: the outer coordinates' part of the position
-    // once per row, then one step per element.
-    let inner = shape[nd - 1];
-    let (step, kstride) = (st[nd - 1], ts[axis]);
-    let last_is_axis = axis == nd - 1;
-    let mut pos = Vec::with_capacity(ks.len());
-    let mut coord = vec![0usize; nd - 1];
-    for row in ks.chunks(inner.max(1)) {
-        let base: isize = (0..nd - 1).map(|d| coord[d] as isize * st[d]).sum();
-        if last_is_axis {
-            pos.extend(row.iter().map(|&k| base + k * kstride));
-        } else {
-            pos.extend(
-                row.iter()
-                    .enumerate()
-                    .map(|(i, &k)| base + i as isize * step + k * kstride),
-            );
-        }
-        for d in (0..nd - 1).rev() {
-            coord[d] += 1;
-            if coord[d] < shape[d] {
-                break;
-            }
-            coord[d] = 0;
-        }
-    }
-    pos
 }
 
 /// The grid shape of an `*_along_axis` call: `indices`' size on `axis`, and
@@ -320,6 +323,23 @@ fn along_shape(
         });
     }
     Ok(shape)
+}
+
+/// The validated row-major positions in `a` of the `*_along_axis` indices
+/// `indices` (already of the grid shape `shape`) along `axis` (mode raise).
+fn along_pos(
+    op: &str,
+    a: &Tensor,
+    indices: &Tensor,
+    shape: &[usize],
+    axis: usize,
+) -> Result<Tensor> {
+    let target = Target {
+        size: a.shape()[axis],
+        axis,
+        along: Some((shape, a.shape())),
+    };
+    positions(op, indices, a, target, IndexMode::Raise)
 }
 
 impl Tensor {
@@ -366,13 +386,17 @@ impl Tensor {
         opts: TakeOptions,
     ) -> Result<Tensor> {
         let op = "take";
-        let ks = host_indices(op, indices, self)?;
         let (src, axis) = match axis.into() {
             None => (flat(self)?, 0),
             Some(a) => (self.clone(), one_axis(op, a, self.ndim())?),
         };
-        let idx = resolve(op, &ks, src.shape()[axis], axis, opts.mode)?;
-        let out = gather_at(op, &src, axis, &idx)?;
+        let target = Target {
+            size: src.shape()[axis],
+            axis,
+            along: None,
+        };
+        let pos = positions(op, indices, &src, target, opts.mode)?;
+        let out = gather_pos(op, &src, axis, &pos)?;
         let mut shape = src.shape()[..axis].to_vec();
         shape.extend_from_slice(indices.shape());
         shape.extend_from_slice(&src.shape()[axis + 1..]);
@@ -414,10 +438,8 @@ impl Tensor {
     fn along(&self, op: &str, indices: &Tensor, axis: isize) -> Result<Tensor> {
         let axis = one_axis(op, axis, self.ndim())?;
         let shape = along_shape(op, self, indices, axis, false)?;
-        let ks = host_indices(op, &indices.broadcast_to(&shape)?, self)?;
-        let ks = resolve(op, &ks, self.shape()[axis], axis, IndexMode::Raise)?;
-        let pos = along_positions(&shape, self.shape(), axis, &ks);
-        let out = gather_at(op, &flat(self)?, 0, &pos)?;
+        let pos = along_pos(op, self, &indices.broadcast_to(&shape)?, &shape, axis)?;
+        let out = gather_pos(op, &flat(self)?, 0, &pos)?;
         out.reshape_exact(&shape)
     }
 
@@ -453,22 +475,24 @@ impl Tensor {
         let op = "put";
         same_dtype(op, &[self, values])?;
         same_device(op, &[self, values])?;
-        let ks = host_indices(op, indices, self)?;
-        let pos = resolve(op, &ks, self.size(), 0, opts.mode)?;
-        if !pos.is_empty() && values.size() == 0 {
-            return Err(Error::invalid(
-                op,
-                format!("{} indices but no values", pos.len()),
-            ));
+        let target = Target {
+            size: self.size(),
+            axis: 0,
+            along: None,
+        };
+        let pos = positions(op, indices, self, target, opts.mode)?;
+        let m = pos.size();
+        if m > 0 && values.size() == 0 {
+            return Err(Error::invalid(op, format!("{m} indices but no values")));
         }
         let v = flat(values)?;
-        let v = if v.size() == pos.len() || pos.is_empty() {
+        let v = if v.size() == m || m == 0 {
             v
         } else {
-            let js: Vec<isize> = (0..pos.len()).map(|j| (j % v.size()) as isize).collect();
+            let js: Vec<isize> = (0..m).map(|j| (j % v.size()) as isize).collect();
             gather_at(op, &v, 0, &js)?
         };
-        write_flat(op, self, &pos, &v, None)?;
+        write_pos(op, self, &pos, &v, None)?;
         Ok(self.clone())
     }
 
@@ -498,10 +522,8 @@ impl Tensor {
                 "values cannot be broadcast to the indices' grid",
             )
         })?;
-        let ks = host_indices(op, &indices.broadcast_to(&shape)?, self)?;
-        let ks = resolve(op, &ks, self.shape()[axis], axis, IndexMode::Raise)?;
-        let pos = along_positions(&shape, self.shape(), axis, &ks);
-        write_flat(op, self, &pos, &flat(&v)?, None)?;
+        let pos = along_pos(op, self, &indices.broadcast_to(&shape)?, &shape, axis)?;
+        write_pos(op, self, &pos, &flat(&v)?, None)?;
         Ok(self.clone())
     }
 
@@ -673,15 +695,14 @@ impl Tensor {
                 )
             })?
         };
-        let ks = host_indices(op, indices, self)?;
-        let ks = resolve(op, &ks, self.shape()[axis], axis, IndexMode::Raise)?;
-        let pos = along_positions(&shape, self.shape(), axis, &ks);
+        let pt = along_pos(op, self, indices, &shape, axis)?;
         let out = self.copy()?;
         let u = flat(&u)?;
         match reduce {
-            None => write_flat(op, &out, &pos, &u, None)?,
-            Some(r) if opts.include_self => write_flat(op, &out, &pos, &u, Some(r))?,
+            None => write_pos(op, &out, &pt, &u, None)?,
+            Some(r) if opts.include_self => write_pos(op, &out, &pt, &u, Some(r))?,
             Some(r) => {
+                let pos = host_positions(&pt)?;
                 // First occurrences set, the others combine into them.
                 let mut seen = std::collections::HashSet::with_capacity(pos.len());
                 let (mut first, mut later) = (Vec::new(), Vec::new());

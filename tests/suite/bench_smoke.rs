@@ -28,6 +28,9 @@ const ISSUE_8_NAMES: &[&str] = &[
     "var_axis1_4096x4096",
     "argmax_axis1_4096x4096",
     "softmax_lastaxis_4096x4096",
+    // Issue 31: the fused normalisation layers.
+    "rms_norm_f32_4096x4096",
+    "layer_norm_f32_4096x4096",
     "sort_f32_1M",
     "sort_f32_10M",
     "argsort_f32_1M",

@@ -62,6 +62,7 @@ internal!(
     cpu_strided_transposed_pairs_match_index_arithmetic,
     cpu_strided_ranges_cover_everything_once,
     cpu_reduce_inner_whole_run_matches_the_pool_tree,
+    cpu_reduce_norm_stats_simd_sums_equal_the_portable_ones,
     cpu_elementwise_num_shifts_and_division,
     format_fmt_g_matches_c,
     buffer_cache_a_given_back_buffer_is_handed_out_again_with_its_contents,

@@ -10,7 +10,8 @@ use std::process::Command;
 
 /// The modules whose tests reach the per-level kernels (elementwise engine,
 /// math and activations, reductions and softmax, sort, matmul and
-/// convolution, transposed copies, casts).
+/// convolution, transposed copies, casts, the normalisation layers, index
+/// validation).
 const MODULES: &[&str] = &[
     "elementwise::",
     "math::",
@@ -24,6 +25,8 @@ const MODULES: &[&str] = &[
     "transposed::",
     "cast::",
     "stats::",
+    "norm_layers::",
+    "take_positions::",
 ];
 
 fn name(level: Isa) -> &'static str {

@@ -1,9 +1,11 @@
 //! CPU gather and scatter along an axis: one planned traversal of the other
-//! axes, and for each run the list of indexed positions; moves copy elements
-//! by size (one instance per item size, not per dtype) and split over the
-//! pool when large. No validation (the frontend did it). `scatter_reduce`
-//! combines in index order, on one thread (deterministic for repeated
-//! indices), in native arithmetic for add/multiply of integers, f32 and f64.
+//! axes, and for each run the list of indexed positions, read in place from
+//! the i32 or i64 index tensor (no copy when it is contiguous); moves copy
+//! elements by size (one instance per item size, not per dtype) and split
+//! over the pool when large; a 1-D gather prefetches its random source
+//! reads. No validation (the frontend did it). `scatter_reduce` combines in
+//! index order, on one thread (deterministic for repeated indices), in
+//! native arithmetic for add/multiply of integers, f32 and f64.
 
 use super::strided::{Plan, SendPtr, PAR_MIN_ELEMS};
 use super::{base_ptr, team, CpuBackend};
@@ -22,29 +24,81 @@ fn drop_axis(l: &Layout, axis: usize) -> Layout {
     Layout::new(shape, strides, l.offset())
 }
 
-/// The index values of a 1-D i32 or i64 tensor (one pass over a contiguous
-/// slice when the tensor is contiguous).
-fn index_values(indices: &Tensor) -> Vec<isize> {
-    fn read<T: Element>(t: &Tensor, to: impl Fn(T) -> isize) -> Vec<isize> {
-        let l = t.layout();
-        let n = t.size();
-        let (off, st) = (l.offset() as isize, l.strides()[0]);
-        let p = base_ptr::<T>(t) as *const T;
-        if st == 1 || n <= 1 {
-            // SAFETY: a 1-D in-bounds contiguous range of a locked buffer of `T`.
-            let s = unsafe { std::slice::from_raw_parts(p.offset(off), n) };
-            return s.iter().map(|&k| to(k)).collect();
-        }
-        // SAFETY: a 1-D in-bounds layout of a locked buffer of `T`.
+/// An integer type an index tensor holds (i32 or i64), read as a position.
+pub(super) trait IndexInt: Copy + Send + Sync {
+    /// The value as a signed offset multiplier.
+    fn at(self) -> isize;
+}
+
+impl IndexInt for i32 {
+    #[inline(always)]
+    fn at(self) -> isize {
+        self as isize
+    }
+}
+
+impl IndexInt for i64 {
+    #[inline(always)]
+    fn at(self) -> isize {
+        self as isize
+    }
+}
+
+/// The values of a 1-D index tensor of `I`: borrowed from its buffer when
+/// contiguous (no copy), else gathered into a vector.
+fn index_slice<I: IndexInt + Element>(t: &Tensor) -> std::borrow::Cow<'_, [I]> {
+    let l = t.layout();
+    let n = t.size();
+    let (off, st) = (l.offset() as isize, l.strides()[0]);
+    let p = base_ptr::<I>(t) as *const I;
+    if st == 1 || n <= 1 {
+        // SAFETY: a 1-D in-bounds contiguous range of a buffer of `I` that
+        // the frontend keeps locked for reading during the call.
+        return std::borrow::Cow::Borrowed(unsafe { std::slice::from_raw_parts(p.offset(off), n) });
+    }
+    // SAFETY: a 1-D in-bounds layout of a locked buffer of `I`.
+    std::borrow::Cow::Owned(
         (0..n as isize)
-            .map(|j| to(unsafe { *p.offset(off + j * st) }))
-            .collect()
-    }
-    if indices.dtype() == DType::I32 {
-        read::<i32>(indices, |k| k as isize)
-    } else {
-        read::<i64>(indices, |k| k as isize)
-    }
+            .map(|j| unsafe { *p.offset(off + j * st) })
+            .collect(),
+    )
+}
+
+/// Run `$body` with `$idx` bound to the values of the 1-D i32 or i64 index
+/// tensor `$t` as a slice (`&[i32]` or `&[i64]`; one instance of the body
+/// per index type).
+macro_rules! with_indices {
+    ($t:expr, $idx:ident => $body:expr) => {{
+        let t: &Tensor = $t;
+        if t.dtype() == DType::I32 {
+            let v = index_slice::<i32>(t);
+            let $idx: &[i32] = &v;
+            $body
+        } else {
+            let v = index_slice::<i64>(t);
+            let $idx: &[i64] = &v;
+            $body
+        }
+    }};
+}
+
+/// Indices a 1-D gather prefetches its source element ahead. Timed
+/// (`take_f32_10M_idx1M`, 2-core Zen 4 VM, a temporary build reading it from
+/// the environment): 4.3 ms at 8, 3.3 at 16, 2.8 at 32, 2.7 at 64 and 128,
+/// 2.9 at 256; 5.8 ms without prefetching.
+const AHEAD: usize = 64;
+
+/// Ask for the cache line at `p` (any address: a prefetch never faults).
+#[inline(always)]
+fn prefetch<T>(p: *const T) {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    // SAFETY: a prefetch hint has no memory effects and never faults.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(p as *const i8)
+    };
+    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+    let _ = p;
 }
 
 /// A 16-byte element (c64) for moves by size.
@@ -73,10 +127,10 @@ fn sized_ptr<T>(t: &Tensor) -> *mut T {
 /// # Safety
 /// The frontend contract of [`IndexBackend`]; `idx` holds valid positions of
 /// the indexed tensor's `axis`; `T` has the dtype's size.
-unsafe fn move_sized<T: Copy>(
+unsafe fn move_sized<T: Copy, I: IndexInt>(
     src: &Tensor,
     axis: usize,
-    idx: &[isize],
+    idx: &[I],
     out: &Tensor,
     scatter: bool,
 ) {
@@ -92,8 +146,24 @@ unsafe fn move_sized<T: Copy>(
     let body = |j0: usize, j1: usize, e0: usize, e1: usize| {
         let (sp, op) = (sp.get() as *const T, op.get());
         plan.for_each_run(e0, e1, |[o0, s0], len| {
-            for (j, &k) in idx.iter().enumerate().take(j1).skip(j0) {
-                let j = j as isize;
+            if len == 1 && !scatter {
+                // One element per index (a 1-D take): the tight loop, with
+                // the source element `AHEAD` indices on prefetched (random
+                // reads of a large source miss the caches).
+                let split = j1.saturating_sub(AHEAD).max(j0);
+                for (j, &k) in (j0..split).zip(&idx[j0..split]) {
+                    prefetch(sp.wrapping_offset(s0 + idx[j + AHEAD].at() * ss));
+                    // SAFETY: offsets of in-bounds layouts at valid positions.
+                    unsafe { *op.offset(o0 + j as isize * os) = *sp.offset(s0 + k.at() * ss) };
+                }
+                for (j, &k) in (split..j1).zip(&idx[split..j1]) {
+                    // SAFETY: as above.
+                    unsafe { *op.offset(o0 + j as isize * os) = *sp.offset(s0 + k.at() * ss) };
+                }
+                return;
+            }
+            for (j, &k) in (j0..j1).zip(&idx[j0..j1]) {
+                let (j, k) = (j as isize, k.at());
                 let od = o0 + j * oj_of + k * ok_of;
                 let sd = s0 + j * sj_of + k * sk_of;
                 if len == 1 {
@@ -182,10 +252,10 @@ fn combine<T: Element>(d: T, s: T, op: ScatterOp) -> T {
 /// The frontend contract of [`IndexBackend`] (repeated positions allowed);
 /// `sp`/`dp` point at the buffers' first elements, as `T`s of the dtype's size.
 #[inline(always)]
-unsafe fn walk_reduce<T: Copy>(
+unsafe fn walk_reduce<T: Copy, I: IndexInt>(
     src: &Tensor,
     axis: usize,
-    idx: &[isize],
+    idx: &[I],
     dst: &Tensor,
     (sp, dp): (*const T, *mut T),
     f: impl Fn(T, T) -> T,
@@ -194,11 +264,27 @@ unsafe fn walk_reduce<T: Copy>(
     let (ss, ds) = (sl.strides()[axis], dl.strides()[axis]);
     if sl.ndim() == 1 {
         let (s0, d0) = (sl.offset() as isize, dl.offset() as isize);
+        if ss == 1 && ds == 1 {
+            // Both contiguous (a scatter-add of a 1-D tensor): the tight loop.
+            // SAFETY: `idx.len()` in-bounds contiguous source elements.
+            let s = unsafe { std::slice::from_raw_parts(sp.offset(s0), idx.len()) };
+            // SAFETY: the destination's first element (in bounds).
+            let d = unsafe { dp.offset(d0) };
+            for (&k, &v) in idx.iter().zip(s) {
+                // SAFETY: a valid position of the 1-D destination, which does
+                // not overlap the source.
+                unsafe {
+                    let p = d.offset(k.at());
+                    *p = f(*p, v);
+                }
+            }
+            return;
+        }
         for (j, &k) in idx.iter().enumerate() {
             // SAFETY: in-bounds positions of 1-D layouts; the destination
             // does not overlap the source.
             unsafe {
-                let p = dp.offset(d0 + k * ds);
+                let p = dp.offset(d0 + k.at() * ds);
                 *p = f(*p, *sp.offset(s0 + j as isize * ss));
             }
         }
@@ -209,7 +295,7 @@ unsafe fn walk_reduce<T: Copy>(
     let [id, is] = plan.inner_strides();
     plan.for_each_run(0, plan.numel(), |[d0, s0], len| {
         for (j, &k) in idx.iter().enumerate() {
-            let dd = d0 + k * ds;
+            let dd = d0 + k.at() * ds;
             let sd = s0 + j as isize * ss;
             for i in 0..len as isize {
                 // SAFETY: offsets of in-bounds layouts at valid positions; the
@@ -228,10 +314,10 @@ unsafe fn walk_reduce<T: Copy>(
 ///
 /// # Safety
 /// The frontend contract of [`IndexBackend`] (repeated positions allowed).
-unsafe fn reduce_typed<T: Element>(
+unsafe fn reduce_typed<T: Element, I: IndexInt>(
     src: &Tensor,
     axis: usize,
-    idx: &[isize],
+    idx: &[I],
     dst: &Tensor,
     op: ScatterOp,
 ) {
@@ -288,10 +374,10 @@ native_float!(f32, f64);
 /// # Safety
 /// As [`reduce_typed`]; `T` has the dtype's size and is its arithmetic type
 /// (the bits of an integer dtype of that width, or f32/f64 themselves).
-unsafe fn reduce_native<T: Native>(
+unsafe fn reduce_native<T: Native, I: IndexInt>(
     src: &Tensor,
     axis: usize,
-    idx: &[isize],
+    idx: &[I],
     dst: &Tensor,
     mul: bool,
 ) {
@@ -318,16 +404,17 @@ impl CpuBackend {
         if src.size() == 0 || out.size() == 0 {
             return Ok(());
         }
-        let idx = index_values(indices);
-        // SAFETY (every arm): frontend contract (see the trait); each type
-        // has the dtype's size.
-        match src.itemsize() {
-            1 => unsafe { move_sized::<u8>(src, axis, &idx, out, scatter) },
-            2 => unsafe { move_sized::<u16>(src, axis, &idx, out, scatter) },
-            4 => unsafe { move_sized::<u32>(src, axis, &idx, out, scatter) },
-            8 => unsafe { move_sized::<u64>(src, axis, &idx, out, scatter) },
-            _ => unsafe { move_sized::<B16>(src, axis, &idx, out, scatter) },
-        }
+        with_indices!(indices, idx => {
+            // SAFETY (every arm): frontend contract (see the trait); each type
+            // has the dtype's size.
+            match src.itemsize() {
+                1 => unsafe { move_sized::<u8, _>(src, axis, idx, out, scatter) },
+                2 => unsafe { move_sized::<u16, _>(src, axis, idx, out, scatter) },
+                4 => unsafe { move_sized::<u32, _>(src, axis, idx, out, scatter) },
+                8 => unsafe { move_sized::<u64, _>(src, axis, idx, out, scatter) },
+                _ => unsafe { move_sized::<B16, _>(src, axis, idx, out, scatter) },
+            }
+        });
         Ok(())
     }
 }
@@ -352,27 +439,31 @@ impl IndexBackend for CpuBackend {
         if src.size() == 0 || dst.size() == 0 {
             return Ok(());
         }
-        let idx = index_values(indices);
         let d = src.dtype();
         if matches!(op, ScatterOp::Add | ScatterOp::Mul)
             && (d.is_int() || d == DType::F32 || d == DType::F64)
         {
             let mul = op == ScatterOp::Mul;
-            // SAFETY (every arm): frontend contract (see the trait); the type
-            // is the dtype's arithmetic type (integers: its width's bits).
-            match (d, d.itemsize()) {
-                (DType::F32, _) => unsafe { reduce_native::<f32>(src, axis, &idx, dst, mul) },
-                (DType::F64, _) => unsafe { reduce_native::<f64>(src, axis, &idx, dst, mul) },
-                (_, 1) => unsafe { reduce_native::<u8>(src, axis, &idx, dst, mul) },
-                (_, 2) => unsafe { reduce_native::<u16>(src, axis, &idx, dst, mul) },
-                (_, 4) => unsafe { reduce_native::<u32>(src, axis, &idx, dst, mul) },
-                _ => unsafe { reduce_native::<u64>(src, axis, &idx, dst, mul) },
-            }
+            with_indices!(indices, idx => {
+                // SAFETY (every arm): frontend contract (see the trait); the
+                // type is the dtype's arithmetic type (integers: its width's
+                // bits).
+                match (d, d.itemsize()) {
+                    (DType::F32, _) => unsafe { reduce_native::<f32, _>(src, axis, idx, dst, mul) },
+                    (DType::F64, _) => unsafe { reduce_native::<f64, _>(src, axis, idx, dst, mul) },
+                    (_, 1) => unsafe { reduce_native::<u8, _>(src, axis, idx, dst, mul) },
+                    (_, 2) => unsafe { reduce_native::<u16, _>(src, axis, idx, dst, mul) },
+                    (_, 4) => unsafe { reduce_native::<u32, _>(src, axis, idx, dst, mul) },
+                    _ => unsafe { reduce_native::<u64, _>(src, axis, idx, dst, mul) },
+                }
+            });
             return Ok(());
         }
-        crate::dispatch!(@compute d, "scatter_reduce", T => {
-            // SAFETY: frontend contract (see the trait).
-            unsafe { reduce_typed::<T>(src, axis, &idx, dst, op) };
+        with_indices!(indices, idx => {
+            crate::dispatch!(@compute d, "scatter_reduce", T => {
+                // SAFETY: frontend contract (see the trait).
+                unsafe { reduce_typed::<T, _>(src, axis, idx, dst, op) };
+            });
         });
         Ok(())
     }

@@ -21,8 +21,9 @@ fn better<T: Real>(max: bool, a: T, b: T) -> bool {
     !b.is_nan() && (a.is_nan() || if max { a > b } else { a < b })
 }
 
-/// The index of the first extreme element of a contiguous row: one AVX2 pass
-/// for f32/f64 where the CPU has it (`arg_avx2.rs`); else the extreme
+/// The index of the first extreme element of a contiguous row: one AVX-512 or
+/// AVX2 pass for f32/f64 where the CPU has it (`arg_avx512.rs`,
+/// `arg_avx2.rs`); else the extreme
 /// by the vectorised max/min reducer (NaN if the row holds one), then the first
 /// element equal to it (or the first NaN). Two passes over a row that stays
 /// in cache beat one branchy pass.

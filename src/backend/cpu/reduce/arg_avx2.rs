@@ -163,34 +163,41 @@ arg_row!(
     _mm256_storeu_pd
 );
 
-/// The AVX2 scan of `row` when the CPU has AVX2 and `T` is f32 or f64 (None
-/// otherwise: the caller runs its portable scan).
+/// The SIMD scan of `row` when the CPU has AVX2 and `T` is f32 or f64 (None
+/// otherwise: the caller runs its portable scan): the AVX-512 one
+/// (`arg_avx512.rs`) at that level, else this file's.
 #[inline]
 pub(super) fn first_extreme<T: crate::dtype::Element>(max: bool, row: &[T]) -> Option<usize> {
+    use super::arg_avx512 as w;
     use crate::backend::cpu::elementwise::simd::{isa, Isa};
     use crate::dtype::DType;
-    if row.is_empty() || isa() < Isa::Avx2 {
+    let level = isa();
+    if row.is_empty() || level < Isa::Avx2 {
         return None;
     }
-    // SAFETY (both arms): the CPU has AVX2 and FMA (`isa`).
+    let wide = level == Isa::Avx512;
+    // SAFETY (every call): the CPU has the features of the function's level
+    // (`isa`: AVX-512 F for `w::`, AVX2 and FMA for this file's).
     match T::DTYPE {
         DType::F32 => {
             let r: &[f32] = bytemuck::cast_slice(row);
             Some(unsafe {
-                if max {
-                    arg_f32::<true>(r)
-                } else {
-                    arg_f32::<false>(r)
+                match (wide, max) {
+                    (true, true) => w::arg_f32::<true>(r),
+                    (true, false) => w::arg_f32::<false>(r),
+                    (false, true) => arg_f32::<true>(r),
+                    (false, false) => arg_f32::<false>(r),
                 }
             })
         }
         DType::F64 => {
             let r: &[f64] = bytemuck::cast_slice(row);
             Some(unsafe {
-                if max {
-                    arg_f64::<true>(r)
-                } else {
-                    arg_f64::<false>(r)
+                match (wide, max) {
+                    (true, true) => w::arg_f64::<true>(r),
+                    (true, false) => w::arg_f64::<false>(r),
+                    (false, true) => arg_f64::<true>(r),
+                    (false, false) => arg_f64::<false>(r),
                 }
             })
         }

@@ -2,14 +2,19 @@
 //! one of two traversals over a type-erased reducer (`erased::Lanes`, made
 //! from a `reducers::Reducer` and a dtype):
 //! `inner.rs` when the reduced axes are the contiguous ones, `outer.rs` when a
-//! kept axis is (vectorised across outputs). Arg-reductions, softmax and scans
-//! have their own files; this file holds the planning and the dtype dispatch.
+//! kept axis is (vectorised across outputs). Arg-reductions, softmax, the
+//! normalisation layers and scans have their own files; this file holds the
+//! planning and the dtype dispatch.
 
 mod arg;
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 mod arg_avx2;
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+mod arg_avx512;
 pub(crate) mod erased;
 pub(crate) mod inner;
+mod norm;
+pub(crate) mod norm_stats;
 pub(crate) mod num;
 mod outer;
 pub(crate) mod reducers;
@@ -20,7 +25,7 @@ use self::erased::{Lanes, Typed};
 use self::reducers::{Extreme, Prod, Reducer, Sum, Truth, Var};
 use super::strided::{Plan, SendPtr};
 use super::{base_ptr, CpuBackend};
-use crate::backend::reduce::{ArgOp, ReduceBackend, ReduceOp, ScanOp, SoftmaxOp};
+use crate::backend::reduce::{ArgOp, NormOp, ReduceBackend, ReduceOp, ScanOp, SoftmaxOp};
 use crate::dtype::Element;
 use crate::error::Result;
 use crate::layout::Layout;
@@ -217,6 +222,18 @@ impl ReduceBackend for CpuBackend {
     fn scan(&self, op: ScanOp, x: &Tensor, axis: usize, out: &Tensor) -> Result<()> {
         crate::dispatch!(@compute x.dtype(), "scan", T => scan::run::<T>(op, x, axis, out));
         Ok(())
+    }
+
+    fn norm(
+        &self,
+        op: NormOp,
+        x: &Tensor,
+        axes: &[usize],
+        weight: Option<&Tensor>,
+        bias: Option<&Tensor>,
+        out: &Tensor,
+    ) -> Result<()> {
+        crate::dispatch!(@float x.dtype(), "norm", T => norm::run::<T>(op, x, axes, weight, bias, out))
     }
 }
 

@@ -1,5 +1,6 @@
-//! Reduction, softmax and sort cases. Inputs: f32 in [0.5, 1.5) for the
-//! reductions, [-4, 4) for softmax, [-10^6, 10^6) for the sorts.
+//! Reduction, softmax, normalisation-layer and sort cases. Inputs: f32 in
+//! [0.5, 1.5) for the reductions, [-4, 4) for softmax and the normalisation
+//! layers (epsilon 1e-6, no weight or bias), [-10^6, 10^6) for the sorts.
 
 use super::data::{uniform, SEED_A};
 use super::{Case, Prepared, Scale, Work};
@@ -56,6 +57,12 @@ pub fn cases() -> Vec<Case> {
         }),
         case("softmax_lastaxis_4096x4096", square, -4.0, 4.0, |x| {
             x.softmax(None)
+        }),
+        case("rms_norm_f32_4096x4096", square, -4.0, 4.0, |x| {
+            x.rms_norm(None, Default::default())
+        }),
+        case("layer_norm_f32_4096x4096", square, -4.0, 4.0, |x| {
+            x.layer_norm(None, Default::default())
         }),
         case(
             "sort_f32_1M",

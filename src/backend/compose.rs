@@ -1,0 +1,63 @@
+//! Default bodies of backend primitives that a device may leave to a
+//! composition of its other primitives (burn's model: a new device works at
+//! once and overrides what it speeds up). Each runs inside the frontend's
+//! locks on the operands it was given; its temporaries are fresh tensors of
+//! the operands' device, used by this call only.
+
+use super::reduce::{NormOp, ReduceOp};
+use super::{BinaryOp, UnaryOp};
+use crate::dtype::Scalar;
+use crate::error::Result;
+use crate::tensor::Tensor;
+
+/// `t` (keepdims shape) viewed at `shape` with stride 0 on its size-1 axes.
+fn spread(t: &Tensor, shape: &[usize]) -> Result<Tensor> {
+    Ok(t.with_layout(t.layout().broadcast_to(shape)?))
+}
+
+/// [`super::ReduceBackend::norm`] composed of the device's primitives, in x's
+/// dtype: (layer) the mean and the centred values, then the mean of the
+/// squares, `rsqrt(ms + epsilon)`, the product with it, the weight and the
+/// bias: up to seven passes, two temporaries of x's size.
+pub(crate) fn norm(
+    op: NormOp,
+    x: &Tensor,
+    axes: &[usize],
+    weight: Option<&Tensor>,
+    bias: Option<&Tensor>,
+    out: &Tensor,
+) -> Result<()> {
+    let be = super::get(x.device(), "norm")?;
+    let (dt, dev) = (x.dtype(), x.device());
+    let mut kshape = x.shape().to_vec();
+    for &a in axes {
+        kshape[a] = 1;
+    }
+    let fresh = |shape: &[usize]| Tensor::empty_on(dt, shape, dev);
+    let (src, epsilon) = match op {
+        NormOp::Rms { epsilon } => (x.clone(), epsilon),
+        NormOp::Layer { epsilon } => {
+            let mean = fresh(&kshape)?;
+            be.reduce(ReduceOp::Mean, x, axes, &mean)?;
+            let c = fresh(x.shape())?;
+            be.binary(BinaryOp::Sub, x, &spread(&mean, x.shape())?, &c)?;
+            (c, epsilon)
+        }
+    };
+    let sq = fresh(x.shape())?;
+    be.unary(UnaryOp::Square, &src, &sq)?;
+    let ms = fresh(&kshape)?;
+    be.reduce(ReduceOp::Mean, &sq, axes, &ms)?;
+    let eps = fresh(&kshape)?;
+    be.fill(&eps, Scalar::F64(epsilon).to_dtype(dt, "norm")?)?;
+    be.binary(BinaryOp::Add, &ms, &eps, &ms)?;
+    be.unary(UnaryOp::Rsqrt, &ms, &ms)?;
+    be.binary(BinaryOp::Mul, &src, &spread(&ms, x.shape())?, out)?;
+    if let Some(w) = weight {
+        be.binary(BinaryOp::Mul, out, w, out)?;
+    }
+    if let Some(b) = bias {
+        be.binary(BinaryOp::Add, out, b, out)?;
+    }
+    Ok(())
+}

@@ -41,6 +41,8 @@ mod gpu_props;
 #[cfg(feature = "gpu")]
 mod gpu_reduce;
 #[cfg(feature = "gpu")]
+mod gpu_reduce_fast;
+#[cfg(feature = "gpu")]
 mod gpu_reduce_long;
 #[cfg(feature = "gpu")]
 mod gpu_sort;

@@ -335,3 +335,104 @@ fn ties_and_nan() {
         }
     }
 }
+
+/// `|g - c| <= atol + rtol |c|` element by element (NaN matches NaN,
+/// infinities must be equal).
+fn close(what: &str, g: &Tensor, c: &Tensor, rtol: f64, atol: f64) {
+    assert_eq!(g.shape(), c.shape(), "{what}: shape");
+    let f = |t: &Tensor| {
+        t.to_device(Device::Cpu)
+            .unwrap()
+            .cast(DType::F64)
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap()
+    };
+    for (i, (x, y)) in f(c).iter().zip(f(g)).enumerate() {
+        let ok = (x.is_nan() && y.is_nan()) || *x == y || (x - y).abs() <= atol + rtol * x.abs();
+        assert!(ok, "{what}[{i}]: cpu {x} gpu {y}");
+    }
+}
+
+/// Softmax, log_softmax and logsumexp over contiguous rows (the row kernel,
+/// rows up to 16,384 held in registers; `vec4` stores where the output is
+/// aligned like the input) against the CPU: lengths around quads, row
+/// widths and the one-pass limit, offsets, flipped rows, every float dtype,
+/// and rows holding -inf, +inf and NaN.
+#[test]
+fn softmax_rows() {
+    let Some((d, _g)) = dev() else { return };
+    let info = &rnx::gpu_devices()[0];
+    let mut dts = vec![
+        (DType::F32, 1e-5),
+        (DType::F16, 2e-3),
+        (DType::BF16, 1.6e-2),
+    ];
+    if info.f64 && info.i64 {
+        dts.push((DType::F64, 1e-13));
+    }
+    for (dt, rtol) in dts {
+        let atol = if dt == DType::F64 { 1e-14 } else { 1e-6 };
+        let lens: &[usize] = if dt == DType::F32 {
+            &[
+                1, 2, 3, 5, 16, 17, 63, 65, 257, 1025, 4095, 4097, 16384, 16385,
+            ]
+        } else {
+            &[3, 65, 4097]
+        };
+        for &n in lens {
+            let base = Tensor::randn(DType::F64, &[3, n + 3], n as u64)
+                .unwrap()
+                .mul(4.0)
+                .unwrap()
+                .cast(dt)
+                .unwrap();
+            let g = base.to_device(d).unwrap();
+            for (vname, view) in row_views() {
+                let (cv, gv) = (view(&base), view(&g));
+                let what = format!("{dt} rows of {n} ({vname})");
+                close(
+                    &format!("{what} softmax"),
+                    &gv.softmax(None).unwrap(),
+                    &cv.softmax(None).unwrap(),
+                    rtol,
+                    atol,
+                );
+                close(
+                    &format!("{what} log_softmax"),
+                    &gv.log_softmax(None).unwrap(),
+                    &cv.log_softmax(None).unwrap(),
+                    rtol,
+                    atol,
+                );
+                close(
+                    &format!("{what} logsumexp"),
+                    &gv.logsumexp([-1], true).unwrap(),
+                    &cv.logsumexp([-1], true).unwrap(),
+                    rtol,
+                    atol,
+                );
+            }
+        }
+    }
+    // Specials: a row with -inf, one all -inf, one with +inf, one with NaN.
+    let mut v: Vec<f64> = (0..4 * 37).map(|i| (i % 11) as f64 - 5.0).collect();
+    v[3] = f64::NEG_INFINITY;
+    for x in &mut v[37..74] {
+        *x = f64::NEG_INFINITY;
+    }
+    v[74 + 20] = f64::INFINITY;
+    v[111 + 36] = f64::NAN;
+    let base = Tensor::create(DType::F32, &[4, 37], &v).unwrap();
+    let g = base.to_device(d).unwrap();
+    for (name, f) in [
+        (
+            "softmax",
+            &(|t: &Tensor| t.softmax(None).unwrap()) as &dyn Fn(&Tensor) -> Tensor,
+        ),
+        ("log_softmax", &|t: &Tensor| t.log_softmax(None).unwrap()),
+        ("logsumexp", &|t: &Tensor| t.logsumexp([-1], false).unwrap()),
+    ] {
+        close(&format!("specials {name}"), &f(&g), &f(&base), 1e-5, 1e-6);
+    }
+}

@@ -37,6 +37,7 @@ mod reduce_rows;
 mod round;
 mod scan;
 mod softmax;
+mod softmax_rows;
 mod sort;
 pub(crate) mod wgsl;
 

@@ -23,7 +23,7 @@ use crate::tensor::Tensor;
 /// One launch of a fast kernel: plan `p` over `x` (read as `xd`) with
 /// metadata `md` (its chunking set from `p` here) into `out`.
 #[allow(clippy::too_many_arguments)]
-fn launch(
+pub(super) fn launch(
     be: &GpuBackend,
     p: &Plan,
     op: &str,

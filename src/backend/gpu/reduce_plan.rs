@@ -187,20 +187,27 @@ impl GpuBackend {
     }
 }
 
-/// The WGSL storage scalar type of a non-sub-word dtype read as raw or
-/// computed values (`f32`, `i32`, `u32`, ...).
-fn scalar_ty(d: DType) -> &'static str {
-    wgsl::compute_ty(d)
-}
-
 /// The source header of a fast kernel: bindings `md`, `x` (read as `xd`; as
 /// `vec4` windows when `vec`), `y` (written as `yd`); prelude; `ld0(i)`,
 /// `ldq(e) -> vec4` (elements `e..e + 4`; `e` a multiple of 4 when `vec`),
 /// `st1(i, v)`, and `mdi(i)` (a metadata word as i32).
-pub(super) fn fast_header(xd: DType, yd: DType, (wx, wy): (Win, Win), vec: bool) -> String {
+pub(super) fn fast_header(xd: DType, yd: DType, w: (Win, Win), vec: bool) -> String {
+    fast_header_io(xd, yd, w, vec, false)
+}
+
+/// [`fast_header`] with `y` written as `vec4` windows too when `vec_out`
+/// (a 4-byte `yd` whose windows hold whole quads): then also `stq(e, v)`
+/// stores the quad at element `e` (a multiple of 4).
+pub(super) fn fast_header_io(
+    xd: DType,
+    yd: DType,
+    (wx, wy): (Win, Win),
+    vec: bool,
+    vec_out: bool,
+) -> String {
     let mut src = String::new();
     src.push_str("@group(0) @binding(0) var<storage, read> md: array<u32>;\n");
-    let t = scalar_ty(xd);
+    let t = wgsl::compute_ty(xd);
     if vec {
         let w4 = Win {
             count: wx.count,
@@ -210,7 +217,16 @@ pub(super) fn fast_header(xd: DType, yd: DType, (wx, wy): (Win, Win), vec: bool)
     } else {
         src.push_str(&wgsl::decl(1, "bx", xd, false, wx));
     }
-    src.push_str(&wgsl::decl(1 + wx.count as usize, "by", yd, true, wy));
+    if vec_out {
+        let w4 = Win {
+            count: wy.count,
+            units: wy.units / 4,
+        };
+        let ty = format!("vec4<{}>", wgsl::compute_ty(yd));
+        src.push_str(&wgsl::decl_ty(1 + wx.count as usize, "by", &ty, true, w4));
+    } else {
+        src.push_str(&wgsl::decl(1 + wx.count as usize, "by", yd, true, wy));
+    }
     src.push_str(wgsl::PRELUDE);
     if xd == DType::F64 || yd == DType::F64 {
         src.push_str(wgsl::PRELUDE_F64);
@@ -227,7 +243,15 @@ pub(super) fn fast_header(xd: DType, yd: DType, (wx, wy): (Win, Win), vec: bool)
             "fn ldq(e: u32) -> vec4<{t}> {{ return vec4<{t}>(ld0(e), ld0(e + 1u), ld0(e + 2u), ld0(e + 3u)); }}"
         );
     }
-    src.push_str(&wgsl::store_fn(1, "by", yd));
+    if vec_out {
+        let ty = wgsl::compute_ty(yd);
+        let _ = writeln!(
+            src,
+            "fn st1(i: u32, v: {ty}) {{ by_wr1(i >> 2u, i & 3u, v); }}\nfn stq(e: u32, v: vec4<{ty}>) {{ by_wr(e >> 2u, v); }}"
+        );
+    } else {
+        src.push_str(&wgsl::store_fn(1, "by", yd));
+    }
     src.push_str("fn mdi(i: u32) -> i32 { return bitcast<i32>(md[i]); }\n");
     src
 }

@@ -32,7 +32,7 @@ use std::fmt::Write;
 /// `len` (0 for invocations past the last item), head `h`, quads `nv` from
 /// `qb`, tail `tl` from `te`; then the `held` quads `x{q}` (valid when `j{q}
 /// < nv`), the head element `hx` and the tail element `tx` loaded.
-fn opening(src: &mut String, p: &Plan, rt: &str) {
+pub(super) fn opening(src: &mut String, p: &Plan, rt: &str) {
     let t = p.t;
     let r = 256 / t;
     let head = if p.vec {
@@ -91,7 +91,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 }
 
 /// Head (and tail) elements per invocation: up to 3 per row over `t`.
-fn singles(p: &Plan) -> u32 {
+pub(super) fn singles(p: &Plan) -> u32 {
     3u32.div_ceil(p.t)
 }
 
@@ -136,7 +136,7 @@ fn sweep(
 /// The tree over each row's `t` invocations of `comb` on workgroup arrays
 /// `arrays` (each `lid`'s slot written before), `step` the statement that
 /// merges slot `lid + s` into `lid`.
-fn tree(src: &mut String, p: &Plan, step: &str) {
+pub(super) fn tree(src: &mut String, p: &Plan, step: &str) {
     let _ = writeln!(
         src,
         "    workgroupBarrier();\n    for (var s = {}u; s > 0u; s = s >> 1u) {{\n      if (t < s) {{\n        {step}\n      }}\n      workgroupBarrier();\n    }}",

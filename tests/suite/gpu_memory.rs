@@ -142,14 +142,21 @@ fn fast_kernels_across_windows() {
     let c = Tensor::from_vec(v, &[n / 1024, 1024]).unwrap();
     let g = c.to_device(d).unwrap();
     let pairs = [
-        ("rows", &(|t: &Tensor| t.sum([1], false).unwrap()) as &dyn Fn(&Tensor) -> Tensor),
+        (
+            "rows",
+            &(|t: &Tensor| t.sum([1], false).unwrap()) as &dyn Fn(&Tensor) -> Tensor,
+        ),
         ("rows from offset 1", &|t: &Tensor| {
             t.slice(s![.., 1..]).unwrap().sum([1], false).unwrap()
         }),
         ("columns", &|t: &Tensor| t.sum([0], false).unwrap()),
         ("all", &|t: &Tensor| t.sum(None, false).unwrap()),
-        ("argmax rows", &|t: &Tensor| t.argmax(Some(1), false).unwrap()),
-        ("argmin columns", &|t: &Tensor| t.argmin(Some(0), false).unwrap()),
+        ("argmax rows", &|t: &Tensor| {
+            t.argmax(Some(1), false).unwrap()
+        }),
+        ("argmin columns", &|t: &Tensor| {
+            t.argmin(Some(0), false).unwrap()
+        }),
     ];
     for (what, f) in pairs {
         assert_same(&format!("f32 {what}, 2 windows"), &f(&g), &f(&c));
@@ -166,5 +173,8 @@ fn fast_kernels_across_windows() {
         .unwrap()
         .item::<f32>()
         .unwrap();
-    assert!(diff <= 1e-6, "softmax across windows: max |gpu - cpu| {diff}");
+    assert!(
+        diff <= 1e-6,
+        "softmax across windows: max |gpu - cpu| {diff}"
+    );
 }

@@ -35,6 +35,8 @@ mod gpu_linalg;
 #[cfg(feature = "gpu")]
 mod gpu_math;
 #[cfg(feature = "gpu")]
+mod gpu_matmul_tiled;
+#[cfg(feature = "gpu")]
 mod gpu_memory;
 #[cfg(feature = "gpu")]
 mod gpu_props;

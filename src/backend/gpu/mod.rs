@@ -27,6 +27,7 @@ pub(crate) mod kernel;
 mod math;
 mod math_f64;
 mod matmul;
+mod matmul_tiled;
 mod peak;
 mod radix;
 mod reduce;

@@ -178,3 +178,39 @@ fn fast_kernels_across_windows() {
         "softmax across windows: max |gpu - cpu| {diff}"
     );
 }
+
+/// The tiled matmul and the tiled transposed copy across binding windows:
+/// f32 `[rows, 1024]` (over one binding) times `[1024, 4]`, its transpose
+/// (column-major, K over one dispatch) times `[rows, 4]`, and the transpose
+/// made contiguous. Small integers: the products are exact.
+#[test]
+fn tiled_kernels_across_windows() {
+    let Some(d) = gpu() else { return };
+    let wb = test_window(d);
+    let rows = (wb / 4 + 1_000_003) / 1024;
+    let v: Vec<f32> = (0..rows * 1024).map(|i| (i % 7) as f32 - 3.0).collect();
+    let c = Tensor::from_vec(v, &[rows, 1024]).unwrap();
+    let g = c.to_device(d).unwrap();
+    let w: Vec<f32> = (0..4096).map(|i| (i % 5) as f32 - 2.0).collect();
+    let cw = Tensor::from_vec(w, &[1024, 4]).unwrap();
+    let gw = cw.to_device(d).unwrap();
+    assert_same(
+        "f32 [rows, 1024] @ [1024, 4]",
+        &g.matmul(&gw).unwrap(),
+        &c.matmul(&cw).unwrap(),
+    );
+    let u: Vec<f32> = (0..rows * 4).map(|i| (i % 3) as f32 - 1.0).collect();
+    let cu = Tensor::from_vec(u, &[rows, 4]).unwrap();
+    let gu = cu.to_device(d).unwrap();
+    let (ct, gt) = (c.transpose(None).unwrap(), g.transpose(None).unwrap());
+    assert_same(
+        "f32 [1024, rows] @ [rows, 4]",
+        &gt.matmul(&gu).unwrap(),
+        &ct.matmul(&cu).unwrap(),
+    );
+    assert_same(
+        "f32 transposed copy",
+        &gt.contiguous().unwrap(),
+        &ct.contiguous().unwrap(),
+    );
+}

@@ -27,6 +27,8 @@ mod gather_scatter;
 #[cfg(feature = "gpu")]
 mod gpu;
 #[cfg(feature = "gpu")]
+mod gpu_copy_tiled;
+#[cfg(feature = "gpu")]
 mod gpu_creation;
 #[cfg(feature = "gpu")]
 mod gpu_f64;

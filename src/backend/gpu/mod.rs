@@ -40,6 +40,7 @@ mod scan;
 mod softmax;
 mod softmax_rows;
 mod sort;
+mod transpose;
 pub(crate) mod wgsl;
 
 pub use buffer::GpuBuffer;

@@ -46,7 +46,8 @@ pub(super) struct Tiled {
 /// `off`, windows `w`: `Some(true)` when contiguous along its columns,
 /// `Some(false)` along its rows, `None` when neither (or unaligned).
 pub(super) fn operand(s0: isize, s1: isize, bs: &[isize], off: usize, w: Win) -> Option<bool> {
-    let aligned = off % 4 == 0 && w.units % 4 == 0 && bs.iter().all(|s| s % 4 == 0);
+    let aligned =
+        off.is_multiple_of(4) && w.units.is_multiple_of(4) && bs.iter().all(|s| s % 4 == 0);
     if !aligned {
         return None;
     }

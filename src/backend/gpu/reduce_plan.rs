@@ -121,7 +121,7 @@ pub(super) fn plan(md: &[u32], xd: DType, wx: Win, one_pass: bool) -> Option<Pla
     if nout == 0 || n == 0 || !fast_enabled() {
         return None;
     }
-    let four = xd.itemsize() == 4 && wx.units % 4 == 0;
+    let four = xd.itemsize() == 4 && wx.units.is_multiple_of(4);
     match class(md) {
         Class::General => None,
         Class::Rows if one_pass && n > CHUNK => None,

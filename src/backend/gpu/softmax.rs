@@ -214,7 +214,7 @@ fn vec_out(md: &[u32], p: &Plan, yd: DType, wy: Win) -> bool {
     let (kx, ky) = if nk == 1 { (i(11), i(12)) } else { (0, 0) };
     p.vec
         && yd.itemsize() == 4
-        && wy.units % 4 == 0
+        && wy.units.is_multiple_of(4)
         && ry == 1
         && (i(6) - i(5)) % 4 == 0
         && (ky - kx) % 4 == 0

@@ -1,7 +1,9 @@
 #!/bin/bash
 # One prepared check on a lent hardware-GPU machine (the device tool): Vulkan
 # summary, the shared test suite with RNX_REQUIRE_GPU=1, gpu_math's measured
-# ULPs, and rnx-bench --device gpu, all written under $OUT.
+# ULPs, rnx-bench --device gpu, and the cases with fast kernels (reductions,
+# softmax, f32 matmul, transposed copy) again on the general kernels
+# (RNX_GPU_FAST=0) for comparison, all written under $OUT.
 #
 # Prepare here first (the GPU machine has no network and no Rust):
 #   cargo build --release --features gpu --bin rnx-bench
@@ -12,7 +14,7 @@
 # and the Vulkan loader's .debs in .gl/ (`apt-get download libvulkan1
 # vulkan-tools libwayland-client0 libegl1 libglvnd0 libopengl0 libgl1 libglx0
 # libgles2`); both folders are ignored by git (.git/info/exclude). Then run
-# `bash .devbin/gpu_check.sh` with carry [".gl", ".devbin"] (about 120 s on
+# `bash .devbin/gpu_check.sh` with carry [".gl", ".devbin"] (about 140 s on
 # an H200).
 for f in .gl/*.deb; do dpkg -x $f / 2>/dev/null; done; ldconfig
 if [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
@@ -36,3 +38,9 @@ timeout 40 ./.devbin/suite gpu_math --test-threads=1 --nocapture > $OUT/gpu_math
 # bench: every case on the GPU
 timeout ${BENCH_T:-230} ./.devbin/rnx-bench --device gpu --seconds $SECS --json > $OUT/bench_gpu.json 2> $OUT/bench_gpu.txt; echo "bench rc $?"
 cat $OUT/bench_gpu.txt | cut -c1-160
+# the cases with fast kernels, on the general kernels
+RNX_GPU_FAST=0 timeout ${GENERAL_T:-60} ./.devbin/rnx-bench --device gpu --seconds $SECS --json \
+  --only sum_all max_all sum_axis mean_axis var_axis argmax_axis softmax_lastaxis \
+  matmul_f32_1024 matmul_f32_2048 matmul_f32_4096 copy_transposed \
+  > $OUT/bench_gpu_general.json 2> $OUT/bench_gpu_general.txt; echo "bench (general kernels) rc $?"
+cat $OUT/bench_gpu_general.txt | cut -c1-160

@@ -14,7 +14,7 @@ use std::sync::{Mutex, MutexGuard};
 
 /// The GPU and a lock held while using it (the tests of this file run one at
 /// a time, as `gpu_reduce`'s do: parallel lavapipe queues have hung).
-fn dev() -> Option<(Device, MutexGuard<'static, ()>)> {
+pub(crate) fn dev() -> Option<(Device, MutexGuard<'static, ()>)> {
     static LOCK: Mutex<()> = Mutex::new(());
     let d = gpu()?;
     Some((d, LOCK.lock().unwrap_or_else(|e| e.into_inner())))
@@ -22,7 +22,7 @@ fn dev() -> Option<(Device, MutexGuard<'static, ()>)> {
 
 /// Deterministic data of `dtype`: floats normal, integers wrapping into the
 /// dtype from a wide range (so products and sums wrap).
-fn data(dtype: DType, shape: &[usize], seed: u64) -> Tensor {
+pub(crate) fn data(dtype: DType, shape: &[usize], seed: u64) -> Tensor {
     let t = Tensor::randn(DType::F64, shape, seed).unwrap();
     if dtype.is_int() {
         t.mul(1e5)
@@ -88,7 +88,7 @@ fn check_float(what: &str, g: &Tensor, r: &Tensor, absr: &Tensor, k: usize, extr
 
 /// Compare a GPU matmul result with the CPU's: integers exactly, floats
 /// within the bound against an f64 reference of the same inputs.
-fn check_matmul(
+pub(crate) fn check_matmul(
     what: &str,
     g: &Tensor,
     a: &Tensor,
@@ -117,7 +117,7 @@ fn check_matmul(
     check_float(what, g, &r, &absr, k, 0.0);
 }
 
-fn mm(a: &Tensor, b: &Tensor) -> Tensor {
+pub(crate) fn mm(a: &Tensor, b: &Tensor) -> Tensor {
     a.matmul(b).unwrap()
 }
 

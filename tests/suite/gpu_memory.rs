@@ -127,3 +127,90 @@ fn batched_commands_never_see_a_later_upload() {
         assert_eq!(c.to_vec::<i32>().unwrap(), vec![-1; 257]);
     }
 }
+
+/// The fast kernels across binding windows: f32 rows and columns (`vec4`
+/// loads and stores through windowed accessors, a row head from an offset
+/// of 1), all elements in chunks, softmax rows, of a tensor larger than one
+/// binding. Values `i % 17 - 8`: every partial sum is a small integer, so
+/// sums are exact in any order.
+#[test]
+fn fast_kernels_across_windows() {
+    let Some(d) = gpu() else { return };
+    let wb = test_window(d);
+    let n = (wb / 4 + 1_000_003) / 1024 * 1024;
+    let v: Vec<f32> = (0..n).map(|i| (i % 17) as f32 - 8.0).collect();
+    let c = Tensor::from_vec(v, &[n / 1024, 1024]).unwrap();
+    let g = c.to_device(d).unwrap();
+    let pairs = [
+        (
+            "rows",
+            &(|t: &Tensor| t.sum([1], false).unwrap()) as &dyn Fn(&Tensor) -> Tensor,
+        ),
+        ("rows from offset 1", &|t: &Tensor| {
+            t.slice(s![.., 1..]).unwrap().sum([1], false).unwrap()
+        }),
+        ("columns", &|t: &Tensor| t.sum([0], false).unwrap()),
+        ("all", &|t: &Tensor| t.sum(None, false).unwrap()),
+        ("argmax rows", &|t: &Tensor| {
+            t.argmax(Some(1), false).unwrap()
+        }),
+        ("argmin columns", &|t: &Tensor| {
+            t.argmin(Some(0), false).unwrap()
+        }),
+    ];
+    for (what, f) in pairs {
+        assert_same(&format!("f32 {what}, 2 windows"), &f(&g), &f(&c));
+    }
+    let (sg, sc) = (g.softmax(None).unwrap(), c.softmax(None).unwrap());
+    let diff = sg
+        .to_device(Device::Cpu)
+        .unwrap()
+        .sub(&sc)
+        .unwrap()
+        .abs()
+        .unwrap()
+        .max(None, false)
+        .unwrap()
+        .item::<f32>()
+        .unwrap();
+    assert!(
+        diff <= 1e-6,
+        "softmax across windows: max |gpu - cpu| {diff}"
+    );
+}
+
+/// The tiled matmul and the tiled transposed copy across binding windows:
+/// f32 `[rows, 1024]` (over one binding) times `[1024, 4]`, its transpose
+/// (column-major, K over one dispatch) times `[rows, 4]`, and the transpose
+/// made contiguous. Small integers: the products are exact.
+#[test]
+fn tiled_kernels_across_windows() {
+    let Some(d) = gpu() else { return };
+    let wb = test_window(d);
+    let rows = (wb / 4 + 1_000_003) / 1024;
+    let v: Vec<f32> = (0..rows * 1024).map(|i| (i % 7) as f32 - 3.0).collect();
+    let c = Tensor::from_vec(v, &[rows, 1024]).unwrap();
+    let g = c.to_device(d).unwrap();
+    let w: Vec<f32> = (0..4096).map(|i| (i % 5) as f32 - 2.0).collect();
+    let cw = Tensor::from_vec(w, &[1024, 4]).unwrap();
+    let gw = cw.to_device(d).unwrap();
+    assert_same(
+        "f32 [rows, 1024] @ [1024, 4]",
+        &g.matmul(&gw).unwrap(),
+        &c.matmul(&cw).unwrap(),
+    );
+    let u: Vec<f32> = (0..rows * 4).map(|i| (i % 3) as f32 - 1.0).collect();
+    let cu = Tensor::from_vec(u, &[rows, 4]).unwrap();
+    let gu = cu.to_device(d).unwrap();
+    let (ct, gt) = (c.transpose(None).unwrap(), g.transpose(None).unwrap());
+    assert_same(
+        "f32 [1024, rows] @ [rows, 4]",
+        &gt.matmul(&gu).unwrap(),
+        &ct.matmul(&cu).unwrap(),
+    );
+    assert_same(
+        "f32 transposed copy",
+        &gt.contiguous().unwrap(),
+        &ct.contiguous().unwrap(),
+    );
+}

@@ -356,10 +356,11 @@ fn gpu_sum_error_bound() {
     let Some(_gpu) = have_gpu() else {
         return;
     };
-    // 2^20 + 3 elements: two passes (more than 16384 per output), chunks of
-    // 16384, so each invocation adds m = 16384 / 256 = 64 in sequence, then 8
-    // tree levels, twice: |err| <= k u / (1 - k u) * sum|x|, k = 2 (m - 1 +
-    // 8), u = 2^-24 (the bound stated in src/backend/gpu/reduce.rs).
+    // 2^20 + 3 contiguous elements: the row kernel in two passes (bound
+    // stated in src/backend/gpu/reduce.rs): chunks of c = 4096 with t = 256
+    // invocations, ceil(c / 4t) + 2 + log2 t = 14 roundings; then the 257
+    // partials with t = 32, ceil(257 / 128) + 2 + 5 = 10:
+    // |err| <= k u / (1 - k u) * sum|x|, k = 24, u = 2^-24.
     let n = (1 << 20) + 3;
     let x64 = Tensor::randn(DType::F64, &[n], 21).unwrap();
     let v = x64.to_vec::<f64>().unwrap();
@@ -369,7 +370,7 @@ fn gpu_sum_error_bound() {
     let abs_sum: f64 = xs.iter().map(|v| v.abs()).sum();
     let g = x.to_device(GPU).unwrap().sum(None, false).unwrap();
     let g = g.item::<f32>().unwrap() as f64;
-    let k = (2 * (16384 / 256 - 1 + 8)) as f64;
+    let k = 24.0;
     let u = 2f64.powi(-24);
     let bound = k * u / (1.0 - k * u) * abs_sum;
     let err = (g - exact_sum).abs();

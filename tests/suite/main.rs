@@ -27,6 +27,8 @@ mod gather_scatter;
 #[cfg(feature = "gpu")]
 mod gpu;
 #[cfg(feature = "gpu")]
+mod gpu_copy_tiled;
+#[cfg(feature = "gpu")]
 mod gpu_creation;
 #[cfg(feature = "gpu")]
 mod gpu_f64;
@@ -35,11 +37,15 @@ mod gpu_linalg;
 #[cfg(feature = "gpu")]
 mod gpu_math;
 #[cfg(feature = "gpu")]
+mod gpu_matmul_tiled;
+#[cfg(feature = "gpu")]
 mod gpu_memory;
 #[cfg(feature = "gpu")]
 mod gpu_props;
 #[cfg(feature = "gpu")]
 mod gpu_reduce;
+#[cfg(feature = "gpu")]
+mod gpu_reduce_fast;
 #[cfg(feature = "gpu")]
 mod gpu_reduce_long;
 #[cfg(feature = "gpu")]

@@ -196,6 +196,9 @@ impl CoreBackend for GpuBackend {
     }
 
     fn copy(&self, src: &Tensor, dst: &Tensor) -> Result<()> {
+        if self.copy_transposed(src, dst)? {
+            return Ok(());
+        }
         let ctx = self.ctx("copy")?;
         let bd = bits_dtype(
             src.dtype(),

@@ -69,6 +69,8 @@ use super::context::Context;
 use super::kernel::{
     check_bindings, check_size, dispatch, merge_dims, raw, window_entries, windows,
 };
+use super::matmul_tiled::{operand, tile_for, tiled_source, Tiled};
+use super::reduce_plan::fast_enabled;
 use super::wgsl::{self, Win};
 use super::GpuBackend;
 use crate::backend::CoreBackend;
@@ -148,25 +150,10 @@ fn source(d: DType, od: DType, wins: [Win; 3], srcs: [Src; 2]) -> String {
     s.push_str(&wgsl::load_fn(2, "bo", od, true));
     s.push_str(&wgsl::store_fn(2, "bo", od));
     let tiles = TILE * KT;
+    s.push_str(&batch_fn());
     let _ = write!(
         s,
-        r#"
-fn mdi(i: u32) -> i32 {{ return bitcast<i32>(md[i]); }}
-// Element offsets of batch element z in a, b and out.
-fn batch(z: u32) -> vec3<i32> {{
-  let nb = md[6];
-  var r = z;
-  var o = vec3<i32>(mdi(7u), mdi(8u), mdi(9u));
-  for (var d = i32(nb) - 1; d >= 0; d = d - 1) {{
-    let e = {MD_BATCH}u + u32(d);
-    let q = r / md[e];
-    let c = i32(r - q * md[e]);
-    r = q;
-    o = o + c * vec3<i32>(mdi(e + nb), mdi(e + 2u * nb), mdi(e + 3u * nb));
-  }}
-  return o;
-}}
-var<workgroup> sa: array<{t}, {tiles}>;
+        r#"var<workgroup> sa: array<{t}, {tiles}>;
 var<workgroup> sb: array<{t}, {tiles}>;
 @compute @workgroup_size(16, 16)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -269,6 +256,28 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     s
 }
 
+/// The WGSL helpers over the metadata: `mdi(i)` (a word as i32) and
+/// `batch(z)` (the element offsets of batch element `z` in a, b and out).
+fn batch_fn() -> String {
+    format!(
+        r#"fn mdi(i: u32) -> i32 {{ return bitcast<i32>(md[i]); }}
+fn batch(z: u32) -> vec3<i32> {{
+  let nb = md[6];
+  var r = z;
+  var o = vec3<i32>(mdi(7u), mdi(8u), mdi(9u));
+  for (var d = i32(nb) - 1; d >= 0; d = d - 1) {{
+    let e = {MD_BATCH}u + u32(d);
+    let q = r / md[e];
+    let c = i32(r - q * md[e]);
+    r = q;
+    o = o + c * vec3<i32>(mdi(e + nb), mdi(e + 2u * nb), mdi(e + 3u * nb));
+  }}
+  return o;
+}}
+"#
+    )
+}
+
 /// `out (+)= a @ b` on the GPU (shapes and layouts as the trait documents).
 pub(crate) fn matmul(
     be: &GpuBackend,
@@ -306,6 +315,36 @@ pub(crate) fn matmul(
         return be.cast(&scratch, out);
     }
     run(&ctx, a, b, out, accumulate, [m, n, k])
+}
+
+/// The tiled kernel's plan for these operands (`matmul_tiled.rs`), or
+/// `None` for the general kernel: 4-byte dtypes without a half scratch,
+/// `a` and `b` each contiguous along a matrix axis and aligned, neither
+/// read through `out`'s binding.
+#[allow(clippy::too_many_arguments)]
+fn tiled_plan(
+    a: &Tensor,
+    b: &Tensor,
+    d: DType,
+    od: DType,
+    wins: [Win; 3],
+    srcs: [Src; 2],
+    [m, n, nbatch]: [usize; 3],
+    bst: &[Vec<isize>],
+) -> Option<Tiled> {
+    let four = matches!(d, DType::F32 | DType::I32 | DType::U32) && od == d;
+    if !four || !fast_enabled() || srcs[0] != Src::Own || srcs[1] == Src::Out {
+        return None;
+    }
+    let r = a.ndim();
+    let (sa, sb) = (a.layout().strides(), b.layout().strides());
+    let a_k = operand(sa[r - 2], sa[r - 1], &bst[0], a.offset(), wins[0])?;
+    let b_n = operand(sb[r - 2], sb[r - 1], &bst[1], b.offset(), wins[1])?;
+    Some(Tiled {
+        tile: tile_for(m, n, nbatch),
+        a_k,
+        b_n,
+    })
 }
 
 /// The dispatches of `out (+)= a @ b` (`out` of the inputs' dtype, or f32
@@ -370,7 +409,12 @@ fn run(
             0
         };
     check_bindings(ctx, op, nbind)?;
-    let pipeline = ctx.pipeline(op, &source(d, od, wins, srcs))?;
+    let tiled = tiled_plan(a, b, d, od, wins, srcs, [m, n, nbatch], &bst);
+    let src = match tiled {
+        Some(t) => tiled_source(d, t, wins, srcs[1] == Src::A, &batch_fn()),
+        None => source(d, od, wins, srcs),
+    };
+    let pipeline = ctx.pipeline(op, &src)?;
     let i = |s: isize| s as i32 as u32;
     let mut md: Vec<u32> = vec![
         m as u32,
@@ -395,9 +439,10 @@ fn run(
     for st in &bst {
         md.extend(st.iter().map(|&x| i(x)));
     }
+    let tile = tiled.map_or(TILE, |t| t.tile);
     let groups = (
-        n.div_ceil(TILE).min(65_535) as u32,
-        m.div_ceil(TILE).min(65_535) as u32,
+        n.div_ceil(tile).min(65_535) as u32,
+        m.div_ceil(tile).min(65_535) as u32,
         nbatch.min(65_535) as u32,
     );
     for c in 0..k.div_ceil(K_CHUNK) {

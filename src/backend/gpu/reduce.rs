@@ -23,7 +23,7 @@
 //! partial per (output, chunk) in the accumulator dtype (f32 for f16/bf16,
 //! 32-bit for the sub-word integers; arg-reductions keep value and index),
 //! the second reduces each output's `ceil(n / ch) <= CHUNK` partials. Scans
-//! of rows longer than [`SCAN_CHUNK`] run in three: chunk totals, a scan of
+//! of rows longer than [`super::scan::SCAN_CHUNK`] run in three: chunk totals, a scan of
 //! the totals (recursively), and each chunk's scan from its carry-in. `Var`
 //! and `Std` of more than [`CHUNK`] elements per output run in four passes
 //! with the one-pass kernel's arithmetic: chunk sums, the mean from them (in
@@ -33,13 +33,28 @@
 //! `s_c = sum exp(x - m_c)`; per group `M = max m_c`, `S = sum s_c exp(m_c -
 //! M)` (logsumexp stores `M + log S`); per chunk the outputs from `M` and `S`.
 //!
+//! # Fast kernels
+//! Two layouts take kernels without per-element index arithmetic
+//! (`reduce_plan.rs`): contiguous reduced runs (rows: the last axis, all
+//! elements) in `reduce_rows.rs`, contiguous kept columns (axis 0, a middle
+//! axis) in `reduce_cols.rs`, with their own chunk plans (`reduce_fast.rs`
+//! drives their passes: chunk partials, then the partials as rows). The
+//! kernel above serves every other layout.
+//!
 //! # Float sums: error bound
-//! For `n` summed elements each invocation adds at most `m = ceil(n / WG)`
-//! elements in sequence (`m <= ch / WG` with two passes), then the tree adds
-//! `log2(WG) = 8` levels (twice with two passes), so every element goes
-//! through at most `k = m - 1 + 8` (two passes: `2 (m - 1 + 8)`) roundings of
-//! the accumulator type and `|computed - exact| <= k u / (1 - k u) * sum
-//! |x_i|` with `u = 2^-24` (f32, and f16/bf16, which accumulate in f32 and
+//! Each kernel adds elements into an accumulator in sequence, then combines
+//! accumulators in a fixed tree, so every element goes through at most `k`
+//! roundings, `k` the sum over the passes of, for a pass over chunks of `c`
+//! elements: the general kernel `ceil(c / WG) - 1 + 8` (one pass up to
+//! [`CHUNK`] elements, else chunks of `max(CHUNK, ceil(n / CHUNK))` and the
+//! partials); the row kernel `ceil(c / (4 t)) + 2 + log2(t)` with `t =
+//! min(256, next_pow2(ceil(c / 16)))` (+2 for `t = 1`, +1 for `t = 2`; at
+//! most 13 for `c <= 4096`, `ceil(c / 1024) + 10` above; one pass up to
+//! 4,096 elements, or 16,384 with 512 or more outputs, else chunks of 4,096
+//! (16,384 past 2^28 elements); at most 48 over all passes for any `n`);
+//! the column kernel `ceil(c / lanes) - 1 + log2(lanes)` (at most 71; its
+//! partials then as rows). Then `|computed - exact| <= k u / (1 - k u) *
+//! sum |x_i|` with `u = 2^-24` (f32, and f16/bf16, which accumulate in f32 and
 //! add one rounding to their own precision when stored: `2^-11` resp. `2^-8`
 //! relative) or `u = 2^-53` (f64). `Mean` adds one division (Vulkan: at most
 //! 2.5 ulp), `Var` sums squared deviations from the computed mean with the
@@ -58,7 +73,7 @@
 //! 1e-13 absolute for the logarithms), `tests/suite/gpu_f64.rs`. Softmax
 //! (f32/f16/bf16) uses the built-in `exp`/`log`; measured on lavapipe against the CPU: within 1e-5
 //! relative + 1e-6 absolute (f32), for the chunked groups too (their `S` adds
-//! one `exp` and one product per chunk: `tests/suite/gpu_reduce_long.rs`). Scans of rows up to [`SCAN_CHUNK`] run one
+//! one `exp` and one product per chunk: `tests/suite/gpu_reduce_long.rs`). Scans of rows up to [`super::scan::SCAN_CHUNK`] run one
 //! invocation per row in the CPU's order: bit-identical to the CPU; longer
 //! float rows add the chunks' carries in another order (integers: exact).
 
@@ -83,14 +98,11 @@ pub(super) const WG: u32 = 256;
 /// the smallest chunk of the first pass (64 elements per invocation).
 pub(super) const CHUNK: usize = WG as usize * 64;
 
-/// Rows longer than this scan in chunks of this length.
-const SCAN_CHUNK: usize = 1024;
-
 /// Metadata slots: outputs, reduced count, ddof, kept and reduced rank,
 /// offsets, chunks per output, chunk length, divisor of `Mean`.
 pub(super) const NP: usize = 7;
 pub(super) const CH: usize = 8;
-const DIV: usize = 9;
+pub(super) const DIV: usize = 9;
 
 /// The metadata of one reduction: `[nout, count, ddof, nk, nr, xoff, yoff,
 /// np, ch, div, kshape[nk], kx[nk], ky[nk], rshape[nr], rx[nr], ry[nr]]`
@@ -211,7 +223,7 @@ fn raw_dtype(d: DType) -> DType {
 
 /// The dtype partial results of `d` are kept in between passes: its WGSL
 /// compute type (never a packed sub-word dtype).
-fn acc_dtype(d: DType) -> DType {
+pub(super) fn acc_dtype(d: DType) -> DType {
     match d {
         DType::F16 | DType::BF16 => DType::F32,
         DType::I8 | DType::I16 => DType::I32,
@@ -326,7 +338,7 @@ pub(super) fn tree(src: &mut String, comb: &str) {
 
 /// The passes of a reduction kernel.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Stage {
+pub(super) enum Stage {
     /// Each output's one chunk, finished (`Mean` divides, `Var`/`Std` sum the
     /// squared deviations from the mean in a second sweep) and stored at the
     /// output's element.
@@ -343,14 +355,30 @@ enum Stage {
     VarFinish,
 }
 
-/// The kernel source of a reduction of `xd` (raw bits for `All`/`Any`) into
-/// `yd`, for the pass `stage`.
-fn reduce_src(op: ReduceOp, xd: DType, yd: DType, stage: Stage, w: (Win, Win)) -> String {
+/// The WGSL pieces of reduction `op` over `xd` (raw bits for `All`/`Any`)
+/// that every reduction kernel shares.
+pub(super) struct Pieces {
+    /// The dtype `x` is read as (raw bits for `All`/`Any`).
+    pub(super) rd: DType,
+    /// Its compute type.
+    pub(super) t: &'static str,
+    /// The accumulator type.
+    pub(super) acc: &'static str,
+    /// The identity literal.
+    pub(super) ident: String,
+    /// `fn comb(a: acc, b: acc) -> acc` (and `fn sqd(v, m)` for `SqDev`).
+    pub(super) funcs: String,
+    /// The contribution of an element `v` (`SqDev`: its squared deviation
+    /// from `m`).
+    pub(super) elem: String,
+}
+
+/// The [`Pieces`] of `op` over `xd` for the pass `stage`.
+pub(super) fn pieces(op: ReduceOp, xd: DType, stage: Stage) -> Pieces {
     let rd = match op {
         ReduceOp::All | ReduceOp::Any => raw_dtype(xd),
         _ => xd,
     };
-    let mut src = header(rd, yd, w);
     let t = wgsl::compute_ty(xd);
     let float = xd.is_float();
     let acc = match op {
@@ -360,7 +388,7 @@ fn reduce_src(op: ReduceOp, xd: DType, yd: DType, stage: Stage, w: (Win, Win)) -
     let nan = wgsl::is_nan(xd, "a");
     let nanb = wgsl::is_nan(xd, "b");
     // Identity literal and combine function.
-    let (ident, comb): (String, String) = match op {
+    let (ident, mut funcs): (String, String) = match op {
         ReduceOp::Sum | ReduceOp::Mean | ReduceOp::Var { .. } | ReduceOp::Std { .. } => (
             wgsl::lit(xd, 0.0),
             format!("fn comb(a: {t}, b: {t}) -> {t} {{ return a + b; }}\n"),
@@ -403,17 +431,15 @@ fn reduce_src(op: ReduceOp, xd: DType, yd: DType, stage: Stage, w: (Win, Win)) -
             "fn comb(a: u32, b: u32) -> u32 { return a | b; }\n".into(),
         ),
     };
-    src.push_str(&comb);
     if stage == Stage::SqDev {
-        src.push_str(&extra_decl(w, 0, "mu", t, false));
         let _ = writeln!(
-            src,
+            funcs,
             "fn sqd(v: {t}, m: {t}) -> {t} {{\n  let d = v - m;\n  return d * d;\n}}"
         );
     }
     // The value an element contributes.
     let elem = match op {
-        _ if stage == Stage::SqDev => "sqd(v, mu[o])".into(),
+        _ if stage == Stage::SqDev => "sqd(v, m)".into(),
         ReduceOp::All | ReduceOp::Any => {
             let rt = wgsl::compute_ty(rd);
             let mask = match (float, xd.itemsize()) {
@@ -426,6 +452,39 @@ fn reduce_src(op: ReduceOp, xd: DType, yd: DType, stage: Stage, w: (Win, Win)) -
         }
         _ => "v".into(),
     };
+    Pieces {
+        rd,
+        t,
+        acc,
+        ident,
+        funcs,
+        elem,
+    }
+}
+
+/// The kernel source of a reduction of `xd` (raw bits for `All`/`Any`) into
+/// `yd`, for the pass `stage`: the general kernel (any layout).
+pub(super) fn reduce_src(
+    op: ReduceOp,
+    xd: DType,
+    yd: DType,
+    stage: Stage,
+    w: (Win, Win),
+) -> String {
+    let Pieces {
+        rd,
+        t,
+        acc,
+        ident,
+        funcs,
+        elem,
+    } = pieces(op, xd, stage);
+    let mut src = header(rd, yd, w);
+    src.push_str(&funcs);
+    if stage == Stage::SqDev {
+        src.push_str(&extra_decl(w, 0, "mu", t, false));
+    }
+    let elem = elem.replace("sqd(v, m)", "sqd(v, mu[o])");
     let _ = writeln!(
         src,
         "var<workgroup> sa: array<{acc}, {WG}>;\n@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n{CHUNK_LOOP}    var a: {acc} = {ident};\n    for (var k = k0 + lid; k < k1; k = k + {WG}u) {{\n      let v = ld0(u32(kb.x + red(k).x));\n      a = comb(a, {elem});\n    }}\n    sa[lid] = a;"
@@ -495,7 +554,7 @@ fn extreme_lit(d: DType, min: bool) -> String {
 
 /// The passes of an arg-reduction.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum ArgPass {
+pub(super) enum ArgPass {
     /// One pass: the index into the i32 output.
     Whole,
     /// First of two: each chunk's best value into the partials `y` (at work
@@ -505,8 +564,23 @@ enum ArgPass {
     Final,
 }
 
+/// `fn better(a, b)` (value `a` replaces the current best `b`: the CPU's
+/// rule, NaN first) and `fn pick(va, ia, vb, ib)` (candidate `(vb, ib)`
+/// replaces `(va, ia)`: the better value, on equal ones the smaller index;
+/// index `0xffffffff` is none) of arg-reduction `op` over `xd`. `pick` is
+/// a total order, so candidates may be combined in any order.
+pub(super) fn arg_funcs(op: ArgOp, xd: DType) -> String {
+    let t = wgsl::compute_ty(xd);
+    let cmp = if op == ArgOp::Max { "a > b" } else { "a < b" };
+    let nan_a = wgsl::is_nan(xd, "a");
+    let nan_b = wgsl::is_nan(xd, "b");
+    format!(
+        "fn better(a: {t}, b: {t}) -> bool {{\n  if ({nan_b}) {{ return false; }}\n  if ({nan_a}) {{ return true; }}\n  return {cmp};\n}}\nfn pick(va: {t}, ia: u32, vb: {t}, ib: u32) -> bool {{\n  return ib != 0xffffffffu && (ia == 0xffffffffu || better(vb, va) || (!better(va, vb) && ib < ia));\n}}\n"
+    )
+}
+
 /// The kernel source of an arg-reduction pass over `xd`.
-fn arg_src(op: ArgOp, xd: DType, pass: ArgPass, w: (Win, Win)) -> String {
+pub(super) fn arg_src(op: ArgOp, xd: DType, pass: ArgPass, w: (Win, Win)) -> String {
     let yd = if pass == ArgPass::Partial {
         acc_dtype(xd)
     } else {
@@ -517,55 +591,23 @@ fn arg_src(op: ArgOp, xd: DType, pass: ArgPass, w: (Win, Win)) -> String {
         src.push_str(&extra_decl(w, 0, "pi", "u32", pass == ArgPass::Partial));
     }
     let t = wgsl::compute_ty(xd);
-    let cmp = if op == ArgOp::Max { "a > b" } else { "a < b" };
-    let nan_a = wgsl::is_nan(xd, "a");
-    let nan_b = wgsl::is_nan(xd, "b");
+    src.push_str(&arg_funcs(op, xd));
     let store = match pass {
         ArgPass::Whole => "st1(u32(kb.y), bitcast<i32>(si[0]));",
         ArgPass::Partial => "st1(g, sv[0]);\n      pi[g] = si[0];",
         ArgPass::Final => "st1(u32(kb.y), bitcast<i32>(pi[u32(kb.x) + si[0]]));",
     };
-    // better(a, b): a replaces the current best b (the CPU's rule).
     let _ = writeln!(
         src,
-        "fn better(a: {t}, b: {t}) -> bool {{\n  if ({nan_b}) {{ return false; }}\n  if ({nan_a}) {{ return true; }}\n  return {cmp};\n}}\nvar<workgroup> sv: array<{t}, {WG}>;\nvar<workgroup> si: array<u32, {WG}>;\n@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n{CHUNK_LOOP}    var bi = 0xffffffffu;\n    var bv = ld0(u32(kb.x));\n    for (var k = k0 + lid; k < k1; k = k + {WG}u) {{\n      let v = ld0(u32(kb.x + red(k).x));\n      if (bi == 0xffffffffu || better(v, bv)) {{ bv = v; bi = k; }}\n    }}\n    sv[lid] = bv;\n    si[lid] = bi;\n    workgroupBarrier();\n    for (var s = {h}u; s > 0u; s = s >> 1u) {{\n      if (lid < s) {{\n        let ib = si[lid + s];\n        let ia = si[lid];\n        if (ib != 0xffffffffu) {{\n          let vb = sv[lid + s];\n          let va = sv[lid];\n          if (ia == 0xffffffffu || better(vb, va) || (!better(va, vb) && ib < ia)) {{\n            sv[lid] = vb;\n            si[lid] = ib;\n          }}\n        }}\n      }}\n      workgroupBarrier();\n    }}\n    if (lid == 0u) {{\n      {store}\n    }}\n    workgroupBarrier();\n  }}\n}}",
+        "var<workgroup> sv: array<{t}, {WG}>;\nvar<workgroup> si: array<u32, {WG}>;\n@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n{CHUNK_LOOP}    var bi = 0xffffffffu;\n    var bv = ld0(u32(kb.x));\n    for (var k = k0 + lid; k < k1; k = k + {WG}u) {{\n      let v = ld0(u32(kb.x + red(k).x));\n      if (bi == 0xffffffffu || better(v, bv)) {{ bv = v; bi = k; }}\n    }}\n    sv[lid] = bv;\n    si[lid] = bi;\n    workgroupBarrier();\n    for (var s = {h}u; s > 0u; s = s >> 1u) {{\n      if (lid < s) {{\n        let ib = si[lid + s];\n        let ia = si[lid];\n        if (ib != 0xffffffffu) {{\n          let vb = sv[lid + s];\n          let va = sv[lid];\n          if (ia == 0xffffffffu || better(vb, va) || (!better(va, vb) && ib < ia)) {{\n            sv[lid] = vb;\n            si[lid] = ib;\n          }}\n        }}\n      }}\n      workgroupBarrier();\n    }}\n    if (lid == 0u) {{\n      {store}\n    }}\n    workgroupBarrier();\n  }}\n}}",
         h = WG / 2
-    );
-    src
-}
-
-/// Invocations per workgroup of the scan kernel (one row chunk each).
-const SCAN_WG: u32 = 64;
-
-/// The kernel source of a scan of `xd`: one invocation per (row, chunk),
-/// sequential in the CPU's order within the chunk, starting from the
-/// inclusive scan of the previous chunks' totals (plain binding `cy` of the
-/// accumulator type) when `carry`.
-fn scan_src(op: ScanOp, xd: DType, carry: bool, w: (Win, Win)) -> String {
-    let mut src = header(xd, xd, w);
-    let t = wgsl::compute_ty(xd);
-    if carry {
-        src.push_str(&extra_decl(w, 0, "cy", t, false));
-    }
-    let (ident, f) = match op {
-        ScanOp::Sum => (wgsl::lit(xd, 0.0), "a + v"),
-        ScanOp::Prod => (wgsl::lit(xd, 1.0), "a * v"),
-    };
-    let start = if carry {
-        "\n    if (c > 0u) { a = cy[g - 1u]; }"
-    } else {
-        ""
-    };
-    let _ = writeln!(
-        src,
-        "@compute @workgroup_size({SCAN_WG})\nfn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{\n  let nout = md[0];\n  let cnt = md[1];\n  let np = md[7];\n  let ch = md[8];\n  for (var g = gid.x; g < nout * np; g = g + nwg.x * {SCAN_WG}u) {{\n    let o = g / np;\n    let c = g - o * np;\n    let kb = kept(o);\n    var a: {t} = {ident};{start}\n    let k1 = min(cnt, c * ch + ch);\n    for (var k = c * ch; k < k1; k = k + 1u) {{\n      let r = red(k);\n      let v = ld0(u32(kb.x + r.x));\n      a = {f};\n      st1(u32(kb.y + r.y), a);\n    }}\n  }}\n}}"
     );
     src
 }
 
 impl GpuBackend {
     /// A new contiguous GPU tensor of `shape` (contents undefined).
-    fn temp(&self, d: DType, shape: &[usize]) -> Result<Tensor> {
+    pub(super) fn temp(&self, d: DType, shape: &[usize]) -> Result<Tensor> {
         let s = self.alloc_for_overwrite(d, shape.iter().product())?;
         Tensor::from_parts(Arc::new(s), Layout::contiguous(shape))
     }
@@ -604,7 +646,7 @@ impl GpuBackend {
 
     /// A reduction whose `Mean` divides by `div` (the element count of the
     /// first pass when `x` holds partials).
-    fn reduce_div(
+    pub(super) fn reduce_div(
         &self,
         op: ReduceOp,
         x: &Tensor,
@@ -624,6 +666,9 @@ impl GpuBackend {
         } else {
             xd
         };
+        if nout > 0 && count > 0 && self.reduce_fast(op, x, axes, out, &md)? {
+            return Ok(());
+        }
         let var = matches!(op, ReduceOp::Var { .. } | ReduceOp::Std { .. });
         if count > CHUNK && var && nout > 0 {
             return self.var_chunked(op, x, axes, out, md);
@@ -746,6 +791,9 @@ impl ReduceBackend for GpuBackend {
     fn arg_reduce(&self, op: ArgOp, x: &Tensor, axis: usize, out: &Tensor) -> Result<()> {
         let (nout, count, mut md) = meta(x, &[axis], out, 0);
         let xd = x.dtype();
+        if nout > 0 && count > 0 && self.arg_fast(op, x, axis, out, &md)? {
+            return Ok(());
+        }
         if count <= CHUNK || nout == 0 {
             return Launch {
                 op: "arg_reduce",
@@ -799,53 +847,6 @@ impl ReduceBackend for GpuBackend {
         self.softmax_family(op, x, axes, out)
     }
     fn scan(&self, op: ScanOp, x: &Tensor, axis: usize, out: &Tensor) -> Result<()> {
-        let (nout, count, mut md) = meta(x, &[axis], out, 0);
-        let xd = x.dtype();
-        let mut carry = None;
-        if count > SCAN_CHUNK && nout > 0 {
-            // Chunk totals, their inclusive scan (recursively), then each
-            // chunk from its carry-in.
-            let np = count.div_ceil(SCAN_CHUNK);
-            let pd = acc_dtype(xd);
-            let part = self.partials(pd, x, &[axis], np)?;
-            let mut pmd = md.clone();
-            pmd[NP] = np as u32;
-            pmd[CH] = SCAN_CHUNK as u32;
-            let rop = match op {
-                ScanOp::Sum => ReduceOp::Sum,
-                ScanOp::Prod => ReduceOp::Prod,
-            };
-            // `md` was made for `out`; the partials are contiguous in `g`.
-            Launch {
-                op: "scan",
-                md: &pmd,
-                items: nout * np,
-                per_group: 1,
-                x,
-                xd,
-                out: &part,
-                extra: &[],
-            }
-            .run(self, |w| reduce_src(rop, xd, pd, Stage::Partial, w))?;
-            let last = part.shape().len() - 1;
-            let scanned = self.temp(pd, part.shape())?;
-            self.scan(op, &part, last, &scanned)?;
-            md[NP] = np as u32;
-            md[CH] = SCAN_CHUNK as u32;
-            carry = Some(scanned);
-        }
-        let np = md[NP] as usize;
-        let extra: Vec<&Tensor> = carry.iter().collect();
-        Launch {
-            op: "scan",
-            md: &md,
-            items: nout * np,
-            per_group: SCAN_WG as usize,
-            x,
-            xd,
-            out,
-            extra: &extra,
-        }
-        .run(self, |w| scan_src(op, xd, carry.is_some(), w))
+        self.scan_kernel(op, x, axis, out)
     }
 }

@@ -1,16 +1,23 @@
 //! GPU softmax, log_softmax and logsumexp (the `ReduceBackend::softmax`
-//! primitive): one workgroup per group in one pass, or three passes for
-//! groups of more than [`CHUNK`] elements (see the module doc of `reduce.rs`
-//! for the passes and the error measured). The kernels reuse the reduction
+//! primitive). Groups that are one contiguous run of at most [`CHUNK`]
+//! elements (the last axis of a contiguous tensor) take the row kernel of
+//! `softmax_rows.rs` (x read once, held in registers); other layouts one
+//! workgroup per group in one pass, or three passes for groups of more than
+//! [`CHUNK`] elements (see the module doc of `reduce.rs` for the passes and
+//! the error measured). The kernels reuse the reduction
 //! kernels' metadata, launch and tree helpers. f32, f16 and bf16 compute in
 //! f32 with WGSL's built-in `exp`/`log`; f64 computes in f64 with rnx's f64
 //! library (`math_f64.rs`: `m64_exp`, `m64_log`, 1 ULP each), chunk partials
 //! in f64 too.
 
+use super::kernel::windows;
 use super::math_f64::MATH_F64;
 use super::reduce::{
     chunks, extra_decl, header, meta, tree, Launch, CH, CHUNK, CHUNK_LOOP, NP, WG,
 };
+use super::reduce_fast::launch;
+use super::reduce_plan::Plan;
+use super::softmax_rows::softmax_rows_src;
 use super::wgsl::Win;
 use super::{via_cpu, wgsl, GpuBackend};
 use crate::backend::{ReduceBackend, SoftmaxOp};
@@ -20,7 +27,7 @@ use crate::tensor::Tensor;
 use std::fmt::Write;
 
 /// The compute (and partials) dtype of softmax over `xd`: f64 for f64, else f32.
-fn acc(xd: DType) -> DType {
+pub(super) fn acc(xd: DType) -> DType {
     if xd == DType::F64 {
         DType::F64
     } else {
@@ -30,16 +37,16 @@ fn acc(xd: DType) -> DType {
 
 /// The WGSL pieces of compute dtype `a`: type name, `exp`, `log`, the
 /// infinity test, and its literals 0 and 1.
-struct Fl {
-    t: &'static str,
-    exp: &'static str,
-    log: &'static str,
-    is_inf: &'static str,
-    zero: String,
-    one: String,
+pub(super) struct Fl {
+    pub(super) t: &'static str,
+    pub(super) exp: &'static str,
+    pub(super) log: &'static str,
+    pub(super) is_inf: &'static str,
+    pub(super) zero: String,
+    pub(super) one: String,
 }
 
-fn fl(a: DType) -> Fl {
+pub(super) fn fl(a: DType) -> Fl {
     let f64ish = a == DType::F64;
     Fl {
         t: if f64ish { "f64" } else { "f32" },
@@ -53,7 +60,7 @@ fn fl(a: DType) -> Fl {
 
 /// The stable maximum of the softmax kernels on compute dtype `a` (NaN
 /// propagates), the sum, and for f64 rnx's f64 library.
-fn cmax(a: DType) -> String {
+pub(super) fn cmax(a: DType) -> String {
     let (t, nan) = if a == DType::F64 {
         ("f64", "is_nan64")
     } else {
@@ -196,6 +203,23 @@ fn softmax_apply_src(op: SoftmaxOp, xd: DType, w: (Win, Win)) -> String {
     src
 }
 
+/// Whether the row kernel may store `vec4` quads: an f32 output of the
+/// input's shape whose rows run with stride 1 and start at the same offset
+/// modulo 4 as the input's (so the quads of both are aligned), in windows of
+/// whole quads.
+fn vec_out(md: &[u32], p: &Plan, yd: DType, wy: Win) -> bool {
+    let nk = md[3] as usize;
+    let i = |k: usize| md[k] as i32 as i64;
+    let ry = i(10 + 3 * nk + 2);
+    let (kx, ky) = if nk == 1 { (i(11), i(12)) } else { (0, 0) };
+    p.vec
+        && yd.itemsize() == 4
+        && wy.units.is_multiple_of(4)
+        && ry == 1
+        && (i(6) - i(5)) % 4 == 0
+        && (ky - kx) % 4 == 0
+}
+
 impl GpuBackend {
     pub(super) fn softmax_family(
         &self,
@@ -209,6 +233,16 @@ impl GpuBackend {
             x.dtype(),
             DType::F32 | DType::F16 | DType::BF16 | DType::F64
         );
+        if gpu && nout > 0 && count > 0 {
+            if let Some(p) = self.fast_plan("softmax", x, x.dtype(), &md, true)? {
+                let ctx = self.ctx("softmax")?;
+                let wy = windows(&ctx, out, out.dtype());
+                let vec_out = vec_out(&md, &p, out.dtype(), wy) && op != SoftmaxOp::LogSumExp;
+                return launch(self, &p, "softmax", &md, x, x.dtype(), out, &[], |w| {
+                    softmax_rows_src(op, x.dtype(), &p, vec_out, w)
+                });
+            }
+        }
         if gpu && count > CHUNK && nout > 0 {
             return self.softmax_chunked(op, x, axes, out, md);
         }

@@ -103,8 +103,15 @@ pub(crate) fn unit_bytes(d: DType) -> u64 {
 /// `{name}_rd(i)` / `{name}_wr(i, v)` for plain arrays, `{name}_ald(i)`,
 /// `{name}_and(i, m)`, `{name}_or(i, m)` for atomic word arrays.
 pub(crate) fn decl(slot: usize, name: &str, d: DType, written: bool, win: Win) -> String {
+    decl_ty(slot, name, storage_ty(d, written), written, win)
+}
+
+/// [`decl`] with the binding's element type `sty` given (a WGSL type, e.g.
+/// `vec4<f32>`; `win.units` counts elements of that type): the same
+/// accessors `{name}_rd(i)` / `{name}_wr(i, v)` (or the atomic ones), plus,
+/// for written vector arrays, `{name}_wr1(i, c, v)` writing component `c`.
+pub(crate) fn decl_ty(slot: usize, name: &str, sty: &str, written: bool, win: Win) -> String {
     let access = if written { "read_write" } else { "read" };
-    let sty = storage_ty(d, written);
     let mut s = String::new();
     let part = |w: u32| {
         if win.count == 1 {
@@ -154,6 +161,11 @@ pub(crate) fn decl(slot: usize, name: &str, d: DType, written: bool, win: Win) -
             s.push_str(&acc(&format!("wr(i: u32, v: {sty})"), &|p| {
                 format!("{p}[j] = v; return;")
             }));
+            if let Some(el) = sty.strip_prefix("vec4<").and_then(|t| t.strip_suffix('>')) {
+                s.push_str(&acc(&format!("wr1(i: u32, c: u32, v: {el})"), &|p| {
+                    format!("{p}[j][c] = v; return;")
+                }));
+            }
         }
     }
     s

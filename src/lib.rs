@@ -142,7 +142,7 @@ pub use device::{
 };
 pub use dims::Dims;
 pub use dtype::{DType, Element, Scalar, C32, C64};
-pub use dtype::{F8E4M3, F8E5M2};
+pub use dtype::{F8E4M3, F8E5M2, I4, U4};
 pub use error::{Error, Result};
 #[cfg(feature = "image")]
 pub use io::{load_image, save_image, save_image_with, ImageOptions};

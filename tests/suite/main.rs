@@ -47,6 +47,10 @@ mod gpu_sort;
 mod index;
 mod index_large;
 mod index_mask;
+mod int4;
+#[cfg(all(feature = "npz", feature = "safetensors"))]
+mod int4_io;
+mod int4_ops;
 #[cfg(all(feature = "npz", feature = "safetensors"))]
 mod io;
 #[cfg(all(feature = "image", feature = "npz", feature = "safetensors"))]

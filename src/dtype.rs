@@ -1,6 +1,65 @@
 //! Element types: the `DType` enum, the `Element` trait that ties a Rust type to its
 //! dtype, the typed `Scalar` value, and the one dispatch macro every dtype-generic
 //! path goes through. No tensor or device code lives here.
+//!
+//! # The 4-bit integers `i4` and `u4`
+//!
+//! [`DType::I4`] (-8..=7) and [`DType::U4`] (0..=15) are Nx's `{:s, 4}` and
+//! `{:u, 4}`, `ml_dtypes.int4`/`uint4`. They are storage dtypes:
+//!
+//! - **Memory**: packed two per byte, so a 4-bit tensor takes half the bytes
+//!   of an 8-bit one ([`DType::buffer_bytes`]). Element `n` of a buffer is in
+//!   byte `n / 2`, an even `n` in the low nibble (bits 0-3) and an odd `n` in
+//!   the high nibble: the order of ONNX INT4/UINT4, TensorFlow Lite and
+//!   Keras' `pack_int4`. Views keep element strides and offsets,
+//!   so any offset and stride works (odd offsets, negative strides,
+//!   transposes, broadcasts); only the CPU backend's data movement
+//!   (`backend/cpu/packed.rs`) addresses the nibbles.
+//! - **Writes**: writing an element rewrites its byte keeping the other
+//!   nibble, so a write never changes a neighbour. Every operation that
+//!   writes a storage holds that storage's exclusive lock, so two threads
+//!   writing two views that share bytes (`t[0::2]` and `t[1::2]`) take turns
+//!   and no update is lost; within one operation, the work is split over
+//!   threads only at byte boundaries of a contiguous destination that shares
+//!   no byte with a source.
+//! - **Rust types**: [`I4`] and [`U4`], one value per byte with the 4 bits in
+//!   the low nibble (as `ml_dtypes` holds them). `to_vec::<I4>`, `from_vec`,
+//!   `item` and `create` convert at the boundary; `as_slice` is an error
+//!   (there is no slice of `I4`s in packed memory).
+//! - **Sizes**: [`DType::bits`] is 4. [`DType::itemsize`] is 1, the size of
+//!   one element on its own (the Rust type, `to_vec`, `.npy`, NumPy's
+//!   itemsize for `ml_dtypes.int4`); so `Tensor::nbytes` (`size * itemsize`)
+//!   and `Tensor::strides` (element strides times itemsize) describe that
+//!   one-byte-per-element form, which for strides means they equal the
+//!   element strides. In memory a stride of `s` elements is `s * 4` bits.
+//! - **Casts**: the integer rules at width 4: integer -> i4/u4 keeps the low 4
+//!   bits (Rust `as`: 300 is -4 as i4, -1 is 15 as u4), float -> i4/u4
+//!   truncates and saturates (NaN -> 0), i4/u4 -> any dtype is exact (but
+//!   f8e5m2, which rounds 9, 11, 13 and 15). [`crate::Tensor::bitcast`]
+//!   reads bytes as i4/u4 by their low nibble.
+//! - **Computation**: every computing operation given an i4 (u4) tensor runs
+//!   in i32 (u32) and writes each result back once with the 4-bit wrap (the
+//!   low 4 bits), as integers wrap at their width (`backend::widen`: no
+//!   kernel is compiled for 4 bits). For `+ - *`, sums, products, matrix
+//!   products, bitwise operations and division this is exactly 4-bit
+//!   arithmetic; shifts behave as the 32-bit shifts wrapped (by 4 or more,
+//!   0 or the sign's truncation).
+//! - **Devices and files**: CPU only (a GPU gives
+//!   [`Error::UnsupportedDTypeOnDevice`]). `.npy`/`.npz` hold them as
+//!   `ml_dtypes` does (one per byte, descriptor `<V1`); `.safetensors` has no
+//!   4-bit integer dtype (an error on save).
+//!
+//! ```
+//! use rnx::{s, DType, Tensor, I4};
+//! let t = Tensor::create(DType::I4, &[2, 3], &[-8, -1, 0, 1, 6, 7])?;
+//! assert_eq!(t.add(3)?.to_string(), "[[-5, 2, 3],\n [4, -7, -6]]"); // wraps
+//! let col = t.slice(s![.., 1])?;   // stride 3 elements: 1.5 bytes
+//! col.fill(5)?;                    // neighbours untouched
+//! assert_eq!(t.to_vec::<I4>()?.iter().map(|v| v.get()).collect::<Vec<_>>(), vec![-8, 5, 0, 1, 5, 7]);
+//! // 64 + 25 + 0 = 89 and 1 + 25 + 49 = 75 keep their low 4 bits: -7, -5.
+//! assert_eq!(t.matmul(&t.transpose(None)?)?.to_string(), "[[-7, 1],\n [1, -5]]");
+//! # Ok::<(), rnx::Error>(())
+//! ```
 
 use crate::error::{Error, Result};
 use half::{bf16, f16};
@@ -779,57 +838,6 @@ impl_int!(u8, U8);
 impl_int!(u16, U16);
 impl_int!(u32, U32);
 impl_int!(u64, U64);
-
-macro_rules! impl_int4 {
-    ($t:ident, $d:ident) => {
-        impl Element for $t {
-            const DTYPE: DType = DType::$d;
-            fn to_scalar(self) -> Scalar {
-                Scalar::$d(self)
-            }
-            fn from_scalar_unchecked(s: Scalar) -> Self {
-                match s {
-                    Scalar::$d(v) => v,
-                    other => match other.to_i128() {
-                        Some(i) => Self::from_i128_saturating(i),
-                        None => Self::from_f64(other.to_f64()),
-                    },
-                }
-            }
-            fn zero() -> Self {
-                $t::ZERO
-            }
-            fn one() -> Self {
-                $t::ONE
-            }
-            #[inline]
-            fn to_f64(self) -> f64 {
-                self.get() as f64
-            }
-            /// Truncates toward zero and saturates; NaN gives 0.
-            #[inline]
-            fn from_f64(v: f64) -> Self {
-                // `as i64` truncates, saturates and maps NaN to 0.
-                $t::saturating(v as i64)
-            }
-            /// The low 4 bits (two's complement for `I4`).
-            #[inline]
-            fn from_i128_wrapping(v: i128) -> Self {
-                $t::wrapping(v as i64)
-            }
-            #[inline]
-            fn to_i128(self) -> Option<i128> {
-                Some(self.get() as i128)
-            }
-            #[inline]
-            fn from_i128_saturating(v: i128) -> Self {
-                $t::saturating(v.clamp(-16, 16) as i64)
-            }
-        }
-    };
-}
-impl_int4!(I4, I4);
-impl_int4!(U4, U4);
 
 /// A single typed value: one variant per dtype.
 ///

@@ -1,8 +1,10 @@
 //! Reference-counted device buffers: owned aligned host memory (64 bytes; 2 MiB
 //! with a huge-page request for large buffers) or foreign
 //! memory kept alive by an owner object, plus the per-buffer access lock that makes
-//! concurrent use of views from several threads free of data races. No element
-//! arithmetic lives here.
+//! concurrent use of views from several threads free of data races (also for the
+//! packed 4-bit dtypes, whose writes rewrite a byte shared with a neighbouring
+//! element: the writer holds the lock exclusively). No element arithmetic lives
+//! here.
 
 use crate::device::Device;
 use crate::dtype::DType;
@@ -194,9 +196,12 @@ impl Storage {
         len: usize,
         owner: Box<dyn Any + Send + Sync>,
     ) -> Result<Storage> {
-        let bytes = dtype
-            .buffer_bytes(len)
-            .ok_or_else(|| Error::invalid("from_foreign", format!("{len} elements of {dtype} overflow usize")))?;
+        let bytes = dtype.buffer_bytes(len).ok_or_else(|| {
+            Error::invalid(
+                "from_foreign",
+                format!("{len} elements of {dtype} overflow usize"),
+            )
+        })?;
         let ptr =
             NonNull::new(ptr).ok_or_else(|| Error::invalid("from_foreign", "null pointer"))?;
         if !(ptr.as_ptr() as usize).is_multiple_of(dtype.itemsize().min(16)) {

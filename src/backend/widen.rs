@@ -114,7 +114,9 @@ impl<B: Backend> Widen<B> {
 /// (the kernels name the dtype they ran in: "negative shift for integer
 /// dtype i32" is about an i4 tensor's values).
 fn renamed<'a>(e: Error, operands: impl Iterator<Item = &'a Tensor>) -> Error {
-    let mut narrow = operands.map(|t| t.dtype()).filter(|&d| wide_dtype(d).is_some());
+    let mut narrow = operands
+        .map(|t| t.dtype())
+        .filter(|&d| wide_dtype(d).is_some());
     let Some(to) = narrow.next() else {
         return e;
     };

@@ -1,19 +1,24 @@
 //! The two 4-bit integer storage types, `I4` (-8..=7) and `U4` (0..=15): the
 //! Rust element types (one value per byte, in the low nibble, as `ml_dtypes`
 //! holds them) and the packing rule of their tensors (two values per byte).
-//! Only the scalar types and the byte-level packing live here; the strided
-//! data movement over packed memory is `crate::backend::cpu::packed`, and
-//! computation goes through `crate::backend::widen`.
+//! Only the scalar types, their `Element` casts and the byte-level packing
+//! live here; the strided data movement over packed memory is
+//! `crate::backend::cpu::packed`, and computation goes through
+//! `crate::backend::widen`.
 //!
 //! # Packing
 //! A tensor of `i4` or `u4` stores element `n` of its buffer in byte `n / 2`:
 //! an even `n` in the low nibble (bits 0-3), an odd `n` in the high nibble
-//! (bits 4-7). This is the order of `ml_dtypes`/JAX packed int4 arrays,
-//! PyTorch's `uint4x2`-style packing and ONNX's `INT4`/`UINT4` tensors: the
-//! first element is the low nibble. A buffer of `len` elements takes
+//! (bits 4-7): the first element is the low nibble, as in ONNX's
+//! `INT4`/`UINT4` tensors (onnxruntime's `Int4x2`), TensorFlow Lite's dense
+//! int4 buffers and Keras' `pack_int4`. (`ml_dtypes` arrays are not packed:
+//! one value per byte, which is the form of [`I4`]/[`U4`] and of `.npy`
+//! files; the `safetensors` format has no 4-bit integers.) A buffer of `len`
+//! elements takes
 //! `len.div_ceil(2)` bytes; the unused high nibble of an odd-length buffer
 //! is zero.
 
+use super::{DType, Element, Scalar};
 use std::cmp::Ordering;
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -219,6 +224,59 @@ macro_rules! nibble_traits {
 }
 nibble_traits!(I4, i8);
 nibble_traits!(U4, u8);
+
+// The element casts at width 4 (see `Element`): integers keep the low 4
+// bits, floats truncate and saturate (NaN -> 0).
+macro_rules! impl_int4 {
+    ($t:ident, $d:ident) => {
+        impl Element for $t {
+            const DTYPE: DType = DType::$d;
+            fn to_scalar(self) -> Scalar {
+                Scalar::$d(self)
+            }
+            fn from_scalar_unchecked(s: Scalar) -> Self {
+                match s {
+                    Scalar::$d(v) => v,
+                    other => match other.to_i128() {
+                        Some(i) => Self::from_i128_saturating(i),
+                        None => Self::from_f64(other.to_f64()),
+                    },
+                }
+            }
+            fn zero() -> Self {
+                $t::ZERO
+            }
+            fn one() -> Self {
+                $t::ONE
+            }
+            #[inline]
+            fn to_f64(self) -> f64 {
+                self.get() as f64
+            }
+            /// Truncates toward zero and saturates; NaN gives 0.
+            #[inline]
+            fn from_f64(v: f64) -> Self {
+                // `as i64` truncates, saturates and maps NaN to 0.
+                $t::saturating(v as i64)
+            }
+            /// The low 4 bits (two's complement for `I4`).
+            #[inline]
+            fn from_i128_wrapping(v: i128) -> Self {
+                $t::wrapping(v as i64)
+            }
+            #[inline]
+            fn to_i128(self) -> Option<i128> {
+                Some(self.get() as i128)
+            }
+            #[inline]
+            fn from_i128_saturating(v: i128) -> Self {
+                $t::saturating(v.clamp(-16, 16) as i64)
+            }
+        }
+    };
+}
+impl_int4!(I4, I4);
+impl_int4!(U4, U4);
 
 /// Bytes that a packed buffer of `len` 4-bit elements takes.
 pub(crate) const fn packed_len(len: usize) -> usize {

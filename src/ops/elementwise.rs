@@ -349,9 +349,7 @@ fn extreme(op: &str, dt: DType, high: bool) -> Result<Scalar> {
         };
         return Scalar::from(v).to_dtype(dt, op);
     }
-    let (lo, hi) = dt
-        .int_range()
-        .ok_or_else(|| crate::Error::dtype(op, dt))?;
+    let (lo, hi) = dt.int_range().ok_or_else(|| crate::Error::dtype(op, dt))?;
     let v = if high { hi } else { lo };
     Ok(crate::dispatch!(dt, T => crate::Element::to_scalar(
         <T as crate::Element>::from_i128_saturating(v)

@@ -35,7 +35,11 @@ pub fn make(dt: DType, shape: &[usize], v: &[i64]) -> Tensor {
 }
 
 pub fn vals(t: &Tensor) -> Vec<i64> {
-    t.to_vec_f64().unwrap().into_iter().map(|x| x as i64).collect()
+    t.to_vec_f64()
+        .unwrap()
+        .into_iter()
+        .map(|x| x as i64)
+        .collect()
 }
 
 /// The bytes of a host tensor's whole buffer (packed for i4/u4).
@@ -81,7 +85,10 @@ fn sixteen_values_each_way_and_the_packing_in_memory() {
         "[-8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7]"
     );
     // Element 2k in the low nibble of byte k: 16 values in 8 bytes.
-    assert_eq!(raw(&t), vec![0x98, 0xba, 0xdc, 0xfe, 0x10, 0x32, 0x54, 0x76]);
+    assert_eq!(
+        raw(&t),
+        vec![0x98, 0xba, 0xdc, 0xfe, 0x10, 0x32, 0x54, 0x76]
+    );
     for (i, &v) in iv.iter().enumerate() {
         assert_eq!(t.item_at::<I4>(&[i as isize]).unwrap(), v);
         assert_eq!(t.scalar_at(&[i as isize]).unwrap(), Scalar::I4(v));
@@ -90,7 +97,10 @@ fn sixteen_values_each_way_and_the_packing_in_memory() {
     let u = Tensor::from_vec(uv.clone(), &[4, 4]).unwrap();
     assert_eq!(u.to_vec::<U4>().unwrap(), uv);
     assert_eq!(vals(&u), values(DType::U4));
-    assert_eq!(raw(&u), vec![0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe]);
+    assert_eq!(
+        raw(&u),
+        vec![0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe]
+    );
     assert_eq!(u.item_at::<U4>(&[3, 3]).unwrap().get(), 15);
     // An odd length leaves the last high nibble zero.
     let odd = make(DType::U4, &[3], &[15, 15, 15]);
@@ -99,7 +109,10 @@ fn sixteen_values_each_way_and_the_packing_in_memory() {
     assert_eq!((u.itemsize(), u.dtype().bits(), u.nbytes()), (1, 4, 16));
     assert_eq!(u.strides(), vec![4, 1]);
     assert_eq!(DType::U4.buffer_bytes(17), Some(9));
-    assert_eq!((DType::I4.to_string(), DType::U4.name()), ("i4".into(), "u4"));
+    assert_eq!(
+        (DType::I4.to_string(), DType::U4.name()),
+        ("i4".into(), "u4")
+    );
     assert!(DType::I4.is_signed_int() && DType::U4.is_unsigned_int());
     assert!(DType::I4.is_int4() && !DType::I8.is_int4() && !DType::I4.is_float());
 }
@@ -111,10 +124,17 @@ fn foreign_packed_memory_reads_low_nibble_first() {
     // SAFETY: the box owns 3 bytes, kept alive by the storage, touched only
     // through rnx.
     let s = unsafe { rnx::storage::Storage::from_foreign(DType::I4, ptr, 6, Box::new(bytes)) };
-    let t = Tensor::from_parts(std::sync::Arc::new(s.unwrap()), rnx::Layout::contiguous(&[6])).unwrap();
+    let t = Tensor::from_parts(
+        std::sync::Arc::new(s.unwrap()),
+        rnx::Layout::contiguous(&[6]),
+    )
+    .unwrap();
     assert_eq!(vals(&t), vec![1, 2, 3, -1, -2, -8]);
     let e = t.as_slice::<I4>().err().unwrap().to_string();
-    assert!(e.contains("as_slice") && e.contains("i4") && e.contains("to_vec"), "{e}");
+    assert!(
+        e.contains("as_slice") && e.contains("i4") && e.contains("to_vec"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -129,7 +149,10 @@ fn creation() {
             vals(&Tensor::arange(dt, lo, hi + 1, 3).unwrap()),
             (lo..=hi).step_by(3).collect::<Vec<_>>()
         );
-        assert_eq!(vals(&Tensor::eye(dt, 2, None, 0).unwrap()), vec![1, 0, 0, 1]);
+        assert_eq!(
+            vals(&Tensor::eye(dt, 2, None, 0).unwrap()),
+            vec![1, 0, 0, 1]
+        );
         // Values the dtype cannot hold are errors, not wraps.
         for bad in [hi + 1, lo - 1] {
             let e = Tensor::full(dt, &[1], bad).unwrap_err().to_string();
@@ -141,7 +164,10 @@ fn creation() {
         let r = Tensor::randint(dt, &[200], lo, hi + 1, 3).unwrap();
         let v = vals(&r);
         assert!(v.iter().all(|x| (lo..=hi).contains(x)));
-        assert_eq!(v, vals(&Tensor::randint(byte_of(dt), &[200], lo, hi + 1, 3).unwrap()));
+        assert_eq!(
+            v,
+            vals(&Tensor::randint(byte_of(dt), &[200], lo, hi + 1, 3).unwrap())
+        );
         assert!(Tensor::randint(dt, &[2], 0, 17, 3).is_err());
     }
 }
@@ -149,7 +175,11 @@ fn creation() {
 /// The i4/u4 value `x` casts to, by the integer rules at width 4 (ints keep
 /// their low 4 bits, floats truncate and saturate, NaN is 0).
 fn cast_ref_float(dt: DType, x: f64) -> i64 {
-    let (lo, hi) = if dt == DType::I4 { (-8.0, 7.0) } else { (0.0, 15.0) };
+    let (lo, hi) = if dt == DType::I4 {
+        (-8.0, 7.0)
+    } else {
+        (0.0, 15.0)
+    };
     if x.is_nan() {
         0
     } else {
@@ -160,20 +190,72 @@ fn cast_ref_float(dt: DType, x: f64) -> i64 {
 #[test]
 fn casts_from_every_dtype_match_the_scalar_rules() {
     let ints: [i128; 20] = [
-        i64::MIN as i128, -300, -129, -17, -16, -9, -8, -7, -1, 0, 1, 7, 8, 9, 15, 16, 17, 255, 300,
+        i64::MIN as i128,
+        -300,
+        -129,
+        -17,
+        -16,
+        -9,
+        -8,
+        -7,
+        -1,
+        0,
+        1,
+        7,
+        8,
+        9,
+        15,
+        16,
+        17,
+        255,
+        300,
         u64::MAX as i128,
     ];
     let floats = [
-        -1e10, -300.5, -9.5, -8.9, -8.0, -7.5, -1.0, -0.5, -0.0, 0.0, 0.3, 1.0, 6.99, 7.0, 7.5,
-        8.0, 8.5, 15.0, 15.9, 16.0, 17.0, 300.0, 1e10, f64::INFINITY, f64::NEG_INFINITY, f64::NAN,
+        -1e10,
+        -300.5,
+        -9.5,
+        -8.9,
+        -8.0,
+        -7.5,
+        -1.0,
+        -0.5,
+        -0.0,
+        0.0,
+        0.3,
+        1.0,
+        6.99,
+        7.0,
+        7.5,
+        8.0,
+        8.5,
+        15.0,
+        15.9,
+        16.0,
+        17.0,
+        300.0,
+        1e10,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
     ];
     for src in DType::ALL.into_iter().filter(|d| !d.is_int4()) {
         for dt in INT4 {
             let (t, want): (Tensor, Vec<i64>) = if let Some((lo, hi)) = src.int_range() {
-                let v: Vec<i128> = ints.iter().copied().filter(|&v| v >= lo && v <= hi).collect();
+                let v: Vec<i128> = ints
+                    .iter()
+                    .copied()
+                    .filter(|&v| v >= lo && v <= hi)
+                    .collect();
                 let sc: Vec<Scalar> = v
                     .iter()
-                    .map(|&v| if v < 0 { Scalar::I64(v as i64) } else { Scalar::U64(v as u64) })
+                    .map(|&v| {
+                        if v < 0 {
+                            Scalar::I64(v as i64)
+                        } else {
+                            Scalar::U64(v as u64)
+                        }
+                    })
                     .collect();
                 let w = v.iter().map(|&v| wrap(dt, (v & 0xf) as i64)).collect();
                 (Tensor::create(src, &[v.len()], &sc).unwrap(), w)
@@ -226,15 +308,28 @@ fn casts_to_every_dtype_are_exact() {
             }
         }
         // The explicit rules: -1 wraps into unsigned dtypes, i4 <-> u4 keep bits.
-        let other = if dt == DType::I4 { DType::U4 } else { DType::I4 };
+        let other = if dt == DType::I4 {
+            DType::U4
+        } else {
+            DType::I4
+        };
         let want: Vec<i64> = values(dt).iter().map(|&v| wrap(other, v)).collect();
         assert_eq!(vals(&t.cast(other).unwrap()), want);
     }
     let m1 = make(DType::I4, &[1], &[-1]);
-    assert_eq!(m1.cast(DType::U8).unwrap().to_vec::<u8>().unwrap(), vec![255]);
-    assert_eq!(m1.cast(DType::U64).unwrap().to_vec::<u64>().unwrap(), vec![u64::MAX]);
+    assert_eq!(
+        m1.cast(DType::U8).unwrap().to_vec::<u8>().unwrap(),
+        vec![255]
+    );
+    assert_eq!(
+        m1.cast(DType::U64).unwrap().to_vec::<u64>().unwrap(),
+        vec![u64::MAX]
+    );
     assert_eq!(m1.cast(DType::F8E4M3).unwrap().to_string(), "[-1]");
-    assert_eq!(m1.cast(DType::U4).unwrap().to_vec::<U4>().unwrap()[0].get(), 15);
+    assert_eq!(
+        m1.cast(DType::U4).unwrap().to_vec::<U4>().unwrap()[0].get(),
+        15
+    );
 }
 
 #[test]
@@ -242,11 +337,19 @@ fn bitcast_reads_bytes_low_nibble_first() {
     let b = Tensor::create(DType::U8, &[4], &[0x0f, 0xf7, 0x18, 0x80]).unwrap();
     assert_eq!(vals(&b.bitcast(DType::I4).unwrap()), vec![-1, 7, -8, 0]);
     assert_eq!(vals(&b.bitcast(DType::U4).unwrap()), vec![15, 7, 8, 0]);
-    let i = make(DType::I4, &[2, 2], &[-1, 7, -8, 0]).transpose(None).unwrap();
-    assert_eq!(i.bitcast(DType::U8).unwrap().to_vec::<u8>().unwrap(), vec![15, 8, 7, 0]);
+    let i = make(DType::I4, &[2, 2], &[-1, 7, -8, 0])
+        .transpose(None)
+        .unwrap();
+    assert_eq!(
+        i.bitcast(DType::U8).unwrap().to_vec::<u8>().unwrap(),
+        vec![15, 8, 7, 0]
+    );
     assert_eq!(i.bitcast(DType::F8E4M3).unwrap().shape(), &[2, 2]);
     let e = i.bitcast(DType::I16).unwrap_err().to_string();
-    assert!(e.contains("bitcast") && e.contains("i4") && e.contains("i16"), "{e}");
+    assert!(
+        e.contains("bitcast") && e.contains("i4") && e.contains("i16"),
+        "{e}"
+    );
 }
 
 /// The flat positions in a base of `n` elements that `view` (a function of the
@@ -270,10 +373,16 @@ fn views() -> Vec<View> {
         ("odd step 2", &[13], |t| t.slice(s![1..;2]).unwrap()),
         ("step 3 from 2", &[13], |t| t.slice(s![2..;3]).unwrap()),
         ("reversed", &[13], |t| t.flip(None).unwrap()),
-        ("reversed step -3", &[13], |t| t.slice(s![11..0;-3]).unwrap()),
+        ("reversed step -3", &[13], |t| {
+            t.slice(s![11..0;-3]).unwrap()
+        }),
         ("transposed", &[3, 5], |t| t.transpose(None).unwrap()),
-        ("2-d window", &[5, 7], |t| t.slice(s![1..4, 1..6;2]).unwrap()),
-        ("2-d reversed", &[5, 7], |t| t.slice(s![4..0;-1, 5..0;-2]).unwrap()),
+        ("2-d window", &[5, 7], |t| {
+            t.slice(s![1..4, 1..6;2]).unwrap()
+        }),
+        ("2-d reversed", &[5, 7], |t| {
+            t.slice(s![4..0;-1, 5..0;-2]).unwrap()
+        }),
         ("column", &[5, 7], |t| t.slice(s![.., 3]).unwrap()),
         ("transposed window", &[5, 7], |t| {
             t.slice(s![1..5, 2..7]).unwrap().transpose(None).unwrap()
@@ -289,7 +398,10 @@ fn views_read_the_right_nibbles() {
             let base_v: Vec<i64> = (0..n as i64).map(|i| wrap(dt, i * 5 + 3)).collect();
             let base = make(dt, shape, &base_v);
             let v = view(&base);
-            let want: Vec<i64> = positions(shape, &|t| view(t)).iter().map(|&p| base_v[p]).collect();
+            let want: Vec<i64> = positions(shape, &|t| view(t))
+                .iter()
+                .map(|&p| base_v[p])
+                .collect();
             assert_eq!(vals(&v), want, "{dt} {name}");
             assert_eq!(vals(&v.contiguous().unwrap()), want, "{dt} {name}");
             assert_eq!(vals(&v.copy().unwrap()), want, "{dt} {name}");
@@ -333,7 +445,8 @@ fn writes_to_views_keep_every_neighbour() {
             // a cast written into the view
             let f = Tensor::full(DType::F32, v.shape(), -2.5).unwrap();
             v.set_slice(s![], &f.cast(dt).unwrap()).unwrap();
-            pos.iter().for_each(|&p| model[p] = cast_ref_float(dt, -2.5));
+            pos.iter()
+                .for_each(|&p| model[p] = cast_ref_float(dt, -2.5));
             assert_eq!(vals(&base), model, "{dt} {name}: set_slice");
         }
     }
@@ -348,14 +461,32 @@ fn interleaved_views_of_one_buffer() {
         // The odd elements (high nibbles) from the even ones (low nibbles of
         // the same bytes), and back, in place.
         even.slice(s![..4]).unwrap().add_out(&odd, &odd).unwrap();
-        assert_eq!(vals(&base), vec![1, 3, 3, 7, 5, 11, 7, 7, 1].iter().map(|&v| wrap(dt, v)).collect::<Vec<_>>());
+        assert_eq!(
+            vals(&base),
+            [1, 3, 3, 7, 5, 11, 7, 7, 1]
+                .iter()
+                .map(|&v| wrap(dt, v))
+                .collect::<Vec<_>>()
+        );
         odd.blit(&even.slice(s![1..]).unwrap()).unwrap();
-        assert_eq!(vals(&base), [1, 3, 3, 7, 7, 11, 11, 7, 7].iter().map(|&v| wrap(dt, v)).collect::<Vec<_>>());
+        assert_eq!(
+            vals(&base),
+            [1, 3, 3, 7, 7, 11, 11, 7, 7]
+                .iter()
+                .map(|&v| wrap(dt, v))
+                .collect::<Vec<_>>()
+        );
         // A shifted view of itself (partial overlap): read before written.
         let b = make(dt, &[6], &[1, 2, 3, 4, 5, 6]);
-        b.slice(s![0..5]).unwrap().blit(&b.slice(s![1..6]).unwrap()).unwrap();
+        b.slice(s![0..5])
+            .unwrap()
+            .blit(&b.slice(s![1..6]).unwrap())
+            .unwrap();
         assert_eq!(vals(&b), vec![1, 1, 2, 3, 4, 5]);
-        b.slice(s![1..6]).unwrap().add_out(1, &b.slice(s![0..5]).unwrap()).unwrap();
+        b.slice(s![1..6])
+            .unwrap()
+            .add_out(1, &b.slice(s![0..5]).unwrap())
+            .unwrap();
         assert_eq!(vals(&b), vec![2, 3, 4, 5, 6, 5]);
     }
 }

@@ -50,7 +50,11 @@ fn ml_dtypes_fixtures_load_and_rnx_writes_the_same_bytes() {
         // rnx writes exactly the file ml_dtypes wrote.
         let p = tmp(file);
         save_npy(&p, &t).unwrap();
-        assert_eq!(std::fs::read(&p).unwrap(), std::fs::read(fixture(file)).unwrap(), "{file}");
+        assert_eq!(
+            std::fs::read(&p).unwrap(),
+            std::fs::read(fixture(file)).unwrap(),
+            "{file}"
+        );
     }
     // A Fortran-order file: the column-major view of its data.
     let f = load_npy(fixture("ml_int4_fortran.npy")).unwrap();
@@ -61,7 +65,10 @@ fn ml_dtypes_fixtures_load_and_rnx_writes_the_same_bytes() {
     // An .npz written by np.savez.
     let z = load_npz(fixture("ml_int4.npz")).unwrap();
     assert_eq!((z[0].0.as_str(), z[1].0.as_str()), ("i", "u"));
-    assert_eq!(vals(&z[0].1.bitcast(DType::I4).unwrap()), vec![-8, -1, 0, 7]);
+    assert_eq!(
+        vals(&z[0].1.bitcast(DType::I4).unwrap()),
+        vec![-8, -1, 0, 7]
+    );
     assert_eq!(vals(&z[1].1.bitcast(DType::U4).unwrap()), vec![0, 15, 9]);
 }
 
@@ -80,7 +87,11 @@ fn npy_round_trips_of_views_scalars_and_empty_arrays() {
         for (k, v) in views.iter().enumerate() {
             let p = tmp(&format!("{dt}-{k}.npy"));
             save_npy(&p, v).unwrap();
-            assert!(npy_header(&p).contains("'descr': '<V1'"), "{}", npy_header(&p));
+            assert!(
+                npy_header(&p).contains("'descr': '<V1'"),
+                "{}",
+                npy_header(&p)
+            );
             // One element per byte: the 4 bits in the low nibble.
             let want: Vec<u8> = vals(v).iter().map(|&e| (e & 0xf) as u8).collect();
             assert_eq!(npy_data(&p), want, "{dt} view {k}");
@@ -111,7 +122,10 @@ fn npz_round_trip_stored_and_compressed() {
         assert_eq!(vals(&get("i").bitcast(DType::I4).unwrap()), vals(&i));
         assert_eq!(vals(&get("u").bitcast(DType::U4).unwrap()), vals(&u));
         assert_eq!(get("f").to_vec::<f32>().unwrap(), vec![1.5, -2.0]);
-        let one = rnx::load_npz_entry(&p, "u").unwrap().bitcast(DType::U4).unwrap();
+        let one = rnx::load_npz_entry(&p, "u")
+            .unwrap()
+            .bitcast(DType::U4)
+            .unwrap();
         assert_eq!(vals(&one), vals(&u));
     }
 }
@@ -139,11 +153,18 @@ fn text_round_trip_and_range_errors() {
 fn safetensors_has_no_4_bit_integers() {
     for dt in INT4 {
         let p = tmp(&format!("{dt}.safetensors"));
-        let e = rnx::save_safetensors(&p, [("w", &Tensor::zeros(dt, &[4]).unwrap())], &Default::default())
-            .unwrap_err()
-            .to_string();
+        let e = rnx::save_safetensors(
+            &p,
+            [("w", &Tensor::zeros(dt, &[4]).unwrap())],
+            &Default::default(),
+        )
+        .unwrap_err()
+        .to_string();
         let wide = if dt == DType::I4 { "i8" } else { "u8" };
-        assert!(e.contains("'w'") && e.contains("4-bit") && e.contains(wide), "{e}");
+        assert!(
+            e.contains("'w'") && e.contains("4-bit") && e.contains(wide),
+            "{e}"
+        );
         assert!(!p.exists());
     }
 }
@@ -164,7 +185,9 @@ fn ml_dtypes_reads_what_rnx_writes() {
         println!("int4_io: no python with numpy and ml_dtypes: checked against the fixtures only");
         return;
     };
-    let i = noise(DType::I4, &[4, 6], 3).slice(rnx::s![.., 1..;2]).unwrap();
+    let i = noise(DType::I4, &[4, 6], 3)
+        .slice(rnx::s![.., 1..;2])
+        .unwrap();
     let u = noise(DType::U4, &[5], 4).flip(None).unwrap();
     save_npy(tmp("py_i.npy"), &i).unwrap();
     save_npy(tmp("py_u.npy"), &u).unwrap();
@@ -176,16 +199,27 @@ u = np.load(d + "/py_u.npy").view(ml_dtypes.uint4)
 print(list(i.shape), ",".join(str(int(x)) for x in i.ravel()))
 print(list(u.shape), ",".join(str(int(x)) for x in u.ravel()))
 "#;
-    let dir = tmp("py_i.npy").parent().unwrap().to_string_lossy().into_owned();
+    let dir = tmp("py_i.npy")
+        .parent()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
     let out = std::process::Command::new(&py)
         .args(["-c", script, &dir])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let fmt = |t: &Tensor| {
         let v: Vec<String> = vals(t).iter().map(|x| x.to_string()).collect();
         format!("{:?} {}", t.shape(), v.join(","))
     };
-    assert_eq!(String::from_utf8_lossy(&out.stdout), format!("{}\n{}\n", fmt(&i), fmt(&u)));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("{}\n{}\n", fmt(&i), fmt(&u))
+    );
     println!("int4_io: ml_dtypes read rnx's int4/uint4 files");
 }

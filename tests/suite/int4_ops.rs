@@ -5,12 +5,18 @@
 //! the kernels ran in), and the GPU's refusal.
 
 use super::int4::{make, vals, values, wrap, INT4};
+use rnx::ops::filters::{BoundaryMode, FilterOptions};
+use rnx::ops::pool::PoolOptions;
+use rnx::ops::take::{ScatterMode, ScatterOptions};
 use rnx::{s, Axes, CmpOp, DType, Tensor};
 
 /// All 256 pairs (a, b) of `dt`'s values, as two tensors of shape [16, 16].
 fn pairs(dt: DType) -> (Tensor, Tensor, Vec<(i64, i64)>) {
     let v = values(dt);
-    let p: Vec<(i64, i64)> = v.iter().flat_map(|&a| v.iter().map(move |&b| (a, b))).collect();
+    let p: Vec<(i64, i64)> = v
+        .iter()
+        .flat_map(|&a| v.iter().map(move |&b| (a, b)))
+        .collect();
     let a: Vec<i64> = p.iter().map(|x| x.0).collect();
     let b: Vec<i64> = p.iter().map(|x| x.1).collect();
     (make(dt, &[16, 16], &a), make(dt, &[16, 16], &b), p)
@@ -35,7 +41,11 @@ fn shr32(a: i64, b: i64) -> i64 {
 
 #[test]
 fn binary_ops_over_all_pairs_match_i64_wrapped() {
-    type Op = (&'static str, fn(&Tensor, &Tensor) -> rnx::Result<Tensor>, fn(i64, i64) -> i64);
+    type Op = (
+        &'static str,
+        fn(&Tensor, &Tensor) -> rnx::Result<Tensor>,
+        fn(i64, i64) -> i64,
+    );
     let ops: [Op; 8] = [
         ("add", |a, b| a.add(b), |a, b| a + b),
         ("sub", |a, b| a.sub(b), |a, b| a - b),
@@ -93,7 +103,10 @@ fn binary_ops_over_all_pairs_match_i64_wrapped() {
         }
         // Scalars convert to the dtype and must fit.
         let (lo, hi) = (values(dt)[0], values(dt)[15]);
-        assert_eq!(vals(&a.add(1).unwrap()), p.iter().map(|&(x, _)| wrap(dt, x + 1)).collect::<Vec<_>>());
+        assert_eq!(
+            vals(&a.add(1).unwrap()),
+            p.iter().map(|&(x, _)| wrap(dt, x + 1)).collect::<Vec<_>>()
+        );
         let e = a.add(hi + 1).unwrap_err().to_string();
         assert!(e.contains(dt.name()), "{e}");
         assert!(a.mul(lo - 1).is_err());
@@ -110,7 +123,11 @@ fn unary_ops_and_selection_over_all_values() {
         assert_eq!(vals(&t.abs().unwrap()), w(|x| x.abs()), "{dt} abs");
         assert_eq!(vals(&t.square().unwrap()), w(|x| x * x), "{dt} square");
         assert_eq!(vals(&t.sign().unwrap()), w(|x| x.signum()), "{dt} sign");
-        assert_eq!(vals(&t.bitwise_not().unwrap()), w(|x| !x), "{dt} bitwise_not");
+        assert_eq!(
+            vals(&t.bitwise_not().unwrap()),
+            w(|x| !x),
+            "{dt} bitwise_not"
+        );
         let c = t.clamp(1, 5).unwrap();
         assert_eq!(vals(&c), w(|x| x.clamp(1, 5)), "{dt} clamp");
         let cmin = t.clamp_min(2).unwrap();
@@ -122,7 +139,13 @@ fn unary_ops_and_selection_over_all_values() {
         let b = make(dt, &[16], &v);
         b.slice(s![15..0;-3]).unwrap().neg_().unwrap();
         let want: Vec<i64> = (0..16)
-            .map(|i| if i >= 3 && (15 - i) % 3 == 0 { wrap(dt, -v[i]) } else { v[i] })
+            .map(|i| {
+                if i >= 3 && (15 - i) % 3 == 0 {
+                    wrap(dt, -v[i])
+                } else {
+                    v[i]
+                }
+            })
             .collect();
         assert_eq!(vals(&b), want, "{dt} neg_ on a view");
     }
@@ -134,9 +157,13 @@ fn reductions_match_i64_wrapped() {
         let x = super::int4::noise(dt, &[6, 7], 11);
         let xv = vals(&x);
         let at = |i: usize, j: usize| xv[i * 7 + j];
-        let sum0: Vec<i64> = (0..7).map(|j| wrap(dt, (0..6).map(|i| at(i, j)).sum())).collect();
+        let sum0: Vec<i64> = (0..7)
+            .map(|j| wrap(dt, (0..6).map(|i| at(i, j)).sum()))
+            .collect();
         assert_eq!(vals(&x.sum(0, false).unwrap()), sum0, "{dt} sum axis 0");
-        let sum1: Vec<i64> = (0..6).map(|i| wrap(dt, (0..7).map(|j| at(i, j)).sum())).collect();
+        let sum1: Vec<i64> = (0..6)
+            .map(|i| wrap(dt, (0..7).map(|j| at(i, j)).sum()))
+            .collect();
         assert_eq!(vals(&x.sum(1, false).unwrap()), sum1, "{dt} sum axis 1");
         let all: i64 = wrap(dt, xv.iter().sum());
         assert_eq!(vals(&x.sum(None, false).unwrap()), vec![all]);
@@ -144,9 +171,13 @@ fn reductions_match_i64_wrapped() {
             .map(|i| wrap(dt, (0..7).fold(1i64, |p, j| wrap(dt, p * at(i, j)))))
             .collect();
         assert_eq!(vals(&x.prod(1, false).unwrap()), prod1, "{dt} prod");
-        let max0: Vec<i64> = (0..7).map(|j| (0..6).map(|i| at(i, j)).max().unwrap()).collect();
+        let max0: Vec<i64> = (0..7)
+            .map(|j| (0..6).map(|i| at(i, j)).max().unwrap())
+            .collect();
         assert_eq!(vals(&x.max(0, false).unwrap()), max0, "{dt} max");
-        let min1: Vec<i64> = (0..6).map(|i| (0..7).map(|j| at(i, j)).min().unwrap()).collect();
+        let min1: Vec<i64> = (0..6)
+            .map(|i| (0..7).map(|j| at(i, j)).min().unwrap())
+            .collect();
         assert_eq!(vals(&x.min(1, false).unwrap()), min1, "{dt} min");
         let am: Vec<i64> = (0..6)
             .map(|i| {
@@ -164,7 +195,9 @@ fn reductions_match_i64_wrapped() {
             })
             .collect();
         assert_eq!(vals(&x.cumsum(None).unwrap()), cs, "{dt} cumsum");
-        let any1: Vec<i64> = (0..6).map(|i| (0..7).any(|j| at(i, j) != 0) as i64).collect();
+        let any1: Vec<i64> = (0..6)
+            .map(|i| (0..7).any(|j| at(i, j) != 0) as i64)
+            .collect();
         assert_eq!(vals(&x.any(1, false).unwrap()), any1);
         // On a transposed, sliced view: the reduction reads the right nibbles.
         let v = x.transpose(None).unwrap().slice(s![1..;2, 1..]).unwrap();
@@ -187,31 +220,66 @@ fn matmul_matches_i64_wrapped() {
         let b = super::int4::noise(dt, &[k, n], 2);
         let (av, bv) = (vals(&a), vals(&b));
         let want: Vec<i64> = (0..m * n)
-            .map(|p| wrap(dt, (0..k).map(|q| av[p / n * k + q] * bv[q * n + p % n]).sum()))
+            .map(|p| {
+                wrap(
+                    dt,
+                    (0..k).map(|q| av[p / n * k + q] * bv[q * n + p % n]).sum(),
+                )
+            })
             .collect();
         let c = a.matmul(&b).unwrap();
         assert_eq!(c.dtype(), dt);
         assert_eq!(vals(&c), want, "{dt} matmul");
         // A transposed operand (b stored as [n, k]) and a batch.
-        let bt = b.transpose(None).unwrap().contiguous().unwrap().transpose(None).unwrap();
-        assert_eq!(vals(&a.matmul(&bt).unwrap()), want, "{dt} matmul, transposed b");
+        let bt = b
+            .transpose(None)
+            .unwrap()
+            .contiguous()
+            .unwrap()
+            .transpose(None)
+            .unwrap();
+        assert_eq!(
+            vals(&a.matmul(&bt).unwrap()),
+            want,
+            "{dt} matmul, transposed b"
+        );
         let a2 = Tensor::stack(&[&a, &a.neg().unwrap()], 0).unwrap();
         let c2 = a2.matmul(&b).unwrap();
         let neg: Vec<i64> = (0..m * n)
-            .map(|p| wrap(dt, -(0..k).map(|q| av[p / n * k + q] * bv[q * n + p % n]).sum::<i64>()))
+            .map(|p| {
+                wrap(
+                    dt,
+                    -(0..k)
+                        .map(|q| av[p / n * k + q] * bv[q * n + p % n])
+                        .sum::<i64>(),
+                )
+            })
             .collect();
-        assert_eq!(vals(&c2), [want.clone(), neg].concat(), "{dt} batched matmul");
+        assert_eq!(
+            vals(&c2),
+            [want.clone(), neg].concat(),
+            "{dt} batched matmul"
+        );
     }
 }
 
-/// `f` on the 4-bit tensor equals `f` on its i8/u8 copy (cast back).
+/// A named data-moving operation.
+type Case<'a> = (&'static str, Box<dyn Fn(&Tensor) -> Tensor + 'a>);
+
+/// `f` on the 4-bit tensor equals `f` on its i8/u8 copy with each result
+/// wrapped to 4 bits (the identity for ops that only move values).
 fn same_as_bytes(dt: DType, x: &Tensor, f: impl Fn(&Tensor) -> Tensor, what: &str) {
-    let byte = if dt == DType::I4 { DType::I8 } else { DType::U8 };
+    let byte = if dt == DType::I4 {
+        DType::I8
+    } else {
+        DType::U8
+    };
     let got = f(x);
     assert_eq!(got.dtype(), dt, "{what}");
     let want = f(&x.cast(byte).unwrap());
     assert_eq!(got.shape(), want.shape(), "{dt} {what}");
-    assert_eq!(vals(&got), vals(&want), "{dt} {what}");
+    let want: Vec<i64> = vals(&want).into_iter().map(|v| wrap(dt, v)).collect();
+    assert_eq!(vals(&got), want, "{dt} {what}");
 }
 
 #[test]
@@ -220,48 +288,152 @@ fn data_movement_matches_the_same_ops_on_bytes() {
         let x = super::int4::noise(dt, &[5, 7], 5);
         let y = super::int4::noise(dt, &[3, 7], 6);
         let z = super::int4::noise(dt, &[5, 3], 7);
-        let byte = if dt == DType::I4 { DType::I8 } else { DType::U8 };
-        let cases: Vec<(&str, Box<dyn Fn(&Tensor) -> Tensor>)> = vec![
-            ("concatenate", Box::new(|t| {
-                let o = if t.dtype() == dt { y.clone() } else { y.cast(byte).unwrap() };
-                Tensor::concatenate(&[t.clone(), o.slice(s![1..]).unwrap()], 0).unwrap()
-            })),
-            ("concatenate axis 1", Box::new(|t| {
-                let o = if t.dtype() == dt { z.clone() } else { z.cast(byte).unwrap() };
-                Tensor::concatenate(&[o, t.clone()], 1).unwrap()
-            })),
-            ("stack", Box::new(|t| Tensor::stack(&[t.clone(), t.flip(None).unwrap()], 1).unwrap())),
+        let byte = if dt == DType::I4 {
+            DType::I8
+        } else {
+            DType::U8
+        };
+        let cases: Vec<Case<'_>> = vec![
+            (
+                "concatenate",
+                Box::new(|t| {
+                    let o = if t.dtype() == dt {
+                        y.clone()
+                    } else {
+                        y.cast(byte).unwrap()
+                    };
+                    Tensor::concatenate(&[t.clone(), o.slice(s![1..]).unwrap()], 0).unwrap()
+                }),
+            ),
+            (
+                "concatenate axis 1",
+                Box::new(|t| {
+                    let o = if t.dtype() == dt {
+                        z.clone()
+                    } else {
+                        z.cast(byte).unwrap()
+                    };
+                    Tensor::concatenate(&[o, t.clone()], 1).unwrap()
+                }),
+            ),
+            (
+                "stack",
+                Box::new(|t| Tensor::stack(&[t.clone(), t.flip(None).unwrap()], 1).unwrap()),
+            ),
             ("pad", Box::new(|t| t.pad(&[(1, 2), (3, 0)], 2).unwrap())),
             ("tile", Box::new(|t| t.tile(&[2, 1]).unwrap())),
             ("repeat", Box::new(|t| t.repeat(3, 1).unwrap())),
             ("roll", Box::new(|t| t.roll(4, None).unwrap())),
-            ("reshape of a transpose", Box::new(|t| t.transpose(None).unwrap().reshape([5, 7]).unwrap())),
-            ("take", Box::new(|t| {
-                let i = Tensor::create(DType::I64, &[4], &[6, 0, 3, 3]).unwrap();
-                t.take(&i, 1).unwrap()
-            })),
-            ("slice with a list", Box::new(|t| t.slice(s![[4, 0, 2], 1..;3]).unwrap())),
+            (
+                "reshape of a transpose",
+                Box::new(|t| t.transpose(None).unwrap().reshape([5, 7]).unwrap()),
+            ),
+            (
+                "take",
+                Box::new(|t| {
+                    let i = Tensor::create(DType::I64, &[4], &[6, 0, 3, 3]).unwrap();
+                    t.take(&i, 1).unwrap()
+                }),
+            ),
+            (
+                "slice with a list",
+                Box::new(|t| t.slice(s![[4, 0, 2], 1..;3]).unwrap()),
+            ),
             ("sort", Box::new(|t| t.sort(1, false).unwrap().0)),
             ("sort descending", Box::new(|t| t.sort(0, true).unwrap().0)),
-            ("scatter", Box::new(|t| {
-                let i = Tensor::create(DType::I64, &[2, 7], &[0i64; 14]).unwrap();
-                let i = i.add(&Tensor::create(DType::I64, &[2, 1], &[4, 1]).unwrap()).unwrap();
-                t.scatter(&i, &t.slice(s![0..2]).unwrap(), 0).unwrap()
-            })),
-            ("put", Box::new(|t| {
-                let i = Tensor::create(DType::I64, &[3], &[0, 17, 34]).unwrap();
-                t.put(&i, &t.slice(s![1, 0..3]).unwrap()).unwrap()
-            })),
+            (
+                "scatter",
+                Box::new(|t| {
+                    let i = Tensor::create(DType::I64, &[2, 7], &[0i64; 14]).unwrap();
+                    let i = i
+                        .add(&Tensor::create(DType::I64, &[2, 1], &[4, 1]).unwrap())
+                        .unwrap();
+                    t.scatter(&i, &t.slice(s![0..2]).unwrap(), 0).unwrap()
+                }),
+            ),
+            (
+                "put",
+                Box::new(|t| {
+                    let i = Tensor::create(DType::I64, &[3], &[0, 17, 34]).unwrap();
+                    t.put(&i, &t.slice(s![1, 0..3]).unwrap()).unwrap()
+                }),
+            ),
+            (
+                "scatter add",
+                Box::new(|t| {
+                    let i = Tensor::create(DType::I64, &[1, 7], &[4, 0, 0, 2, 1, 4, 4]).unwrap();
+                    let o = ScatterOptions {
+                        mode: ScatterMode::Add,
+                        ..Default::default()
+                    };
+                    t.scatter_with(&i, &t.slice(s![2..3]).unwrap(), 0, o)
+                        .unwrap()
+                }),
+            ),
+            (
+                "scatter multiply",
+                Box::new(|t| {
+                    let i = Tensor::create(DType::I64, &[5, 1], &[6, 6, 0, 3, 6]).unwrap();
+                    let o = ScatterOptions {
+                        mode: ScatterMode::Multiply,
+                        ..Default::default()
+                    };
+                    t.scatter_with(&i, &t.slice(s![.., 2..3]).unwrap(), 1, o)
+                        .unwrap()
+                }),
+            ),
+            (
+                "extract",
+                Box::new(|t| t.extract(&t.cmpgt(2).unwrap()).unwrap()),
+            ),
+            (
+                "max_pool2d",
+                Box::new(|t| {
+                    let o = PoolOptions {
+                        stride: vec![1],
+                        padding: vec![1],
+                        ..Default::default()
+                    };
+                    t.reshape([1, 1, 5, 7])
+                        .unwrap()
+                        .max_pool2d([3, 2], &o)
+                        .unwrap()
+                }),
+            ),
+            (
+                "maximum_filter",
+                Box::new(|t| {
+                    let o = FilterOptions {
+                        mode: BoundaryMode::Wrap,
+                        ..Default::default()
+                    };
+                    t.transpose(None)
+                        .unwrap()
+                        .maximum_filter(&[3, 2], &o)
+                        .unwrap()
+                }),
+            ),
+            (
+                "minimum_filter",
+                Box::new(|t| {
+                    t.minimum_filter(&[2, 3], &FilterOptions::default())
+                        .unwrap()
+                }),
+            ),
         ];
         for (name, f) in &cases {
             same_as_bytes(dt, &x, f, name);
         }
         // argsort gives i64 indices (stable order of the same values).
         let byte_x = x.cast(byte).unwrap();
-        assert_eq!(vals(&x.argsort(1, false).unwrap()), vals(&byte_x.argsort(1, false).unwrap()));
+        assert_eq!(
+            vals(&x.argsort(1, false).unwrap()),
+            vals(&byte_x.argsort(1, false).unwrap())
+        );
         // set_slice with a list of positions writes only them.
         let t = x.copy().unwrap();
-        t.set_slice(s![.., [1, 5]], &Tensor::zeros(dt, &[5, 2]).unwrap()).unwrap();
+        t.set_slice(s![.., [1, 5]], &Tensor::zeros(dt, &[5, 2]).unwrap())
+            .unwrap();
         let tv = vals(&t);
         let xv = vals(&x);
         for p in 0..35 {
@@ -278,13 +450,19 @@ fn errors_name_the_4_bit_dtype() {
         let e = a.rshift(&make(dt, &[2], &[1, values(dt)[0]])).map(|_| ());
         if dt == DType::I4 {
             let e = e.unwrap_err().to_string();
-            assert!(e.contains("negative shift") && e.contains("i4") && !e.contains("i32"), "{e}");
+            assert!(
+                e.contains("negative shift") && e.contains("i4") && !e.contains("i32"),
+                "{e}"
+            );
         } else {
             assert!(e.is_ok());
         }
         let e = a.div(&make(dt, &[2], &[1, 0])).unwrap_err().to_string();
         assert!(e.contains("division by zero"), "{e}");
-        let e = a.add(&Tensor::zeros(DType::I8, &[2]).unwrap()).unwrap_err().to_string();
+        let e = a
+            .add(&Tensor::zeros(DType::I8, &[2]).unwrap())
+            .unwrap_err()
+            .to_string();
         assert!(e.contains(dt.name()) && e.contains("i8"), "{e}");
         let e = a.sqrt().unwrap_err().to_string();
         assert!(e.contains("sqrt") && e.contains(dt.name()), "{e}");
@@ -302,12 +480,21 @@ fn the_gpu_refuses_4_bit_tensors_naming_them() {
     let Some(d) = super::gpu::gpu() else { return };
     for dt in INT4 {
         let e = Tensor::zeros(dt, &[3]).unwrap().to_device(d).unwrap_err();
-        assert!(matches!(e, rnx::Error::UnsupportedDTypeOnDevice { dtype, .. } if dtype == dt), "{e}");
+        assert!(
+            matches!(e, rnx::Error::UnsupportedDTypeOnDevice { dtype, .. } if dtype == dt),
+            "{e}"
+        );
         assert!(e.to_string().contains(dt.name()), "{e}");
         let e = Tensor::zeros_on(dt, &[3], d).unwrap_err();
-        assert!(matches!(e, rnx::Error::UnsupportedDTypeOnDevice { .. }), "{e}");
+        assert!(
+            matches!(e, rnx::Error::UnsupportedDTypeOnDevice { .. }),
+            "{e}"
+        );
         // A byte tensor on the GPU cannot be reinterpreted as 4-bit there.
-        let b = Tensor::zeros(DType::U8, &[3]).unwrap().to_device(d).unwrap();
+        let b = Tensor::zeros(DType::U8, &[3])
+            .unwrap()
+            .to_device(d)
+            .unwrap();
         assert!(b.bitcast(dt).is_err());
         assert!(b.cast(dt).is_err());
     }

@@ -67,7 +67,10 @@ pub struct CpuBackend;
 pub(crate) fn base_ptr<T: Element>(t: &Tensor) -> *mut T {
     assert_eq!(T::DTYPE, t.dtype(), "cpu backend: element type mismatch");
     // Packed 4-bit memory is not an array of `T`s: only `packed.rs` reads it.
-    assert!(!T::DTYPE.is_int4(), "cpu backend: typed pointer to packed 4-bit memory");
+    assert!(
+        !T::DTYPE.is_int4(),
+        "cpu backend: typed pointer to packed 4-bit memory"
+    );
     t.storage()
         .host_ptr()
         .expect("cpu backend given a non-host tensor") as *mut T

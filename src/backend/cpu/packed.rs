@@ -118,7 +118,11 @@ fn for_each_run_4bit<const N: usize>(
     // 2) start a byte.
     let shift = (plan.offsets[0] & 1) as usize;
     super::team::for_each_chunk(tasks, &|t| {
-        let s = if t == 0 { 0 } else { (t * chunk + shift).min(n) };
+        let s = if t == 0 {
+            0
+        } else {
+            (t * chunk + shift).min(n)
+        };
         let e = if t + 1 == tasks {
             n
         } else {
@@ -225,7 +229,11 @@ unsafe fn copy_aligned(d: *mut u8, od: isize, s: *const u8, os: isize, len: usiz
     let bytes = (len - i) / 2;
     if bytes > 0 {
         // `copy`, not `copy_nonoverlapping`: the runs may be the same one.
-        std::ptr::copy(s.offset((os + i) >> 1), d.offset((od + i) >> 1), bytes as usize);
+        std::ptr::copy(
+            s.offset((os + i) >> 1),
+            d.offset((od + i) >> 1),
+            bytes as usize,
+        );
         i += 2 * bytes;
     }
     if i < len {
@@ -275,7 +283,11 @@ fn cast_in<S: Element>(src: &Tensor, dst: &Tensor, signed: bool) {
     for_each_run_4bit(&plan, parallel_ok(dst, &[src]), |[od, os], len| {
         // SAFETY: frontend contract (locked, in bounds, dst unique; the
         // buffers differ); destination bytes owned by this task.
-        unsafe { write_run(d.get(), od, ds, len, |i| conv(*s.get().offset(os + i as isize * ss))) };
+        unsafe {
+            write_run(d.get(), od, ds, len, |i| {
+                conv(*s.get().offset(os + i as isize * ss))
+            })
+        };
     });
 }
 

@@ -209,7 +209,11 @@ pub(super) fn fill_int(
 ) -> Result<Tensor> {
     if dtype.is_int4() {
         // The values fit in 8 bits: made there, then packed.
-        let byte = if dtype == DType::I4 { DType::I8 } else { DType::U8 };
+        let byte = if dtype == DType::I4 {
+            DType::I8
+        } else {
+            DType::U8
+        };
         return fill_int(op, byte, shape, device, f)?.cast(dtype);
     }
     let n = checked_numel(op, shape)?;

@@ -444,6 +444,65 @@ fn data_movement_matches_the_same_ops_on_bytes() {
 }
 
 #[test]
+fn products_scans_and_sets_match_the_same_ops_on_bytes() {
+    for dt in INT4 {
+        let x = super::int4::noise(dt, &[4, 6], 3);
+        let row = |t: &Tensor, i: isize| t.slice(s![i]).unwrap();
+        let cases: Vec<Case<'_>> = vec![
+            ("trace", Box::new(|t| t.trace().unwrap())),
+            ("tril", Box::new(|t| t.tril(0).unwrap())),
+            ("diag", Box::new(|t| row(t, 0).diag(1).unwrap())),
+            ("outer", Box::new(|t| row(t, 0).outer(&row(t, 1)).unwrap())),
+            ("inner", Box::new(|t| t.inner(t).unwrap())),
+            (
+                "kron",
+                Box::new(|t| {
+                    let a = t.slice(s![0..2, 0..2]).unwrap();
+                    a.kron(&t.slice(s![1..3, 0..3]).unwrap()).unwrap()
+                }),
+            ),
+            (
+                "tensordot",
+                Box::new(|t| t.tensordot(&t.transpose(None).unwrap(), 1).unwrap()),
+            ),
+            (
+                "einsum",
+                Box::new(|t| Tensor::einsum("ij,kj->ik", &[t, t]).unwrap()),
+            ),
+            (
+                "matrix_power",
+                Box::new(|t| t.slice(s![.., 1..5]).unwrap().matrix_power(3).unwrap()),
+            ),
+            (
+                "cross",
+                Box::new(|t| {
+                    t.slice(s![.., 0..3])
+                        .unwrap()
+                        .cross(&t.slice(s![.., 3..6]).unwrap(), -1)
+                        .unwrap()
+                }),
+            ),
+            ("cummax", Box::new(|t| t.cummax(1).unwrap().0)),
+            ("cumprod", Box::new(|t| t.cumprod(0).unwrap())),
+            ("ptp", Box::new(|t| t.ptp(1, false).unwrap())),
+            ("unique", Box::new(|t| t.unique().unwrap())),
+            (
+                "correlate",
+                Box::new(|t| {
+                    let m = rnx::ops::signal::SignalMode::Full;
+                    row(t, 0)
+                        .correlate(&t.slice(s![1, 0..3]).unwrap(), m)
+                        .unwrap()
+                }),
+            ),
+        ];
+        for (name, f) in &cases {
+            same_as_bytes(dt, &x, f, name);
+        }
+    }
+}
+
+#[test]
 fn errors_name_the_4_bit_dtype() {
     for dt in INT4 {
         let a = make(dt, &[2], &[1, 2]);

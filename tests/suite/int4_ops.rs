@@ -503,6 +503,36 @@ fn products_scans_and_sets_match_the_same_ops_on_bytes() {
 }
 
 #[test]
+fn rust_values_and_promotion() {
+    let t = make(DType::I4, &[3], &[-8, 0, 7]);
+    let three = rnx::I4::new(3).unwrap();
+    assert_eq!(vals(&t.add(three).unwrap()), vec![-5, 3, -6]);
+    let u = Tensor::full(DType::U4, &[2], rnx::U4::MAX).unwrap();
+    assert_eq!(vals(&u.add(rnx::U4::ONE).unwrap()), vec![0, 0]);
+    // ml_dtypes' promotions (np.promote_types with ml_dtypes.int4/uint4).
+    use rnx::ext::promotion::{numpy_promote, pytorch_promote};
+    use DType::*;
+    for (a, b, want) in [
+        (I4, I4, I4),
+        (I4, U4, I8),
+        (I4, I8, I8),
+        (I4, U8, I16),
+        (U4, I8, I8),
+        (U4, U8, U8),
+        (I4, I32, I32),
+        (I4, F16, F16),
+        (U4, BF16, BF16),
+        (U4, F32, F32),
+    ] {
+        assert_eq!(numpy_promote(a, b), Some(want), "{a} {b}");
+        assert_eq!(numpy_promote(b, a), Some(want), "{b} {a}");
+    }
+    // PyTorch has no 4-bit integer arithmetic to follow.
+    assert_eq!(pytorch_promote(I4, I8), None);
+    assert_eq!(pytorch_promote(U4, U4), Some(U4));
+}
+
+#[test]
 fn errors_name_the_4_bit_dtype() {
     for dt in INT4 {
         let a = make(dt, &[2], &[1, 2]);

@@ -41,13 +41,21 @@ unsafe fn set(base: *mut u8, n: isize, v: u8) {
 }
 
 /// Write `len` nibbles `val(0..len)` at element indices `start + i * ds`;
-/// a contiguous run writes whole bytes between its first and last nibble.
+/// a contiguous run writes whole bytes between its first and last nibble,
+/// computing the values in blocks when `BLOCKED` (fast for values read from
+/// contiguous memory; pairs at a time otherwise, which suits strided reads).
 ///
 /// # Safety
 /// Every index written lies in the buffer; this thread owns the bytes written
 /// (see the module docs).
 #[inline(always)]
-unsafe fn write_run(base: *mut u8, start: isize, ds: isize, len: usize, val: impl Fn(usize) -> u8) {
+unsafe fn write_run<const BLOCKED: bool>(
+    base: *mut u8,
+    start: isize,
+    ds: isize,
+    len: usize,
+    val: impl Fn(usize) -> u8,
+) {
     if ds != 1 {
         for i in 0..len {
             set(base, start + i as isize * ds, val(i));
@@ -59,12 +67,64 @@ unsafe fn write_run(base: *mut u8, start: isize, ds: isize, len: usize, val: imp
         set(base, start, val(0));
         i = 1;
     }
+    if !BLOCKED {
+        while i + 1 < len {
+            *base.offset((start + i as isize) >> 1) = (val(i) & 0xf) | ((val(i + 1) & 0xf) << 4);
+            i += 2;
+        }
+    }
+    // Whole bytes, a block at a time: the values into a buffer (a loop the
+    // compiler vectorises for simple `val`s), then packed in pairs.
+    const BLOCK: usize = 512;
+    let mut buf = [0u8; BLOCK];
     while i + 1 < len {
-        *base.offset((start + i as isize) >> 1) = (val(i) & 0xf) | ((val(i + 1) & 0xf) << 4);
-        i += 2;
+        let k = (len - i).min(BLOCK) & !1;
+        for (j, b) in buf[..k].iter_mut().enumerate() {
+            *b = val(i + j);
+        }
+        let d = base.offset((start + i as isize) >> 1);
+        for (p, pair) in buf[..k].chunks_exact(2).enumerate() {
+            *d.add(p) = (pair[0] & 0xf) | ((pair[1] & 0xf) << 4);
+        }
+        i += k;
     }
     if i < len {
         set(base, start + i as isize, val(i));
+    }
+}
+
+/// Call `f(i, nibble)` for the `len` nibbles at element indices
+/// `start + i * ss`, in order; a contiguous run reads each byte once.
+///
+/// # Safety
+/// Every index read lies in the buffer.
+#[inline(always)]
+unsafe fn read_run(
+    s: *const u8,
+    start: isize,
+    ss: isize,
+    len: usize,
+    mut f: impl FnMut(usize, u8),
+) {
+    if ss != 1 {
+        for i in 0..len {
+            f(i, get(s, start + i as isize * ss));
+        }
+        return;
+    }
+    let mut i = 0usize;
+    if start & 1 == 1 && len > 0 {
+        f(0, get(s, start));
+        i = 1;
+    }
+    while i + 1 < len {
+        let b = *s.offset((start + i as isize) >> 1);
+        f(i, b & 0xf);
+        f(i + 1, b >> 4);
+        i += 2;
+    }
+    if i < len {
+        f(i, get(s, start + i as isize));
     }
 }
 
@@ -168,12 +228,14 @@ pub(crate) fn download(src: &Tensor, dst: &mut [u8]) -> Result<()> {
     let [ds, ss] = plan.inner_strides();
     let (d, s) = (SendPtr(dst.as_mut_ptr()), SendPtr(host(src)));
     plan.par_for_each_run(PAR_MIN_ELEMS, |[od, os], len| {
-        for i in 0..len as isize {
-            // SAFETY: `dst` holds numel bytes in row-major order (checked
-            // above); src's layout lies in its buffer; the tensor is locked
-            // for reading and each task writes its own destination bytes.
-            unsafe { *d.get().offset(od + i * ds) = get(s.get(), os + i * ss) };
-        }
+        // SAFETY: `dst` holds numel bytes in row-major order (checked
+        // above); src's layout lies in its buffer; the tensor is locked for
+        // reading and each task writes its own destination bytes.
+        unsafe {
+            read_run(s.get(), os, ss, len, |i, n| {
+                *d.get().offset(od + i as isize * ds) = n
+            })
+        };
     });
     Ok(())
 }
@@ -191,7 +253,22 @@ pub(crate) fn fill(dst: &Tensor, v: Scalar) {
     for_each_run_4bit(&plan, parallel_ok(dst, &[]), |[od], len| {
         // SAFETY: frontend contract (dst locked, in bounds, unique); bytes
         // owned by this task (see `for_each_run_4bit`).
-        unsafe { write_run(d.get(), od, ds, len, |_| nib) };
+        unsafe {
+            if ds == 1 && len > 2 {
+                // The first and last nibble alone, the whole bytes between at once.
+                let (first, last) = (od, od + len as isize - 1);
+                let (lo, hi) = ((first + 1) >> 1, (last + 1) >> 1);
+                if first & 1 == 1 {
+                    set(d.get(), first, nib);
+                }
+                std::ptr::write_bytes(d.get().offset(lo), nib | (nib << 4), (hi - lo) as usize);
+                if last & 1 == 0 {
+                    set(d.get(), last, nib);
+                }
+            } else {
+                write_run::<false>(d.get(), od, ds, len, |_| nib)
+            }
+        };
     });
 }
 
@@ -209,7 +286,7 @@ pub(crate) fn copy(src: &Tensor, dst: &Tensor) {
             if ds == 1 && ss == 1 && (od - os) & 1 == 0 {
                 copy_aligned(d.get(), od, s.get(), os, len)
             } else {
-                write_run(d.get(), od, ds, len, |i| get(s.get(), os + i as isize * ss))
+                write_run::<false>(d.get(), od, ds, len, |i| get(s.get(), os + i as isize * ss))
             }
         }
     });
@@ -269,12 +346,13 @@ pub(crate) fn cast(src: &Tensor, dst: &Tensor) -> Result<()> {
 
 /// `src` (element type `S`) into the 4-bit `dst`.
 fn cast_in<S: Element>(src: &Tensor, dst: &Tensor, signed: bool) {
-    let conv = move |x: S| {
-        if signed {
-            I4::cast_from(x).to_bits()
-        } else {
-            U4::cast_from(x).to_bits()
-        }
+    // `I4::cast_from` / `U4::cast_from`, with the range chosen once: an
+    // integer keeps its low 4 bits (the same bits for i4 and u4); a float (or
+    // a complex number's real part) truncates and saturates, NaN giving 0.
+    let (lo, hi) = if signed { (-8, 7) } else { (0, 15) };
+    let conv = move |x: S| match x.to_i128() {
+        Some(i) => i as u8 & 0xf,
+        None => (x.to_f64() as i64).clamp(lo, hi) as u8 & 0xf,
     };
     let plan = Plan::new([dst.layout(), src.layout()]);
     let [ds, ss] = plan.inner_strides();
@@ -284,32 +362,38 @@ fn cast_in<S: Element>(src: &Tensor, dst: &Tensor, signed: bool) {
         // SAFETY: frontend contract (locked, in bounds, dst unique; the
         // buffers differ); destination bytes owned by this task.
         unsafe {
-            write_run(d.get(), od, ds, len, |i| {
-                conv(*s.get().offset(os + i as isize * ss))
-            })
+            let v = |i: usize| conv(*s.get().offset(os + i as isize * ss));
+            if ss == 1 {
+                write_run::<true>(d.get(), od, ds, len, v)
+            } else {
+                write_run::<false>(d.get(), od, ds, len, v)
+            }
         };
     });
 }
 
-/// The 4-bit `src` into `dst` (element type `D`), exactly.
+/// The 4-bit `src` into `dst` (element type `D`), exactly: each of the 16
+/// nibbles' values is converted once, then looked up.
 fn cast_out<D: Element>(src: &Tensor, dst: &Tensor, signed: bool) {
+    let table: [D; 16] = std::array::from_fn(|n| {
+        let v = if signed {
+            I4::from_bits(n as u8).get() as i64
+        } else {
+            n as i64
+        };
+        D::from_i64_wrapping(v)
+    });
     let plan = Plan::new([dst.layout(), src.layout()]);
     let [ds, ss] = plan.inner_strides();
     let d = SendPtr(super::base_ptr::<D>(dst));
     let s = SendPtr(host(src));
     plan.par_for_each_run(PAR_MIN_ELEMS, |[od, os], len| {
-        for i in 0..len as isize {
-            // SAFETY: frontend contract (locked, in bounds, dst unique; the
-            // buffers differ); each task writes its own elements of `dst`.
-            unsafe {
-                let n = get(s.get(), os + i * ss);
-                let v = if signed {
-                    I4::from_bits(n).get() as i64
-                } else {
-                    n as i64
-                };
-                *d.get().offset(od + i * ds) = D::from_i64_wrapping(v);
-            }
-        }
+        // SAFETY: frontend contract (locked, in bounds, dst unique; the
+        // buffers differ); each task writes its own elements of `dst`.
+        unsafe {
+            read_run(s.get(), os, ss, len, |i, n| {
+                *d.get().offset(od + i as isize * ds) = table[n as usize]
+            })
+        };
     });
 }

@@ -1,6 +1,65 @@
 //! Element types: the `DType` enum, the `Element` trait that ties a Rust type to its
 //! dtype, the typed `Scalar` value, and the one dispatch macro every dtype-generic
 //! path goes through. No tensor or device code lives here.
+//!
+//! # The 4-bit integers `i4` and `u4`
+//!
+//! [`DType::I4`] (-8..=7) and [`DType::U4`] (0..=15) are Nx's `{:s, 4}` and
+//! `{:u, 4}`, `ml_dtypes.int4`/`uint4`. They are storage dtypes:
+//!
+//! - **Memory**: packed two per byte, so a 4-bit tensor takes half the bytes
+//!   of an 8-bit one ([`DType::buffer_bytes`]). Element `n` of a buffer is in
+//!   byte `n / 2`, an even `n` in the low nibble (bits 0-3) and an odd `n` in
+//!   the high nibble: the order of ONNX INT4/UINT4, TensorFlow Lite and
+//!   Keras' `pack_int4`. Views keep element strides and offsets,
+//!   so any offset and stride works (odd offsets, negative strides,
+//!   transposes, broadcasts); only the CPU backend's data movement
+//!   (`backend/cpu/packed.rs`) addresses the nibbles.
+//! - **Writes**: writing an element rewrites its byte keeping the other
+//!   nibble, so a write never changes a neighbour. Every operation that
+//!   writes a storage holds that storage's exclusive lock, so two threads
+//!   writing two views that share bytes (`t[0::2]` and `t[1::2]`) take turns
+//!   and no update is lost; within one operation, the work is split over
+//!   threads only at byte boundaries of a contiguous destination that shares
+//!   no byte with a source.
+//! - **Rust types**: [`I4`] and [`U4`], one value per byte with the 4 bits in
+//!   the low nibble (as `ml_dtypes` holds them). `to_vec::<I4>`, `from_vec`,
+//!   `item` and `create` convert at the boundary; `as_slice` is an error
+//!   (there is no slice of `I4`s in packed memory).
+//! - **Sizes**: [`DType::bits`] is 4. [`DType::itemsize`] is 1, the size of
+//!   one element on its own (the Rust type, `to_vec`, `.npy`, NumPy's
+//!   itemsize for `ml_dtypes.int4`); so `Tensor::nbytes` (`size * itemsize`)
+//!   and `Tensor::strides` (element strides times itemsize) describe that
+//!   one-byte-per-element form, which for strides means they equal the
+//!   element strides. In memory a stride of `s` elements is `s * 4` bits.
+//! - **Casts**: the integer rules at width 4: integer -> i4/u4 keeps the low 4
+//!   bits (Rust `as`: 300 is -4 as i4, -1 is 15 as u4), float -> i4/u4
+//!   truncates and saturates (NaN -> 0), i4/u4 -> any dtype is exact (but
+//!   f8e5m2, which rounds 9, 11, 13 and 15). [`crate::Tensor::bitcast`]
+//!   reads bytes as i4/u4 by their low nibble.
+//! - **Computation**: every computing operation given an i4 (u4) tensor runs
+//!   in i32 (u32) and writes each result back once with the 4-bit wrap (the
+//!   low 4 bits), as integers wrap at their width (`backend::widen`: no
+//!   kernel is compiled for 4 bits). For `+ - *`, sums, products, matrix
+//!   products, bitwise operations and division this is exactly 4-bit
+//!   arithmetic; shifts behave as the 32-bit shifts wrapped (by 4 or more,
+//!   0 or the sign's truncation).
+//! - **Devices and files**: CPU only (a GPU gives
+//!   [`Error::UnsupportedDTypeOnDevice`]). `.npy`/`.npz` hold them as
+//!   `ml_dtypes` does (one per byte, descriptor `<V1`); `.safetensors` has no
+//!   4-bit integer dtype (an error on save).
+//!
+//! ```
+//! use rnx::{s, DType, Tensor, I4};
+//! let t = Tensor::create(DType::I4, &[2, 3], &[-8, -1, 0, 1, 6, 7])?;
+//! assert_eq!(t.add(3)?.to_string(), "[[-5, 2, 3],\n [4, -7, -6]]"); // wraps
+//! let col = t.slice(s![.., 1])?;   // stride 3 elements: 1.5 bytes
+//! col.fill(5)?;                    // neighbours untouched
+//! assert_eq!(t.to_vec::<I4>()?.iter().map(|v| v.get()).collect::<Vec<_>>(), vec![-8, 5, 0, 1, 5, 7]);
+//! // 64 + 25 + 0 = 89 and 1 + 25 + 49 = 75 keep their low 4 bits: -7, -5.
+//! assert_eq!(t.matmul(&t.transpose(None)?)?.to_string(), "[[-7, 1],\n [1, -5]]");
+//! # Ok::<(), rnx::Error>(())
+//! ```
 
 use crate::error::{Error, Result};
 use half::{bf16, f16};
@@ -8,22 +67,26 @@ use num_complex::Complex;
 use std::fmt;
 
 mod fp8;
+pub(crate) mod int4;
 pub(crate) mod round;
 
 pub use fp8::{F8E4M3, F8E5M2};
+pub use int4::{I4, U4};
 
 /// Complex number of two `f32` (dtype `c32`).
 pub type C32 = Complex<f32>;
 /// Complex number of two `f64` (dtype `c64`).
 pub type C64 = Complex<f64>;
 
-/// The sixteen element types of rnx.
+/// The eighteen element types of rnx.
 ///
 /// ```
 /// use rnx::DType;
 /// assert_eq!(DType::F32.itemsize(), 4);
 /// assert!(DType::C64.is_complex());
 /// assert_eq!(DType::U8.to_string(), "u8");
+/// assert_eq!((DType::I4.bits(), DType::I4.itemsize()), (4, 1));
+/// assert_eq!(DType::I4.buffer_bytes(5), Some(3)); // packed two per byte
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DType {
@@ -45,11 +108,17 @@ pub enum DType {
     F8E4M3,
     /// 8-bit float E5M2 (storage; computes in f32). See [`F8E5M2`].
     F8E5M2,
+    /// 4-bit signed integer, -8..=7 (storage, packed two per byte; computes
+    /// in i32). See [`I4`] and the [module](crate::dtype) page.
+    I4,
+    /// 4-bit unsigned integer, 0..=15 (storage, packed two per byte;
+    /// computes in u32). See [`U4`] and the [module](crate::dtype) page.
+    U4,
 }
 
 impl DType {
     /// Every dtype, in declaration order.
-    pub const ALL: [DType; 16] = [
+    pub const ALL: [DType; 18] = [
         DType::F16,
         DType::BF16,
         DType::F32,
@@ -66,17 +135,66 @@ impl DType {
         DType::U64,
         DType::F8E4M3,
         DType::F8E5M2,
+        DType::I4,
+        DType::U4,
     ];
 
-    /// Bytes per element.
+    /// Bytes per element: the size of the Rust element type, and what one
+    /// element takes on its own (in `to_vec`, `from_vec`, `.npy` files). For
+    /// the 4-bit dtypes this is 1 (as NumPy's `ml_dtypes.int4` reports), while
+    /// their tensors pack two elements per byte: see [`DType::bits`] and
+    /// [`DType::buffer_bytes`].
     pub fn itemsize(self) -> usize {
         match self {
             DType::I8 | DType::U8 | DType::F8E4M3 | DType::F8E5M2 => 1,
+            DType::I4 | DType::U4 => 1,
             DType::F16 | DType::BF16 | DType::I16 | DType::U16 => 2,
             DType::F32 | DType::I32 | DType::U32 => 4,
             DType::F64 | DType::I64 | DType::U64 | DType::C32 => 8,
             DType::C64 => 16,
         }
+    }
+    /// Bits one element takes in a tensor's memory: 4 for `i4`/`u4`, else
+    /// `8 * itemsize`.
+    pub fn bits(self) -> usize {
+        if self.is_int4() {
+            4
+        } else {
+            8 * self.itemsize()
+        }
+    }
+    /// Bytes of device memory that a buffer of `len` elements takes:
+    /// `len * itemsize`, or `len.div_ceil(2)` for the packed 4-bit dtypes;
+    /// `None` when that overflows `usize`.
+    pub fn buffer_bytes(self, len: usize) -> Option<usize> {
+        if self.is_int4() {
+            Some(int4::packed_len(len))
+        } else {
+            len.checked_mul(self.itemsize())
+        }
+    }
+    /// The 4-bit integer storage types (i4, u4): packed two per byte in a
+    /// tensor's memory; every computation on them converts the operands to
+    /// i32 (i4) or u32 (u4), runs that operation and writes each result back
+    /// once, keeping its low 4 bits (integers wrap at their width).
+    pub fn is_int4(self) -> bool {
+        matches!(self, DType::I4 | DType::U4)
+    }
+    /// The range of an integer dtype as `(min, max)`; `None` for the others.
+    pub fn int_range(self) -> Option<(i128, i128)> {
+        Some(match self {
+            DType::I4 => (-8, 7),
+            DType::U4 => (0, 15),
+            DType::I8 => (i8::MIN as i128, i8::MAX as i128),
+            DType::I16 => (i16::MIN as i128, i16::MAX as i128),
+            DType::I32 => (i32::MIN as i128, i32::MAX as i128),
+            DType::I64 => (i64::MIN as i128, i64::MAX as i128),
+            DType::U8 => (0, u8::MAX as i128),
+            DType::U16 => (0, u16::MAX as i128),
+            DType::U32 => (0, u32::MAX as i128),
+            DType::U64 => (0, u64::MAX as i128),
+            _ => return None,
+        })
     }
     /// Real floating point (f16, bf16, f32, f64, f8e4m3, f8e5m2).
     pub fn is_float(self) -> bool {
@@ -99,13 +217,19 @@ impl DType {
     pub fn is_int(self) -> bool {
         self.is_signed_int() || self.is_unsigned_int()
     }
-    /// Signed integer.
+    /// Signed integer (i4, i8, i16, i32, i64).
     pub fn is_signed_int(self) -> bool {
-        matches!(self, DType::I8 | DType::I16 | DType::I32 | DType::I64)
+        matches!(
+            self,
+            DType::I4 | DType::I8 | DType::I16 | DType::I32 | DType::I64
+        )
     }
-    /// Unsigned integer.
+    /// Unsigned integer (u4, u8, u16, u32, u64).
     pub fn is_unsigned_int(self) -> bool {
-        matches!(self, DType::U8 | DType::U16 | DType::U32 | DType::U64)
+        matches!(
+            self,
+            DType::U4 | DType::U8 | DType::U16 | DType::U32 | DType::U64
+        )
     }
     /// The half-precision storage types (f16, bf16), computed in f32.
     pub fn is_half(self) -> bool {
@@ -138,6 +262,8 @@ impl DType {
             DType::U64 => "u64",
             DType::F8E4M3 => "f8e4m3",
             DType::F8E5M2 => "f8e5m2",
+            DType::I4 => "i4",
+            DType::U4 => "u4",
         }
     }
 }
@@ -150,12 +276,17 @@ impl fmt::Display for DType {
 
 /// Runs `$body` with `$T` bound to the Rust type of `$dtype`.
 ///
-/// `dispatch!(dtype, T => body)` covers all 16 dtypes (data movement, casts,
-/// printing); the subset forms `dispatch!(@compute ...)` (all but the fp8
-/// storage types: the compute kernels, which never see fp8 because
-/// `backend::widen` converts it to f32 first), `@real` (floats and integers
-/// but fp8), `@float` (f16, bf16, f32, f64), `@int`, `@complex` return
-/// `Err(Error::UnsupportedDType)` named with `$op` for the rest:
+/// `dispatch!(dtype, T => body)` covers all 18 dtypes, binding [`I4`]/[`U4`]
+/// for the 4-bit ones: for code that goes through [`Element`] values only
+/// (creation from Rust values, `to_vec`, printing), never for code that
+/// addresses a tensor's memory as `T`s, since 4-bit tensors are packed two
+/// per byte. The subset forms return `Err(Error::UnsupportedDType)` named
+/// with `$op` for the dtypes they leave out: `@bytes` (all but i4/u4: the
+/// strided copy and cast loops over typed memory), `@compute` (all but the
+/// fp8 and 4-bit storage types: the compute kernels, which never see those
+/// because `backend::widen` converts them to f32/i32/u32 first), `@real`
+/// (floats and integers but fp8 and 4-bit), `@float` (f16, bf16, f32, f64),
+/// `@int` (the 8- to 64-bit integers), `@complex`:
 /// `dispatch!(@float dtype, "sqrt", T => body)`.
 #[macro_export]
 #[doc(hidden)]
@@ -226,6 +357,89 @@ macro_rules! dispatch {
             __D::F8E5M2 => {
                 type $T = $crate::F8E5M2;
                 $body
+            }
+            __D::I4 => {
+                type $T = $crate::I4;
+                $body
+            }
+            __D::U4 => {
+                type $T = $crate::U4;
+                $body
+            }
+        }
+    }};
+    (@bytes $dt:expr, $op:expr, $T:ident => $body:expr) => {{
+        use $crate::DType as __D;
+        match $dt {
+            __D::F16 => {
+                type $T = $crate::half::f16;
+                $body
+            }
+            __D::BF16 => {
+                type $T = $crate::half::bf16;
+                $body
+            }
+            __D::F32 => {
+                type $T = f32;
+                $body
+            }
+            __D::F64 => {
+                type $T = f64;
+                $body
+            }
+            __D::C32 => {
+                type $T = $crate::C32;
+                $body
+            }
+            __D::C64 => {
+                type $T = $crate::C64;
+                $body
+            }
+            __D::I8 => {
+                type $T = i8;
+                $body
+            }
+            __D::I16 => {
+                type $T = i16;
+                $body
+            }
+            __D::I32 => {
+                type $T = i32;
+                $body
+            }
+            __D::I64 => {
+                type $T = i64;
+                $body
+            }
+            __D::U8 => {
+                type $T = u8;
+                $body
+            }
+            __D::U16 => {
+                type $T = u16;
+                $body
+            }
+            __D::U32 => {
+                type $T = u32;
+                $body
+            }
+            __D::U64 => {
+                type $T = u64;
+                $body
+            }
+            __D::F8E4M3 => {
+                type $T = $crate::F8E4M3;
+                $body
+            }
+            __D::F8E5M2 => {
+                type $T = $crate::F8E5M2;
+                $body
+            }
+            d => {
+                return Err($crate::Error::UnsupportedDType {
+                    op: $op.into(),
+                    dtype: d,
+                })
             }
         }
     }};
@@ -655,6 +869,8 @@ pub enum Scalar {
     U64(u64),
     F8E4M3(F8E4M3),
     F8E5M2(F8E5M2),
+    I4(I4),
+    U4(U4),
 }
 
 impl Scalar {
@@ -677,6 +893,8 @@ impl Scalar {
             Scalar::U64(_) => DType::U64,
             Scalar::F8E4M3(_) => DType::F8E4M3,
             Scalar::F8E5M2(_) => DType::F8E5M2,
+            Scalar::I4(_) => DType::I4,
+            Scalar::U4(_) => DType::U4,
         }
     }
 
@@ -712,6 +930,8 @@ impl Scalar {
             Scalar::U64(v) => v as f64,
             Scalar::F8E4M3(v) => v.to_f64(),
             Scalar::F8E5M2(v) => v.to_f64(),
+            Scalar::I4(v) => v.get() as f64,
+            Scalar::U4(v) => v.get() as f64,
         }
     }
 
@@ -726,6 +946,8 @@ impl Scalar {
             Scalar::U16(v) => Some(v as i128),
             Scalar::U32(v) => Some(v as i128),
             Scalar::U64(v) => Some(v as i128),
+            Scalar::I4(v) => Some(v.get() as i128),
+            Scalar::U4(v) => Some(v.get() as i128),
             _ => None,
         }
     }
@@ -754,7 +976,7 @@ impl Scalar {
         if im != 0.0 && !dtype.is_complex() {
             return Err(bad());
         }
-        if dtype.is_int() {
+        if let Some((lo, hi)) = dtype.int_range() {
             let i: i128 = match self.to_i128() {
                 Some(i) => i,
                 None => {
@@ -764,13 +986,10 @@ impl Scalar {
                     re as i128
                 }
             };
-            let ok = dispatch!(@int dtype, op, T => {
-                i >= T::MIN as i128 && i <= T::MAX as i128
-            });
-            if !ok {
+            if i < lo || i > hi {
                 return Err(bad());
             }
-            return Ok(dispatch!(@int dtype, op, T => T::from_i128_saturating(i).to_scalar()));
+            return Ok(dispatch!(dtype, T => T::from_i128_saturating(i).to_scalar()));
         }
         // To a float or complex dtype: one rounding, from the exact value.
         if let Some(i) = self.to_i128() {
@@ -808,6 +1027,8 @@ impl fmt::Display for Scalar {
             Scalar::U64(v) => write!(f, "{v}"),
             Scalar::F8E4M3(v) => write!(f, "{v}"),
             Scalar::F8E5M2(v) => write!(f, "{v}"),
+            Scalar::I4(v) => write!(f, "{v}"),
+            Scalar::U4(v) => write!(f, "{v}"),
         }
     }
 }
@@ -821,7 +1042,9 @@ macro_rules! scalar_from {
         }
     )*};
 }
-scalar_from!(f16, bf16, f32, f64, C32, C64, i8, i16, i32, i64, u8, u16, u32, u64, F8E4M3, F8E5M2);
+scalar_from!(
+    f16, bf16, f32, f64, C32, C64, i8, i16, i32, i64, u8, u16, u32, u64, F8E4M3, F8E5M2, I4, U4
+);
 
 impl From<usize> for Scalar {
     fn from(v: usize) -> Scalar {

@@ -10,6 +10,14 @@
 /// Every internal test: a flat name (module path with `_`) and the function.
 pub const TESTS: &[(&str, fn())] = &[
     (
+        "dtype_int4_values_and_bits",
+        crate::dtype::int4::tests::values_and_bits,
+    ),
+    (
+        "dtype_int4_pack_order",
+        crate::dtype::int4::tests::pack_order,
+    ),
+    (
         "dtype_round_f64_to_f32_bits_match_rust_as",
         crate::dtype::round::tests::f64_to_f32_bits_match_rust_as,
     ),

@@ -25,7 +25,9 @@
 //!   sugar (`&a + &b`), which panics with the same message, as `std` indexing does.
 //! - Integers wrap at their width; integer division or remainder by zero is an
 //!   error; f16/bf16 and the fp8 storage dtypes (f8e4m3, f8e5m2) compute in f32
-//!   and round once per result.
+//!   and round once per result; the 4-bit integers i4/u4 ([`I4`], [`U4`]),
+//!   packed two per byte, compute in i32/u32 and keep the low 4 bits of each
+//!   result (their memory, strides and itemsize: [`dtype`]).
 //! - `RNX_NUM_THREADS` (or [`set_num_threads`]) sets the CPU thread count.
 //!
 //! ## Conventions
@@ -145,7 +147,7 @@ pub use device::{
 };
 pub use dims::Dims;
 pub use dtype::{DType, Element, Scalar, C32, C64};
-pub use dtype::{F8E4M3, F8E5M2};
+pub use dtype::{F8E4M3, F8E5M2, I4, U4};
 pub use error::{Error, Result};
 #[cfg(feature = "image")]
 pub use io::{load_image, save_image, save_image_with, ImageOptions};

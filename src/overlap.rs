@@ -75,23 +75,34 @@ fn exact_zero_sum(axes: &[(usize, usize)]) -> bool {
     rec(&sorted, 0, 0, false)
 }
 
-/// The byte-address form of a host tensor's view: base address, and per axis
-/// (extent - 1, stride in bytes) for axes of size > 1; plus the element width.
+/// The address form of a host tensor's view: base address, and per axis
+/// (stride, extent - 1) for axes of size > 1; plus the element width. In
+/// units of 1/`unit` byte (see [`unit`]).
 struct ByteView {
     start: i128,
-    terms: Vec<(i128, i128)>, // (stride in bytes, max index)
+    terms: Vec<(i128, i128)>, // (stride in units, max index)
     width: i128,
 }
 
-fn byte_view(t: &crate::Tensor) -> Option<ByteView> {
+/// The address unit for comparing `a` and `b`: 2 (half bytes) when either is
+/// of a packed 4-bit dtype, whose elements are nibbles, else 1 (bytes).
+fn unit(a: &crate::Tensor, b: &crate::Tensor) -> i128 {
+    if a.dtype().is_int4() || b.dtype().is_int4() {
+        2
+    } else {
+        1
+    }
+}
+
+fn byte_view(t: &crate::Tensor, unit: i128) -> Option<ByteView> {
     let base = t.storage().host_ptr()? as usize as i128;
-    let w = t.itemsize() as i128;
+    let w = t.dtype().bits() as i128 * unit / 8;
     let l = t.layout();
     if l.numel() == 0 {
         return None;
     }
     Some(ByteView {
-        start: base + l.offset() as i128 * w,
+        start: base * unit + l.offset() as i128 * w,
         terms: l
             .shape()
             .iter()
@@ -103,13 +114,13 @@ fn byte_view(t: &crate::Tensor) -> Option<ByteView> {
     })
 }
 
-/// The host byte range `[lo, hi)` a tensor's view touches; `None` when empty
-/// or not in host memory.
-fn byte_range(t: &crate::Tensor) -> Option<(usize, usize)> {
-    let base = t.storage().host_ptr()? as usize;
-    let w = t.itemsize();
+/// The host address range `[lo, hi)` a tensor's view touches, in units of
+/// 1/`unit` byte; `None` when empty or not in host memory.
+fn byte_range(t: &crate::Tensor, unit: i128) -> Option<(i128, i128)> {
+    let base = t.storage().host_ptr()? as usize as i128;
+    let w = t.dtype().bits() as i128 * unit / 8;
     let (lo, hi) = t.layout().span()?;
-    Some((base + lo * w, base + hi * w))
+    Some((base * unit + lo as i128 * w, base * unit + hi as i128 * w))
 }
 
 /// Whether two tensors can touch a common byte of memory (exact, via a bounded
@@ -119,6 +130,10 @@ fn byte_range(t: &crate::Tensor) -> Option<(usize, usize)> {
 /// disjoint address ranges; only then the exact search. For non-host tensors
 /// the answer is "same storage". The search is capped; past the cap it answers
 /// `true`, which only costs a defensive copy.
+///
+/// With a packed 4-bit tensor the unit is the half byte: two views that share
+/// a byte but no element (`t[0::2]` and `t[1::2]` of an `i4` tensor) do not
+/// overlap, which is safe because a 4-bit write keeps the byte's other nibble.
 pub fn tensors_overlap(a: &crate::Tensor, b: &crate::Tensor) -> bool {
     if a.device() != b.device() {
         return false;
@@ -127,13 +142,14 @@ pub fn tensors_overlap(a: &crate::Tensor, b: &crate::Tensor) -> bool {
         return a.same_storage(b);
     }
     // Disjoint address ranges first (no allocation): the usual answer.
-    let (Some(ra), Some(rb)) = (byte_range(a), byte_range(b)) else {
+    let u = unit(a, b);
+    let (Some(ra), Some(rb)) = (byte_range(a, u), byte_range(b, u)) else {
         return false;
     };
     if ra.1 <= rb.0 || rb.1 <= ra.0 {
         return false;
     }
-    let (Some(va), Some(vb)) = (byte_view(a), byte_view(b)) else {
+    let (Some(va), Some(vb)) = (byte_view(a, u), byte_view(b, u)) else {
         return false;
     };
     let range = |v: &ByteView| {
@@ -235,13 +251,14 @@ fn gcd(a: i128, b: i128) -> i128 {
 /// Whether `input` occupies exactly the same elements as `out` in the same
 /// order (a true in-place operand that needs no snapshot).
 pub fn same_view(input: &crate::Tensor, out: &crate::Tensor) -> bool {
-    if input.dtype().itemsize() != out.dtype().itemsize() || input.shape() != out.shape() {
+    if input.dtype().bits() != out.dtype().bits() || input.shape() != out.shape() {
         return false;
     }
     if input.same_storage(out) {
         return input.layout() == out.layout();
     }
-    match (byte_view(input), byte_view(out)) {
+    let u = unit(input, out);
+    match (byte_view(input, u), byte_view(out, u)) {
         (Some(a), Some(b)) => {
             a.start == b.start && input.layout().strides() == out.layout().strides()
         }

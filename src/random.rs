@@ -207,6 +207,15 @@ impl Tensor {
         }
         crate::Scalar::I64(low).to_dtype(dtype, "randint")?;
         crate::Scalar::I64(high - 1).to_dtype(dtype, "randint")?;
+        if dtype.is_int4() {
+            // The same draws as in 8 bits (the values fit), then packed.
+            let byte = if dtype == DType::I4 {
+                DType::I8
+            } else {
+                DType::U8
+            };
+            return Tensor::randint(byte, shape, low, high, seed)?.cast(dtype);
+        }
         let n = checked_numel("randint", shape)?;
         let range = (high as i128 - low as i128) as u128;
         crate::dispatch!(@int dtype, "randint", T => {

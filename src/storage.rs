@@ -1,8 +1,10 @@
 //! Reference-counted device buffers: owned aligned host memory (64 bytes; 2 MiB
 //! with a huge-page request for large buffers) or foreign
 //! memory kept alive by an owner object, plus the per-buffer access lock that makes
-//! concurrent use of views from several threads free of data races. No element
-//! arithmetic lives here.
+//! concurrent use of views from several threads free of data races (also for the
+//! packed 4-bit dtypes, whose writes rewrite a byte shared with a neighbouring
+//! element: the writer holds the lock exclusively). No element arithmetic lives
+//! here.
 
 use crate::device::Device;
 use crate::dtype::DType;
@@ -105,6 +107,8 @@ pub enum Buffer {
 }
 
 /// A typed device buffer of `len` elements, shared by all views over it.
+/// Its memory is `dtype.buffer_bytes(len)` bytes: the 4-bit dtypes pack two
+/// elements per byte (see [`crate::dtype`]).
 ///
 /// Reads and writes by operations take the buffer's lock (several readers or one
 /// writer); a live borrowed slice ([`crate::Tensor::as_slice`]) makes writes fail
@@ -144,7 +148,7 @@ impl Storage {
 
     /// A zero-filled host buffer of `len` elements of `dtype`.
     pub fn cpu_zeroed(dtype: DType, len: usize) -> Result<Storage> {
-        let bytes = len.checked_mul(dtype.itemsize()).ok_or(Error::Alloc {
+        let bytes = dtype.buffer_bytes(len).ok_or(Error::Alloc {
             op: "alloc".into(),
             bytes: usize::MAX,
         })?;
@@ -159,7 +163,7 @@ impl Storage {
     /// values of a dropped tensor; never uninitialised memory), for outputs that
     /// are overwritten completely. Large buffers are reused from the cache.
     pub fn cpu_for_overwrite(dtype: DType, len: usize) -> Result<Storage> {
-        let bytes = len.checked_mul(dtype.itemsize()).ok_or(Error::Alloc {
+        let bytes = dtype.buffer_bytes(len).ok_or(Error::Alloc {
             op: "alloc".into(),
             bytes: usize::MAX,
         })?;
@@ -179,7 +183,8 @@ impl Storage {
     /// Wrap foreign host memory of `len` elements of `dtype` without copying.
     ///
     /// # Safety
-    /// `ptr` must be valid for reads and writes of `len * dtype.itemsize()` bytes,
+    /// `ptr` must be valid for reads and writes of `dtype.buffer_bytes(len)`
+    /// bytes (`len * itemsize`; half of `len`, rounded up, for the 4-bit dtypes),
     /// aligned for the dtype, for as long as `owner` lives (it is dropped with the
     /// storage). While the storage lives, the memory must not be accessed other than
     /// through rnx tensors, and two storages wrapping overlapping memory must not be
@@ -191,7 +196,12 @@ impl Storage {
         len: usize,
         owner: Box<dyn Any + Send + Sync>,
     ) -> Result<Storage> {
-        let bytes = len * dtype.itemsize();
+        let bytes = dtype.buffer_bytes(len).ok_or_else(|| {
+            Error::invalid(
+                "from_foreign",
+                format!("{len} elements of {dtype} overflow usize"),
+            )
+        })?;
         let ptr =
             NonNull::new(ptr).ok_or_else(|| Error::invalid("from_foreign", "null pointer"))?;
         if !(ptr.as_ptr() as usize).is_multiple_of(dtype.itemsize().min(16)) {

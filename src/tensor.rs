@@ -170,17 +170,31 @@ impl Tensor {
     pub fn dtype(&self) -> DType {
         self.storage.dtype()
     }
-    /// Strides in bytes, as Nx.
+    /// Strides in bytes, as Nx: the element strides times [`Tensor::itemsize`].
+    /// For the packed 4-bit dtypes, whose itemsize is 1 but whose elements take
+    /// half a byte in memory, these are the strides of the one-byte-per-element
+    /// form (`to_vec`, NumPy's `ml_dtypes` arrays), which are the element
+    /// strides; the distance in memory is `stride * bits / 8` bytes (see
+    /// [`crate::dtype`]).
+    ///
+    /// ```
+    /// use rnx::{Tensor, DType};
+    /// let t = Tensor::zeros(DType::I4, &[2, 3]).unwrap();
+    /// assert_eq!(t.strides(), vec![3, 1]);
+    /// assert_eq!(t.dtype().bits(), 4); // in memory: 1.5 bytes and 0.5 bytes
+    /// ```
     pub fn strides(&self) -> Vec<isize> {
         let b = self.itemsize() as isize;
         self.layout.strides().iter().map(|&s| s * b).collect()
     }
-    /// Byte stride of dimension `i` (negative counts from the end).
+    /// Byte stride of dimension `i` (negative counts from the end), in the
+    /// units of [`Tensor::strides`].
     pub fn stride(&self, i: isize) -> Result<isize> {
         let a = normalize_axis("stride", i, self.ndim())?;
         Ok(self.layout.strides()[a] * self.itemsize() as isize)
     }
-    /// Bytes per element.
+    /// Bytes per element ([`DType::itemsize`]: 1 for the 4-bit dtypes, which
+    /// pack two elements per byte in memory).
     pub fn itemsize(&self) -> usize {
         self.dtype().itemsize()
     }
@@ -192,7 +206,9 @@ impl Tensor {
     pub fn numel(&self) -> usize {
         self.size()
     }
-    /// `size * itemsize`.
+    /// `size * itemsize`: the bytes of the elements one per `itemsize` (as
+    /// `to_vec` returns them and NumPy reports). A 4-bit tensor's elements take
+    /// half of that in memory, rounded up (`dtype().buffer_bytes(size())`).
     pub fn nbytes(&self) -> usize {
         self.size() * self.itemsize()
     }
@@ -340,6 +356,21 @@ impl Tensor {
         Ok(v.get::<i64>())
     }
 
+    /// An error naming `op` for the packed 4-bit dtypes, whose memory is not
+    /// one element per `itemsize` bytes.
+    fn not_packed(&self, op: &str) -> Result<()> {
+        if self.dtype().is_int4() {
+            return Err(Error::invalid(
+                op,
+                format!(
+                    "{} elements are packed two per byte and cannot be borrowed as a slice; use to_vec",
+                    self.dtype()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     fn real_only(&self, op: &str) -> Result<()> {
         if self.dtype().is_complex() {
             return Err(Error::invalid(
@@ -410,8 +441,13 @@ impl Tensor {
     /// let s = t.as_slice::<f32>().unwrap();
     /// assert_eq!(&*s, &[1.0, 2.0, 3.0]);
     /// ```
+    ///
+    /// The packed 4-bit dtypes have no slice of [`crate::I4`]/[`crate::U4`]
+    /// values in memory (two share a byte): an error that says to use
+    /// `to_vec`.
     pub fn as_slice<T: Element>(&self) -> Result<SliceRef<'_, T>> {
         self.check_type::<T>("as_slice")?;
+        self.not_packed("as_slice")?;
         if !self.is_c_contiguous() {
             return Err(Error::invalid(
                 "as_slice",
@@ -448,6 +484,7 @@ impl Tensor {
     /// [`Tensor::as_slice`]: writes to the storage fail while they live. For
     /// the file writers of `io`.
     pub(crate) fn as_bytes(&self, op: &str) -> Result<SliceRef<'_, u8>> {
+        self.not_packed(op)?;
         let base = self.storage.host_ptr().ok_or(Error::UnsupportedOnDevice {
             op: op.into(),
             device: self.device(),

@@ -1,19 +1,26 @@
-//! The one place where the 8-bit float storage dtypes (f8e4m3, f8e5m2) meet
-//! the compute kernels: [`Widen`] wraps a backend and, for every computing
-//! primitive that is given an fp8 tensor, casts each fp8 input into a fresh
-//! f32 tensor of the same shape, gives each fp8 output an f32 stand-in (filled
-//! from the output when the primitive reads it: `accumulate`, `scatter_reduce`),
-//! runs the wrapped backend's f32 primitive, and casts every stand-in back
-//! into its output, rounding once per result. Tensors of other dtypes are
-//! passed through untouched, and so are the data-moving primitives (alloc,
-//! upload, download, fill, copy, cast, gather, scatter), which handle fp8 as
-//! 1-byte elements directly. So no compute kernel is instantiated for fp8.
+//! The one place where the storage dtypes meet the compute kernels: the 8-bit
+//! floats (f8e4m3, f8e5m2), computed in f32, and the packed 4-bit integers,
+//! i4 computed in i32 and u4 in u32. [`Widen`] wraps a backend and, for every
+//! computing primitive that is given such a tensor, casts each narrow input
+//! into a fresh tensor of its wide dtype and the same shape, gives each
+//! narrow output a wide stand-in (filled from the output when the primitive
+//! reads it: `accumulate`, `scatter`, `scatter_reduce`), runs the wrapped
+//! backend's wide primitive, and casts every stand-in back into its output:
+//! fp8 rounds once per result; i4/u4 keep the low 4 bits of each result (the
+//! wrap of every integer dtype at its width; i32 arithmetic wrapped to 4 bits
+//! gives the same bits as 4-bit arithmetic for `+ - *`, sums, products and
+//! matrix products, and shifts by up to 15 behave as 32-bit shifts). Tensors
+//! of other dtypes are passed through untouched, and so are the data-moving
+//! primitives (alloc, upload, download, fill, copy, cast), which the backend
+//! handles for every dtype; `gather` and `scatter` pass fp8 through as 1-byte
+//! elements and widen i4/u4, whose packed memory only the core primitives
+//! address. So no compute kernel is instantiated for fp8 or 4-bit integers.
 //!
 //! The stand-ins are separate buffers, so the frontend's aliasing contract
 //! (an input is exactly the output's view or touches none of it) holds for
-//! the wrapped call, and an in-place op on an fp8 tensor reads all of it before
-//! the result is written back. Only the CPU backend is wrapped: the GPU refuses
-//! fp8 tensors at allocation.
+//! the wrapped call, and an in-place op on a narrow tensor reads all of it
+//! before the result is written back. Only the CPU backend is wrapped: the GPU
+//! refuses fp8 and 4-bit tensors at allocation.
 
 use super::{
     ArgOp, Backend, BinaryOp, ClassOp, CmpOp, CoreBackend, DctSpec, DecompBackend, DecompOp,
@@ -22,47 +29,64 @@ use super::{
 };
 use crate::device::Device;
 use crate::dtype::{DType, Scalar};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::storage::Storage;
 use crate::tensor::Tensor;
 
-/// A backend that computes fp8 tensors in f32 (see the module docs).
+/// A backend that computes the fp8 and 4-bit storage dtypes in a wide dtype
+/// (see the module docs).
 pub(crate) struct Widen<B: 'static>(pub &'static B);
 
-/// The CPU backend behind the fp8 widening.
+/// The CPU backend behind the widening.
 pub(crate) static CPU: Widen<super::cpu::CpuBackend> = Widen(&super::cpu::CpuBackend);
 
-fn any_fp8(ts: &[&Tensor]) -> bool {
-    ts.iter().any(|t| t.dtype().is_fp8())
+/// The dtype that `d` computes in, for the storage dtypes; `None` for the
+/// dtypes the kernels handle themselves.
+fn wide_dtype(d: DType) -> Option<DType> {
+    match d {
+        DType::F8E4M3 | DType::F8E5M2 => Some(DType::F32),
+        DType::I4 => Some(DType::I32),
+        DType::U4 => Some(DType::U32),
+        _ => None,
+    }
+}
+
+fn any_narrow(ts: &[&Tensor]) -> bool {
+    ts.iter().any(|t| wide_dtype(t.dtype()).is_some())
+}
+
+fn any_int4(ts: &[&Tensor]) -> bool {
+    ts.iter().any(|t| t.dtype().is_int4())
 }
 
 impl<B: Backend> Widen<B> {
-    /// `t` as f32 if it is fp8 (a contiguous copy, rounded nowhere: every fp8
-    /// value is an f32), else `t` itself.
+    /// `t` in its wide dtype if it is narrow (a contiguous copy, exact: every
+    /// fp8 value is an f32, every i4/u4 value an i32/u32), else `t` itself.
     fn wide(&self, t: &Tensor) -> Result<Tensor> {
-        if !t.dtype().is_fp8() {
+        let Some(wd) = wide_dtype(t.dtype()) else {
             return Ok(t.clone());
-        }
-        let w = Tensor::empty_on(DType::F32, t.shape(), t.device())?;
+        };
+        let w = Tensor::empty_on(wd, t.shape(), t.device())?;
         self.0.cast(t, &w)?;
         Ok(w)
     }
 
-    /// The stand-in for output `t`: `t` itself unless fp8; an f32 tensor of its
-    /// shape otherwise, holding its values when the primitive reads them.
+    /// The stand-in for output `t`: `t` itself unless narrow; a tensor of its
+    /// wide dtype and shape otherwise, holding its values when the primitive
+    /// reads them.
     fn stand_in(&self, t: &Tensor, read: bool) -> Result<Tensor> {
-        if !t.dtype().is_fp8() {
-            Ok(t.clone())
-        } else if read {
-            self.wide(t)
-        } else {
-            Tensor::empty_on(DType::F32, t.shape(), t.device())
+        match wide_dtype(t.dtype()) {
+            None => Ok(t.clone()),
+            Some(_) if read => self.wide(t),
+            Some(wd) => Tensor::empty_on(wd, t.shape(), t.device()),
         }
     }
 
-    /// Round the stand-in `w` into the output `t` (nothing when `t` is not fp8).
+    /// Write the stand-in `w` back into the output `t`, once per element
+    /// (nothing when `t` is not narrow): rounded into fp8, the low 4 bits
+    /// into i4/u4.
     fn narrow(&self, w: &Tensor, t: &Tensor) -> Result<()> {
-        if t.dtype().is_fp8() {
+        if wide_dtype(t.dtype()).is_some() {
             self.0.cast(w, t)?;
         }
         Ok(())
@@ -81,8 +105,31 @@ impl<B: Backend> Widen<B> {
             .map(|t| self.wide(t))
             .collect::<Result<Vec<_>>>()?;
         let o = self.stand_in(out, read_out)?;
-        f(&ins, &o)?;
+        f(&ins, &o).map_err(|e| renamed(e, inputs.iter().copied().chain([out])))?;
         self.narrow(&o, out)
+    }
+}
+
+/// An error of a wide primitive told in the narrow dtype of the operands
+/// (the kernels name the dtype they ran in: "negative shift for integer
+/// dtype i32" is about an i4 tensor's values).
+fn renamed<'a>(e: Error, operands: impl Iterator<Item = &'a Tensor>) -> Error {
+    let mut narrow = operands
+        .map(|t| t.dtype())
+        .filter(|&d| wide_dtype(d).is_some());
+    let Some(to) = narrow.next() else {
+        return e;
+    };
+    let from = wide_dtype(to).expect("a narrow dtype");
+    match e {
+        Error::UnsupportedDType { op, dtype } if dtype == from => {
+            Error::UnsupportedDType { op, dtype: to }
+        }
+        Error::InvalidArgument { op, msg } => Error::InvalidArgument {
+            op,
+            msg: msg.replace(&format!("dtype {from}"), &format!("dtype {to}")),
+        },
+        e => e,
     }
 }
 
@@ -115,13 +162,13 @@ impl<B: Backend> CoreBackend for Widen<B> {
 
 impl<B: Backend> ElementwiseBackend for Widen<B> {
     fn unary(&self, op: UnaryOp, x: &Tensor, out: &Tensor) -> Result<()> {
-        if !any_fp8(&[x, out]) {
+        if !any_narrow(&[x, out]) {
             return self.0.unary(op, x, out);
         }
         self.run1(&[x], out, false, |i, o| self.0.unary(op, &i[0], o))
     }
     fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor, out: &Tensor) -> Result<()> {
-        if !any_fp8(&[a, b, out]) {
+        if !any_narrow(&[a, b, out]) {
             return self.0.binary(op, a, b, out);
         }
         self.run1(&[a, b], out, false, |i, o| {
@@ -129,7 +176,7 @@ impl<B: Backend> ElementwiseBackend for Widen<B> {
         })
     }
     fn compare(&self, op: CmpOp, a: &Tensor, b: &Tensor, out: &Tensor) -> Result<()> {
-        if !any_fp8(&[a, b, out]) {
+        if !any_narrow(&[a, b, out]) {
             return self.0.compare(op, a, b, out);
         }
         self.run1(&[a, b], out, false, |i, o| {
@@ -137,13 +184,13 @@ impl<B: Backend> ElementwiseBackend for Widen<B> {
         })
     }
     fn classify(&self, op: ClassOp, x: &Tensor, out: &Tensor) -> Result<()> {
-        if !any_fp8(&[x, out]) {
+        if !any_narrow(&[x, out]) {
             return self.0.classify(op, x, out);
         }
         self.run1(&[x], out, false, |i, o| self.0.classify(op, &i[0], o))
     }
     fn select(&self, mask: &Tensor, a: &Tensor, b: &Tensor, out: &Tensor) -> Result<()> {
-        if !any_fp8(&[mask, a, b, out]) {
+        if !any_narrow(&[mask, a, b, out]) {
             return self.0.select(mask, a, b, out);
         }
         self.run1(&[mask, a, b], out, false, |i, o| {
@@ -158,7 +205,7 @@ impl<B: Backend> ElementwiseBackend for Widen<B> {
         c: &Tensor,
         out: &Tensor,
     ) -> Result<()> {
-        if !any_fp8(&[a, b, c, out]) {
+        if !any_narrow(&[a, b, c, out]) {
             return self.0.ternary(op, a, b, c, out);
         }
         self.run1(&[a, b, c], out, false, |i, o| {
@@ -169,13 +216,13 @@ impl<B: Backend> ElementwiseBackend for Widen<B> {
 
 impl<B: Backend> ReduceBackend for Widen<B> {
     fn reduce(&self, op: ReduceOp, x: &Tensor, axes: &[usize], out: &Tensor) -> Result<()> {
-        if !any_fp8(&[x, out]) {
+        if !any_narrow(&[x, out]) {
             return self.0.reduce(op, x, axes, out);
         }
         self.run1(&[x], out, false, |i, o| self.0.reduce(op, &i[0], axes, o))
     }
     fn arg_reduce(&self, op: ArgOp, x: &Tensor, axis: usize, out: &Tensor) -> Result<()> {
-        if !any_fp8(&[x, out]) {
+        if !any_narrow(&[x, out]) {
             return self.0.arg_reduce(op, x, axis, out);
         }
         self.run1(&[x], out, false, |i, o| {
@@ -183,13 +230,13 @@ impl<B: Backend> ReduceBackend for Widen<B> {
         })
     }
     fn softmax(&self, op: SoftmaxOp, x: &Tensor, axes: &[usize], out: &Tensor) -> Result<()> {
-        if !any_fp8(&[x, out]) {
+        if !any_narrow(&[x, out]) {
             return self.0.softmax(op, x, axes, out);
         }
         self.run1(&[x], out, false, |i, o| self.0.softmax(op, &i[0], axes, o))
     }
     fn scan(&self, op: ScanOp, x: &Tensor, axis: usize, out: &Tensor) -> Result<()> {
-        if !any_fp8(&[x, out]) {
+        if !any_narrow(&[x, out]) {
             return self.0.scan(op, x, axis, out);
         }
         self.run1(&[x], out, false, |i, o| self.0.scan(op, &i[0], axis, o))
@@ -203,7 +250,7 @@ impl<B: Backend> ReduceBackend for Widen<B> {
         bias: Option<&Tensor>,
         out: &Tensor,
     ) -> Result<()> {
-        if !any_fp8(&[x, out]) {
+        if !any_narrow(&[x, out]) {
             return self.0.norm(op, x, axes, weight, bias, out);
         }
         let ins: Vec<&Tensor> = [Some(x), weight, bias].into_iter().flatten().collect();
@@ -221,7 +268,7 @@ impl<B: Backend> ReduceBackend for Widen<B> {
 
 impl<B: Backend> LinalgBackend for Widen<B> {
     fn matmul(&self, a: &Tensor, b: &Tensor, out: &Tensor, accumulate: bool) -> Result<()> {
-        if !any_fp8(&[a, b, out]) {
+        if !any_narrow(&[a, b, out]) {
             return self.0.matmul(a, b, out, accumulate);
         }
         self.run1(&[a, b], out, accumulate, |i, o| {
@@ -236,7 +283,7 @@ impl<B: Backend> LinalgBackend for Widen<B> {
         groups: usize,
         accumulate: bool,
     ) -> Result<()> {
-        if !any_fp8(&[x, w, out]) {
+        if !any_narrow(&[x, w, out]) {
             return self.0.conv3x3(x, w, out, groups, accumulate);
         }
         self.run1(&[x, w], out, accumulate, |i, o| {
@@ -247,10 +294,20 @@ impl<B: Backend> LinalgBackend for Widen<B> {
 
 impl<B: Backend> IndexBackend for Widen<B> {
     fn gather(&self, src: &Tensor, axis: usize, indices: &Tensor, out: &Tensor) -> Result<()> {
-        self.0.gather(src, axis, indices, out)
+        if !any_int4(&[src, out]) {
+            return self.0.gather(src, axis, indices, out);
+        }
+        self.run1(&[src], out, false, |i, o| {
+            self.0.gather(&i[0], axis, indices, o)
+        })
     }
     fn scatter(&self, src: &Tensor, axis: usize, indices: &Tensor, dst: &Tensor) -> Result<()> {
-        self.0.scatter(src, axis, indices, dst)
+        if !any_int4(&[src, dst]) {
+            return self.0.scatter(src, axis, indices, dst);
+        }
+        self.run1(&[src], dst, true, |i, o| {
+            self.0.scatter(&i[0], axis, indices, o)
+        })
     }
     fn scatter_reduce(
         &self,
@@ -260,7 +317,7 @@ impl<B: Backend> IndexBackend for Widen<B> {
         dst: &Tensor,
         op: ScatterOp,
     ) -> Result<()> {
-        if !any_fp8(&[src, dst]) {
+        if !any_narrow(&[src, dst]) {
             return self.0.scatter_reduce(src, axis, indices, dst, op);
         }
         self.run1(&[src], dst, true, |i, o| {
@@ -271,13 +328,13 @@ impl<B: Backend> IndexBackend for Widen<B> {
 
 impl<B: Backend> FftBackend for Widen<B> {
     fn fft(&self, x: &Tensor, axis: usize, spec: &FftSpec, out: &Tensor) -> Result<()> {
-        if !any_fp8(&[x, out]) {
+        if !any_narrow(&[x, out]) {
             return self.0.fft(x, axis, spec, out);
         }
         self.run1(&[x], out, false, |i, o| self.0.fft(&i[0], axis, spec, o))
     }
     fn dct(&self, x: &Tensor, axis: usize, spec: &DctSpec, out: &Tensor) -> Result<()> {
-        if !any_fp8(&[x, out]) {
+        if !any_narrow(&[x, out]) {
             return self.0.dct(x, axis, spec, out);
         }
         self.run1(&[x], out, false, |i, o| self.0.dct(&i[0], axis, spec, o))
@@ -293,8 +350,8 @@ impl<B: Backend> SortBackend for Widen<B> {
         values: Option<&Tensor>,
         indices: Option<&Tensor>,
     ) -> Result<()> {
-        let vals_fp8 = values.is_some_and(|v| v.dtype().is_fp8());
-        if !x.dtype().is_fp8() && !vals_fp8 {
+        let vals_narrow = values.is_some_and(|v| wide_dtype(v.dtype()).is_some());
+        if wide_dtype(x.dtype()).is_none() && !vals_narrow {
             return self.0.sort(x, axis, descending, values, indices);
         }
         let wx = self.wide(x)?;
@@ -314,7 +371,7 @@ impl<B: Backend> DecompBackend for Widen<B> {
         inputs: &[&Tensor],
         outputs: &[&Tensor],
     ) -> Result<Option<usize>> {
-        if !any_fp8(inputs) && !any_fp8(outputs) {
+        if !any_narrow(inputs) && !any_narrow(outputs) {
             return self.0.decomp(op, inputs, outputs);
         }
         let ins = inputs

@@ -44,7 +44,7 @@ impl Weak {
 }
 
 fn bits(d: DType) -> usize {
-    d.itemsize() * 8
+    d.bits()
 }
 
 fn signed(bits: usize) -> Option<DType> {
@@ -87,8 +87,10 @@ fn float_max(a: DType, b: DType) -> DType {
 }
 
 /// NumPy 2's `np.promote_types(a, b)` (bf16, which NumPy lacks, promotes as
-/// f16 does, and f16 with bf16 gives f32, as in `ml_dtypes`). `None` only
-/// for an 8-bit float with another dtype: rnx does not promote fp8 (cast).
+/// f16 does, and f16 with bf16 gives f32, as in `ml_dtypes`; i4/u4 promote as
+/// `ml_dtypes.int4`/`uint4` do: as 4-bit integers in NumPy's rules, so i4 with
+/// u4 gives i8, with u8 i16, and with any float that float). `None` only for
+/// an 8-bit float with another dtype: rnx does not promote fp8 (cast).
 pub fn numpy_promote(a: DType, b: DType) -> Option<DType> {
     use DType::*;
     if a == b {
@@ -119,7 +121,7 @@ pub fn numpy_promote(a: DType, b: DType) -> Option<DType> {
         }
         (true, false) | (false, true) => {
             let (i, f) = if a.is_int() { (a, b) } else { (b, a) };
-            if bits(i) == 8 {
+            if bits(i) <= 8 {
                 // Every float (f16 and bf16 too) holds 8-bit integers exactly.
                 f
             } else if f.is_complex() {
@@ -151,13 +153,14 @@ pub fn numpy_weak(d: DType, kind: Weak) -> DType {
 
 /// PyTorch's `torch.promote_types(a, b)`; `None` where PyTorch raises
 /// (u16/u32/u64 with any other non-float dtype, and a float8 with any other
-/// dtype: "Promotion for Float8 Types is not supported").
+/// dtype: "Promotion for Float8 Types is not supported"), and for i4/u4 with
+/// another dtype (PyTorch has no 4-bit integer arithmetic to follow).
 pub fn pytorch_promote(a: DType, b: DType) -> Option<DType> {
     use DType::*;
     if a == b {
         return Some(a);
     }
-    if a.is_fp8() || b.is_fp8() {
+    if a.is_fp8() || b.is_fp8() || a.is_int4() || b.is_int4() {
         return None;
     }
     let barebones = |d: DType| matches!(d, U16 | U32 | U64);

@@ -9,6 +9,15 @@
 //! `|b1` (NumPy's bool, loaded as u8 0/1, rnx's mask dtype). bf16 has no NumPy
 //! descriptor: saving a bf16 tensor is an error that says to cast to f32 (exact)
 //! or to use safetensors, which has a BF16 dtype.
+//!
+//! The 4-bit integers are saved as `ml_dtypes.int4`/`uint4` arrays are: one
+//! element per byte, the 4 bits in the low nibble and the high nibble zero
+//! (-1 is `0x0f`), descriptor `<V1` (a 1-byte void: what `np.save` writes for
+//! every `ml_dtypes` type without a NumPy type code). `ml_dtypes` writes
+//! float8_e4m3fn, int4 and uint4 all as `<V1`, so a `<V1` file cannot say
+//! which it holds: `load_npy` reads it as f8e4m3, and
+//! [`Tensor::bitcast`]`(DType::I4)` (or `U4`) turns it into the 4-bit tensor
+//! (in NumPy: `np.load(path).view(ml_dtypes.int4)`).
 
 use super::{bad, open, os, Map};
 use crate::device::Device;
@@ -59,8 +68,8 @@ impl Header {
 }
 
 /// The NumPy descriptor of `dtype` (little-endian), or `None` for bf16; the
-/// 8-bit floats take the descriptors `ml_dtypes` writes (`<V1` for f8e4m3,
-/// `<f1` for f8e5m2).
+/// 8-bit floats and 4-bit integers take the descriptors `ml_dtypes` writes
+/// (`<V1` for f8e4m3, i4 and u4, `<f1` for f8e5m2).
 pub(crate) fn descr(dtype: DType) -> Option<&'static str> {
     Some(match dtype {
         DType::F16 => "<f2",
@@ -81,6 +90,8 @@ pub(crate) fn descr(dtype: DType) -> Option<&'static str> {
         // float8_e4m3fn's descriptor is a plain 1-byte void.
         DType::F8E4M3 => "<V1",
         DType::F8E5M2 => "<f1",
+        // One element per byte, as ml_dtypes.int4/uint4 arrays hold them.
+        DType::I4 | DType::U4 => "<V1",
     })
 }
 
@@ -105,8 +116,8 @@ fn parse_descr(d: &str) -> Option<(DType, bool)> {
         "u4" => DType::U32,
         "u8" | "Q" => DType::U64,
         "b1" | "?" => DType::U8,
-        // ml_dtypes' descriptors; a 1-byte void is taken as float8_e4m3fn,
-        // the only ml_dtypes type rnx has whose descriptor is 'V1'.
+        // ml_dtypes' descriptors; a 1-byte void is taken as float8_e4m3fn
+        // (int4 and uint4 are 'V1' too: `bitcast` converts).
         "f1" => DType::F8E5M2,
         "V1" => DType::F8E4M3,
         _ => return None,
@@ -460,9 +471,14 @@ pub(crate) fn write_npy(op: &str, t: &Tensor, w: &mut impl Write) -> std::io::Re
     let d = descr(t.dtype()).expect("checked by check_savable");
     let (head, _) = header_bytes(d, t.shape());
     w.write_all(&head)?;
-    let bytes = t
-        .as_bytes(op)
-        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    let io = |e: crate::Error| std::io::Error::other(e.to_string());
+    if t.dtype().is_int4() {
+        // Unpacked at the boundary: one element per byte, low nibble.
+        let mut bytes = vec![0u8; t.size()];
+        crate::ops::locked(op, &[t], &[], || t.backend().download(t, &mut bytes)).map_err(io)?;
+        return w.write_all(&bytes);
+    }
+    let bytes = t.as_bytes(op).map_err(io)?;
     w.write_all(&bytes)
 }
 

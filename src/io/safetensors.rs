@@ -5,9 +5,12 @@
 //! `load_safetensors_metadata`, `save_safetensors`.
 //!
 //! Dtypes: F16, BF16, F32, F64, C64 (complex of two f32: rnx's c32), I8-I64,
-//! U8-U64 load as the same rnx dtype, BOOL as u8. The format has no complex of
-//! two f64, so saving rnx's c64 is an error (cast to c32, or use npy); the fp8,
-//! fp6, fp4 and E8M0 dtypes are not rnx dtypes yet and loading them is an error.
+//! U8-U64, F8_E4M3 and F8_E5M2 load as the same rnx dtype, BOOL as u8. The
+//! format has no complex of two f64, so saving rnx's c64 is an error (cast to
+//! c32, or use npy); nor has it 4-bit integers (its one 4-bit dtype, F4, is
+//! the MXFP4 float), so saving i4/u4 is an error (cast to i8/u8, or use npy);
+//! the fp6, F4, E8M0 and FNUZ fp8 dtypes are not rnx dtypes and loading them
+//! is an error.
 
 use super::{bad, open, os, Map};
 use crate::dtype::DType;
@@ -59,6 +62,8 @@ fn of_rnx(d: DType) -> Option<Dtype> {
         DType::U64 => Dtype::U64,
         DType::F8E4M3 => Dtype::F8_E4M3,
         DType::F8E5M2 => Dtype::F8_E5M2,
+        // The format's only 4-bit dtype is F4, a float (MXFP4).
+        DType::I4 | DType::U4 => return None,
     })
 }
 
@@ -215,7 +220,8 @@ impl View for &Bytes<'_> {
 /// `.safetensors` file, through the `safetensors` crate (which orders the
 /// tensors by dtype alignment, then name, and writes a temporary file that it
 /// renames: a failed save leaves no file). Any view (written in row-major
-/// order), GPU tensors downloaded. rnx's c64 is an error (the format's only
+/// order), GPU tensors downloaded. i4/u4 are an error (the format has no
+/// 4-bit integer dtype), and so is rnx's c64 (the format's only
 /// complex dtype is C64 = two f32, rnx's c32); so are duplicate names and the
 /// reserved name `__metadata__`. See [`load_safetensors`] for an example.
 pub fn save_safetensors<'a, S: AsRef<str>>(
@@ -238,10 +244,18 @@ pub fn save_safetensors<'a, S: AsRef<str>>(
             return Err(invalid(format!("tensor name '{name}' is given twice")));
         }
         let d = of_rnx(t.dtype()).ok_or_else(|| {
-            invalid(format!(
-                "tensor '{name}': safetensors has no dtype for {} (complex of two f64); cast to c32 or save as npy",
-                t.dtype()
-            ))
+            invalid(if t.dtype().is_int4() {
+                format!(
+                    "tensor '{name}': safetensors has no 4-bit integer dtype for {} (its only 4-bit dtype, F4, is a float); cast to {} or save as npy",
+                    t.dtype(),
+                    if t.dtype() == DType::I4 { "i8" } else { "u8" }
+                )
+            } else {
+                format!(
+                    "tensor '{name}': safetensors has no dtype for {} (complex of two f64); cast to c32 or save as npy",
+                    t.dtype()
+                )
+            })
         })?;
         host.push((name, d, super::host_contiguous(t)?));
     }

@@ -349,9 +349,11 @@ fn extreme(op: &str, dt: DType, high: bool) -> Result<Scalar> {
         };
         return Scalar::from(v).to_dtype(dt, op);
     }
-    Ok(crate::dispatch!(@int dt, op, T => {
-        if high { Scalar::from(T::MAX) } else { Scalar::from(T::MIN) }
-    }))
+    let (lo, hi) = dt.int_range().ok_or_else(|| crate::Error::dtype(op, dt))?;
+    let v = if high { hi } else { lo };
+    Ok(crate::dispatch!(dt, T => crate::Element::to_scalar(
+        <T as crate::Element>::from_i128_saturating(v)
+    )))
 }
 
 fn clamp_impl(

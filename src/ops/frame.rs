@@ -64,7 +64,9 @@ operand_from!(
     half::f16,
     half::bf16,
     crate::C32,
-    crate::C64
+    crate::C64,
+    crate::I4,
+    crate::U4
 );
 
 impl Operand<'_> {

@@ -184,6 +184,8 @@ fn identity(dtype: DType, max: bool) -> Scalar {
         DType::U16 => int!(U16, u16),
         DType::U32 => int!(U32, u32),
         DType::U64 => int!(U64, u64),
+        DType::I4 => int!(I4, crate::I4),
+        DType::U4 => int!(U4, crate::U4),
         _ => Scalar::F64(inf),
     }
 }

@@ -261,7 +261,9 @@ fn casts_from_and_to_every_dtype() {
         for (g, w) in got.iter().zip(&want) {
             assert!(same(*g, *w), "{dt}: {g} vs {w}");
         }
-        for src in DType::ALL {
+        // (The 4-bit integers cannot hold 12: their casts with fp8 are
+        // tested in int4.rs.)
+        for src in DType::ALL.into_iter().filter(|d| !d.is_int4()) {
             if src.is_complex() {
                 let c = Tensor::create(
                     src,

@@ -28,6 +28,8 @@ fn run(name: &str) {
 }
 
 internal!(
+    dtype_int4_values_and_bits,
+    dtype_int4_pack_order,
     dtype_round_f64_to_f32_bits_match_rust_as,
     dtype_round_f32_inputs_match_half_from_f32,
     dtype_round_halves_round_once_from_f64,

@@ -34,8 +34,12 @@ fn text_fixture_round_trips_and_errors() {
 
     let d = TmpDir::new("txt");
     let p = d.path("t.txt");
-    // Exact round trips of every real dtype, 1-D and 2-D and views.
-    for dt in DType::ALL.into_iter().filter(|d| !d.is_complex()) {
+    // Exact round trips of every real dtype, 1-D and 2-D and views (the
+    // 4-bit integers cannot hold the sample values: tested in int4_io.rs).
+    for dt in DType::ALL
+        .into_iter()
+        .filter(|d| !d.is_complex() && !d.is_int4())
+    {
         for v in [
             sample(dt, &[3, 4]),
             sample(dt, &[3, 4]).transpose(None).unwrap(),

@@ -53,6 +53,10 @@ mod gpu_sort;
 mod index;
 mod index_large;
 mod index_mask;
+mod int4;
+#[cfg(all(feature = "npz", feature = "safetensors"))]
+mod int4_io;
+mod int4_ops;
 #[cfg(feature = "internal-tests")]
 mod internal;
 #[cfg(all(feature = "npz", feature = "safetensors"))]

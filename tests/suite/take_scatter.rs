@@ -514,7 +514,8 @@ fn scatter_add_is_sequential_and_deterministic() {
 
 #[test]
 fn every_dtype() {
-    let dts = DType::ALL;
+    // (6 * 4 wraps in 4 bits: i4/u4 are tested against i8/u8 in int4_ops.rs.)
+    let dts = DType::ALL.into_iter().filter(|d| !d.is_int4());
     let add = ScatterOptions {
         mode: ScatterMode::Add,
         ..Default::default()

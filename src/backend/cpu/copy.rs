@@ -2,7 +2,8 @@
 //! arbitrary strided layouts, each a planned strided traversal with a
 //! `copy_nonoverlapping` fast path for contiguous runs and tile transposes
 //! (`transpose.rs`; staged `TileInput`s for casts) for a source transposed
-//! against the destination.
+//! against the destination. Tensors of the packed 4-bit dtypes go to
+//! `packed.rs` before any typed pointer is made.
 
 use super::strided::{Plan, SendPtr, PAR_MIN_ELEMS};
 use super::transpose::transpose_block;
@@ -175,6 +176,9 @@ impl CoreBackend for CpuBackend {
     }
 
     fn upload(&self, dtype: DType, bytes: &[u8]) -> Result<Storage> {
+        if dtype.is_int4() {
+            return super::packed::upload(dtype, bytes);
+        }
         if !bytes.len().is_multiple_of(dtype.itemsize()) {
             return Err(Error::invalid(
                 "upload",
@@ -194,6 +198,9 @@ impl CoreBackend for CpuBackend {
     }
 
     fn download(&self, src: &Tensor, dst: &mut [u8]) -> Result<()> {
+        if src.dtype().is_int4() {
+            return super::packed::download(src, dst);
+        }
         if dst.len() != src.nbytes() {
             return Err(Error::invalid(
                 "download",
@@ -205,7 +212,7 @@ impl CoreBackend for CpuBackend {
             ));
         }
         let dl = Layout::contiguous(src.shape());
-        crate::dispatch!(src.dtype(), T => {
+        crate::dispatch!(@bytes src.dtype(), "download", T => {
             let d: &mut [T] = bytemuck::cast_slice_mut(dst);
             // SAFETY: `d` is a fresh host slice of exactly numel elements laid out
             // row-major; src's layout lies in its buffer; they cannot overlap.
@@ -215,7 +222,11 @@ impl CoreBackend for CpuBackend {
     }
 
     fn fill(&self, dst: &Tensor, value: Scalar) -> Result<()> {
-        crate::dispatch!(dst.dtype(), T => {
+        if dst.dtype().is_int4() {
+            super::packed::fill(dst, value);
+            return Ok(());
+        }
+        crate::dispatch!(@bytes dst.dtype(), "fill", T => {
             // SAFETY: frontend contract: dst is locked, in bounds and unique.
             unsafe { fill_strided(base_ptr::<T>(dst), dst.layout(), value.get::<T>()) };
         });
@@ -223,7 +234,11 @@ impl CoreBackend for CpuBackend {
     }
 
     fn copy(&self, src: &Tensor, dst: &Tensor) -> Result<()> {
-        crate::dispatch!(dst.dtype(), T => {
+        if dst.dtype().is_int4() {
+            super::packed::copy(src, dst);
+            return Ok(());
+        }
+        crate::dispatch!(@bytes dst.dtype(), "copy", T => {
             // SAFETY: frontend contract (locked, in bounds, unique, no partial overlap).
             unsafe { copy_strided(base_ptr::<T>(dst), dst.layout(), base_ptr::<T>(src), src.layout()) };
         });
@@ -234,8 +249,11 @@ impl CoreBackend for CpuBackend {
         if src.dtype() == dst.dtype() {
             return self.copy(src, dst);
         }
-        crate::dispatch!(src.dtype(), S => {
-            crate::dispatch!(dst.dtype(), D => {
+        if src.dtype().is_int4() || dst.dtype().is_int4() {
+            return super::packed::cast(src, dst);
+        }
+        crate::dispatch!(@bytes src.dtype(), "cast", S => {
+            crate::dispatch!(@bytes dst.dtype(), "cast", D => {
                 // SAFETY: frontend contract; different dtypes are different buffers.
                 unsafe { cast_strided::<S, D>(dst, src) };
             })

@@ -10,6 +10,7 @@ pub mod elementwise;
 pub mod fft;
 pub mod index;
 pub mod matmul;
+pub(crate) mod packed;
 pub mod reduce;
 pub mod sort;
 pub mod strided;
@@ -66,6 +67,11 @@ pub struct CpuBackend;
 /// out, or if `T` is not the dtype's type, which `dispatch!` rules out.
 pub(crate) fn base_ptr<T: Element>(t: &Tensor) -> *mut T {
     assert_eq!(T::DTYPE, t.dtype(), "cpu backend: element type mismatch");
+    // Packed 4-bit memory is not an array of `T`s: only `packed.rs` reads it.
+    assert!(
+        !T::DTYPE.is_int4(),
+        "cpu backend: typed pointer to packed 4-bit memory"
+    );
     t.storage()
         .host_ptr()
         .expect("cpu backend given a non-host tensor") as *mut T

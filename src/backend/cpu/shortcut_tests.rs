@@ -43,6 +43,11 @@ fn tensor(dt: DType, shape: &[usize], seed: u64) -> Tensor {
 }
 
 fn bytes(t: &Tensor) -> Vec<u8> {
+    if t.dtype().is_int4() {
+        // Packed memory: compare one element per byte.
+        let b = t.bitcast(DType::U8).expect("bitcast");
+        return b.to_vec::<u8>().expect("bytes");
+    }
     let c = t.contiguous().expect("contiguous");
     let b = c.as_bytes("test").expect("bytes");
     b.to_vec()

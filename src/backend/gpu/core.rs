@@ -171,7 +171,7 @@ impl CoreBackend for GpuBackend {
             dst.dtype(),
             ctx.features.contains(wgpu::Features::SHADER_INT64),
         );
-        let bits: Vec<u8> = crate::dispatch!(dst.dtype(), T => {
+        let bits: Vec<u8> = crate::dispatch!(@bytes dst.dtype(), "fill", T => {
             bytemuck::bytes_of(&value.get::<T>()).to_vec()
         });
         let mut word = [0u8; 8];

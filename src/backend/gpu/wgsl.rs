@@ -13,8 +13,9 @@ pub(crate) fn compute_ty(d: DType) -> &'static str {
         // fp8 never reaches a kernel (the GPU refuses it in `check_dtype`).
         DType::F16 | DType::BF16 | DType::F32 | DType::F8E4M3 | DType::F8E5M2 => "f32",
         DType::F64 => "f64",
-        DType::I8 | DType::I16 | DType::I32 => "i32",
-        DType::U8 | DType::U16 | DType::U32 => "u32",
+        // Nor do the 4-bit integers.
+        DType::I4 | DType::I8 | DType::I16 | DType::I32 => "i32",
+        DType::U4 | DType::U8 | DType::U16 | DType::U32 => "u32",
         DType::I64 => "i64",
         DType::U64 => "u64",
         DType::C32 | DType::C64 => "vec2<f32>",

@@ -207,6 +207,15 @@ pub(super) fn fill_int(
     device: Device,
     f: &(dyn Fn(u64) -> i128 + Sync),
 ) -> Result<Tensor> {
+    if dtype.is_int4() {
+        // The values fit in 8 bits: made there, then packed.
+        let byte = if dtype == DType::I4 {
+            DType::I8
+        } else {
+            DType::U8
+        };
+        return fill_int(op, byte, shape, device, f)?.cast(dtype);
+    }
     let n = checked_numel(op, shape)?;
     crate::dispatch!(@int dtype, op, T => {
         let v = par_fill::<T>(n, &|i| T::from_i128_saturating(f(i)));

@@ -225,7 +225,7 @@ fn matrix_norm(x: &Tensor, r: usize, c: usize, ord: Option<NormOrd>, keep: bool)
     if keep {
         let mut ax = [r, c];
         ax.sort();
-        res.unsqueeze(&[ax[0] as isize, ax[1] as isize])
+        res.unsqueeze([ax[0] as isize, ax[1] as isize])
     } else {
         Ok(res)
     }

@@ -274,7 +274,7 @@ impl Tensor {
             full_matrices: false,
         })?;
         let (sinv, _) = inv_singular(&s, opts.rcond)?;
-        let x = adjoint(&u)?.mul(&sinv.cast(self.dtype())?.unsqueeze(&[-1])?)?;
+        let x = adjoint(&u)?.mul(&sinv.cast(self.dtype())?.unsqueeze([-1])?)?;
         adjoint(&vh)?.matmul(&x)
     }
 
@@ -321,7 +321,7 @@ impl Tensor {
             let (sinv, keep) = inv_singular(&s, rc)?;
             let rank = keep.cast(DType::I64)?.sum(-1, false)?;
             let uhb = adjoint(&u)?.matmul(&bm)?;
-            let y = uhb.mul(&sinv.cast(dt)?.unsqueeze(&[-1])?)?;
+            let y = uhb.mul(&sinv.cast(dt)?.unsqueeze([-1])?)?;
             (adjoint(&vh)?.matmul(&y)?, rank)
         };
         // Residuals when every matrix has full column rank and is tall (as

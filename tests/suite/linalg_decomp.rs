@@ -131,7 +131,7 @@ fn numpy_examples_decompositions() {
     close(&f64v(&w2), &w, 1e-12);
     let av = a.matmul(&v).unwrap();
     let vw = v
-        .mul(&w2.cast(DType::C64).unwrap().unsqueeze(&[-2]).unwrap())
+        .mul(&w2.cast(DType::C64).unwrap().unsqueeze([-2]).unwrap())
         .unwrap();
     assert!(rel(&av, &vw, &a) < 1e-14);
     // eig of a diagonal matrix: its diagonal, unit vectors.
@@ -403,7 +403,7 @@ fn reconstructions() {
                 })
                 .unwrap();
             let us = ut
-                .mul(&st.cast(dt).unwrap().unsqueeze(&[-2]).unwrap())
+                .mul(&st.cast(dt).unwrap().unsqueeze([-2]).unwrap())
                 .unwrap();
             assert!(
                 rel(&us.matmul(&vht).unwrap(), &a, &a) < tol,
@@ -437,7 +437,7 @@ fn reconstructions() {
         let wv = f64v(&w);
         assert!(wv.chunks(n).all(|c| c.windows(2).all(|p| p[0] <= p[1])));
         let vw = v
-            .mul(&w.cast(dt).unwrap().unsqueeze(&[-2]).unwrap())
+            .mul(&w.cast(dt).unwrap().unsqueeze([-2]).unwrap())
             .unwrap();
         assert!(rel(&h.matmul(&v).unwrap(), &vw, &h) < tol, "eigh {dt}");
         assert!(
@@ -477,7 +477,7 @@ fn reconstructions() {
         };
         assert_eq!((w.dtype(), v.dtype()), (c, c));
         let gc = g.cast(c).unwrap();
-        let vw = v.mul(&w.unsqueeze(&[-2]).unwrap()).unwrap();
+        let vw = v.mul(&w.unsqueeze([-2]).unwrap()).unwrap();
         assert!(
             rel(&gc.matmul(&v).unwrap(), &vw, &g) < 10.0 * tol,
             "eig {dt}"
@@ -528,7 +528,7 @@ fn solvers_random_and_broadcast() {
         let a = rnd(dt, &[4, n, n], 21);
         let check = |a: &Tensor, x: &Tensor, b: &Tensor| {
             let ax = if b.ndim() == 1 {
-                a.matmul(&x.unsqueeze(&[-1]).unwrap())
+                a.matmul(&x.unsqueeze([-1]).unwrap())
                     .unwrap()
                     .squeeze_axis(-1)
                     .unwrap()
@@ -627,7 +627,7 @@ fn ill_conditioned_and_rank_deficient() {
     let b = Tensor::ones(DType::F64, &[n]).unwrap();
     let x = h.solve(&b).unwrap();
     let r = h
-        .matmul(&x.unsqueeze(&[-1]).unwrap())
+        .matmul(&x.unsqueeze([-1]).unwrap())
         .unwrap()
         .squeeze_axis(-1)
         .unwrap()

@@ -234,7 +234,7 @@ fn step(t: &Tensor, m: &Model, kind: u8, a: u32, b: u32, c: u32) -> (Tensor, Mod
             let mut shape = sh.clone();
             shape.insert(p, 1);
             (
-                t.unsqueeze(&[p as isize]).unwrap(),
+                t.unsqueeze([p as isize]).unwrap(),
                 Model {
                     shape,
                     pos: m.pos.clone(),

@@ -144,14 +144,14 @@ fn squeeze_unsqueeze_seed() {
     assert!(o.squeeze_axis(1).is_err());
 
     let t = Tensor::create(DType::F32, &[3], &[1., 2., 3.]).unwrap();
-    assert_eq!(t.unsqueeze(&[0, 2]).unwrap().shape(), &[1, 3, 1]);
+    assert_eq!(t.unsqueeze([0, 2]).unwrap().shape(), &[1, 3, 1]);
     let t2 = Tensor::create(DType::F32, &[2], &[5., 6.]).unwrap();
-    assert_eq!(t2.unsqueeze(&[1]).unwrap().shape(), &[2, 1]);
-    assert_eq!(t2.unsqueeze(&[1]).unwrap().to_string(), "[[5],\n [6]]");
-    assert!(t.unsqueeze(&[0, 0]).is_err());
-    assert!(t.unsqueeze(&[3]).is_err());
-    assert_eq!(t.unsqueeze(&[-1]).unwrap().shape(), &[3, 1]);
-    assert_eq!(t.expand_dims(&[0]).unwrap().shape(), &[1, 3]);
+    assert_eq!(t2.unsqueeze([1]).unwrap().shape(), &[2, 1]);
+    assert_eq!(t2.unsqueeze([1]).unwrap().to_string(), "[[5],\n [6]]");
+    assert!(t.unsqueeze([0, 0]).is_err());
+    assert!(t.unsqueeze([3]).is_err());
+    assert_eq!(t.unsqueeze([-1]).unwrap().shape(), &[3, 1]);
+    assert_eq!(t.expand_dims([0]).unwrap().shape(), &[1, 3]);
     assert_eq!(t.unsqueeze_axis(1).unwrap().shape(), &[3, 1]);
     assert!(t.unsqueeze_axis(2).is_err());
 }

@@ -30,6 +30,7 @@ use super::{
 use crate::device::Device;
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
+use crate::layout::Layout;
 use crate::storage::Storage;
 use crate::tensor::Tensor;
 
@@ -60,15 +61,53 @@ fn any_int4(ts: &[&Tensor]) -> bool {
 }
 
 impl<B: Backend> Widen<B> {
-    /// `t` in its wide dtype if it is narrow (a contiguous copy, exact: every
-    /// fp8 value is an f32, every i4/u4 value an i32/u32), else `t` itself.
+    /// `t` in its wide dtype if it is narrow (a copy, exact: every fp8 value
+    /// is an f32, every i4/u4 value an i32/u32), else `t` itself. The copy is
+    /// contiguous, except that a broadcast axis (stride 0) stays one: a
+    /// scalar operand broadcast over a large output is widened once.
     fn wide(&self, t: &Tensor) -> Result<Tensor> {
         let Some(wd) = wide_dtype(t.dtype()) else {
             return Ok(t.clone());
         };
-        let w = Tensor::empty_on(wd, t.shape(), t.device())?;
-        self.0.cast(t, &w)?;
-        Ok(w)
+        let l = t.layout();
+        let compact: Vec<usize> = l
+            .shape()
+            .iter()
+            .zip(l.strides())
+            .map(|(&d, &s)| if s == 0 { d.min(1) } else { d })
+            .collect();
+        if compact == l.shape() {
+            let w = Tensor::empty_on(wd, t.shape(), t.device())?;
+            self.0.cast(t, &w)?;
+            return Ok(w);
+        }
+        let src = t.with_layout(Layout::from_slices(&compact, l.strides(), l.offset()));
+        let w = Tensor::empty_on(wd, &compact, t.device())?;
+        self.0.cast(&src, &w)?;
+        let strides: Vec<isize> = w
+            .layout()
+            .strides()
+            .iter()
+            .zip(l.strides())
+            .map(|(&ws, &s)| if s == 0 { 0 } else { ws })
+            .collect();
+        Ok(w.with_layout(Layout::from_slices(t.shape(), &strides, 0)))
+    }
+
+    /// [`Widen::wide`] of each input, once per distinct view (`x.mul(&x)`
+    /// widens `x` once).
+    fn wide_all(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
+        let mut out: Vec<Tensor> = Vec::with_capacity(inputs.len());
+        for (k, t) in inputs.iter().enumerate() {
+            let same = inputs[..k]
+                .iter()
+                .position(|u| u.same_storage(t) && u.layout() == t.layout());
+            out.push(match same {
+                Some(j) => out[j].clone(),
+                None => self.wide(t)?,
+            });
+        }
+        Ok(out)
     }
 
     /// The stand-in for output `t`: `t` itself unless narrow; a tensor of its
@@ -100,10 +139,7 @@ impl<B: Backend> Widen<B> {
         read_out: bool,
         f: impl FnOnce(&[Tensor], &Tensor) -> Result<()>,
     ) -> Result<()> {
-        let ins = inputs
-            .iter()
-            .map(|t| self.wide(t))
-            .collect::<Result<Vec<_>>>()?;
+        let ins = self.wide_all(inputs)?;
         let o = self.stand_in(out, read_out)?;
         f(&ins, &o).map_err(|e| renamed(e, inputs.iter().copied().chain([out])))?;
         self.narrow(&o, out)
@@ -374,10 +410,7 @@ impl<B: Backend> DecompBackend for Widen<B> {
         if !any_narrow(inputs) && !any_narrow(outputs) {
             return self.0.decomp(op, inputs, outputs);
         }
-        let ins = inputs
-            .iter()
-            .map(|t| self.wide(t))
-            .collect::<Result<Vec<_>>>()?;
+        let ins = self.wide_all(inputs)?;
         let outs = outputs
             .iter()
             .map(|t| self.stand_in(t, false))

@@ -102,6 +102,16 @@ fn sixteen_values_each_way_and_the_packing_in_memory() {
         vec![0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe]
     );
     assert_eq!(u.item_at::<U4>(&[3, 3]).unwrap().get(), 15);
+    let one = t.slice(s![2..3]).unwrap();
+    assert_eq!(one.item::<I4>().unwrap().get(), -6);
+    assert_eq!(
+        (one.item_f64().unwrap(), one.item_i64().unwrap()),
+        (-6.0, -6)
+    );
+    assert_eq!(u.get(&[3, 3]).unwrap().item_i64().unwrap(), 15);
+    t.set_item(&[0], -1).unwrap();
+    assert_eq!(vals(&t)[..3], [-1, -7, -6]);
+    assert!(t.set_item(&[1], 8).is_err());
     // An odd length leaves the last high nibble zero.
     let odd = make(DType::U4, &[3], &[15, 15, 15]);
     assert_eq!(raw(&odd), vec![0xff, 0x0f]);

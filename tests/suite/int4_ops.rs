@@ -122,6 +122,12 @@ fn unary_ops_and_selection_over_all_values() {
         assert_eq!(vals(&t.neg().unwrap()), w(|x| -x), "{dt} neg");
         assert_eq!(vals(&t.abs().unwrap()), w(|x| x.abs()), "{dt} abs");
         assert_eq!(vals(&t.square().unwrap()), w(|x| x * x), "{dt} square");
+        // One tensor as both operands (widened once), and a reversed view.
+        assert_eq!(vals(&t.mul(&t).unwrap()), w(|x| x * x), "{dt} x * x");
+        let r = t.flip(None).unwrap();
+        let mut want = w(|x| 2 * x);
+        want.reverse();
+        assert_eq!(vals(&r.add(&r).unwrap()), want, "{dt} r + r");
         assert_eq!(vals(&t.sign().unwrap()), w(|x| x.signum()), "{dt} sign");
         assert_eq!(
             vals(&t.bitwise_not().unwrap()),

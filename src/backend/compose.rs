@@ -51,7 +51,7 @@ pub(crate) fn norm(
     let eps = fresh(&kshape)?;
     be.fill(&eps, Scalar::F64(epsilon).to_dtype(dt, "norm")?)?;
     be.binary(BinaryOp::Add, &ms, &eps, &ms)?;
-    be.unary(UnaryOp::Rsqrt, &ms, &ms)?;
+    be.unary(UnaryOp::Math(super::MathFn::Rsqrt), &ms, &ms)?;
     be.binary(BinaryOp::Mul, &src, &spread(&ms, x.shape())?, out)?;
     if let Some(w) = weight {
         be.binary(BinaryOp::Mul, out, w, out)?;

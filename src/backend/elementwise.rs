@@ -1,6 +1,6 @@
 //! The elementwise family of backend primitives: unary, binary, comparison,
 //! classification, selection and ternary maps, with the op enums they take.
-//! Ops carry their parameters (`UnaryOp::LeakyRelu { slope }` style), so every
+//! Ops carry their parameters (`MathFn::LeakyRelu { slope }` style), so every
 //! elementwise function, however composite, is ONE kernel pass.
 //!
 //! What the frontend (`src/ops/`) guarantees to every method:
@@ -23,6 +23,10 @@
 //! Adding an op: add a variant to the enum (with its parameters), say which
 //! dtypes it accepts in [`UnaryOp::supports`] (or the enum's `supports`), and
 //! add the arm in the CPU kernels (`src/backend/cpu/elementwise/kernels.rs`).
+//! A float math function or activation is a [`MathFn`] variant (the one list
+//! of them: `UnaryOp::Math` carries it, the CPU's `vmath` table and the GPU's
+//! WGSL tables match on it), with its body in `vmath` and its arm in
+//! `vmath/table.rs`.
 
 use crate::dtype::DType;
 use crate::error::Result;
@@ -50,94 +54,41 @@ pub enum UnaryOp {
     LogicalNot,
     /// `!x` (integers).
     BitNot,
-    // ----- math functions and activations (floats; `Sqrt` also complex) -----
-    /// √x (complex: principal branch).
-    Sqrt,
-    /// 1/√x.
-    Rsqrt,
-    /// eˣ.
-    Exp,
-    /// 2ˣ.
-    Exp2,
-    /// eˣ − 1.
-    Expm1,
-    /// ln x.
-    Log,
-    /// log₂ x.
-    Log2,
-    /// ln(1 + x).
-    Log1p,
-    /// sin x.
-    Sin,
-    /// cos x.
-    Cos,
-    /// tan x.
-    Tan,
-    /// arcsin x.
-    Asin,
-    /// arccos x.
-    Acos,
-    /// arctan x.
-    Atan,
-    /// sinh x.
-    Sinh,
-    /// cosh x.
-    Cosh,
-    /// tanh x.
-    Tanh,
-    /// arsinh x.
-    Asinh,
-    /// arcosh x.
-    Acosh,
-    /// artanh x.
-    Atanh,
-    /// Round toward zero.
-    Trunc,
-    /// Round up.
-    Ceil,
-    /// Round down.
-    Floor,
-    /// Round half away from zero.
-    Round,
-    /// erf x.
-    Erf,
-    /// max(x, 0).
-    Relu,
-    /// min(max(x, 0), 6).
-    Relu6,
-    /// 1/(1 + e⁻ˣ) (sign-dependent stable form).
-    Sigmoid,
-    /// x·sigmoid(x).
-    Silu,
-    /// clamp(alpha·x + beta, 0, 1).
-    HardSigmoid { alpha: f64, beta: f64 },
-    /// x·hard_sigmoid(x) (alpha 1/6, beta 1/2).
-    HardSilu,
-    /// ln(1 + eˣ) without overflow.
-    Softplus,
-    /// ln(sigmoid(x)), stable.
-    LogSigmoid,
-    /// x if x > 0 else slope·x.
-    LeakyRelu { slope: f64 },
-    /// clamp(x, −1, 1).
-    HardTanh,
-    /// x if x > 0 else alpha·(eˣ − 1).
-    Elu { alpha: f64 },
-    /// Scaled ELU (fixed α, λ).
-    Selu,
-    /// Tanh-approximate GELU (constants in the input precision).
-    Gelu,
-    /// Exact (erf) GELU.
-    GeluErf,
-    /// x/(1 + |x|).
-    Softsign,
-    /// x·tanh(softplus(x)).
-    Mish,
+    /// A math function or activation ([`MathFn`]: floats; `Sqrt` also complex).
+    Math(MathFn),
     /// Complex conjugate `re - i·im`; the identity for real and integer dtypes.
     Conj,
 }
 
 impl UnaryOp {
+    /// The op's name in messages: the variant in snake case, a math
+    /// function by its own (`UnaryOp::Math(MathFn::LogSigmoid)` is
+    /// "log_sigmoid"), parameters left out.
+    ///
+    /// ```
+    /// use rnx::backend::{MathFn, UnaryOp};
+    /// assert_eq!(UnaryOp::LogicalNot.name(), "logical_not");
+    /// assert_eq!(UnaryOp::Math(MathFn::Elu { alpha: 1.0 }).name(), "elu");
+    /// ```
+    pub fn name(self) -> String {
+        let debug = match self {
+            UnaryOp::Math(f) => format!("{f:?}"),
+            op => format!("{op:?}"),
+        };
+        let mut name = String::new();
+        for (i, c) in debug
+            .chars()
+            .take_while(|c| c.is_alphanumeric())
+            .enumerate()
+        {
+            if c.is_uppercase() && i > 0 {
+                name.push('_');
+            }
+            name.push(c.to_ascii_lowercase());
+        }
+        name
+    }
+
     /// Whether the op is defined for `dt`.
     pub fn supports(self, dt: DType) -> bool {
         use UnaryOp::*;
@@ -146,9 +97,117 @@ impl UnaryOp {
             Sign | LogicalNot => class(dt, true, false, true),
             Recip => class(dt, true, true, false),
             BitNot => dt.is_int(),
-            Sqrt => class(dt, true, true, false),
-            _ => dt.is_float(),
+            Math(MathFn::Sqrt) => class(dt, true, true, false),
+            Math(_) => dt.is_float(),
         }
+    }
+}
+
+/// A math function or activation of real floats, with its parameters (taken
+/// in f64 and converted to the element precision once per call): the payload
+/// of [`UnaryOp::Math`]. The accuracy stated on each is the CPU backend's,
+/// measured as max ULP against a correctly rounded value (`vmath`'s module
+/// docs say how); "≈" marks a relative bound. `Sqrt` also takes complex
+/// dtypes (principal branch); every other function real floats only.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum MathFn {
+    /// √x (correctly rounded).
+    Sqrt,
+    /// 1/√x (f32 ≤ 0.5 ULP + 2⁻²⁹: through f64; f64 ≤ 1.5 ULP: one rounded sqrt, one
+    /// rounded division).
+    Rsqrt,
+    /// eˣ (f32 ≤ 1.1 ULP, f64 ≤ 1 ULP).
+    Exp,
+    /// 2ˣ (f32 ≤ 1.1 ULP, f64 ≤ 1 ULP; exact at integers).
+    Exp2,
+    /// eˣ − 1 (f32 ≤ 2 ULP, f64 ≤ 2 ULP).
+    Expm1,
+    /// ln x (f32 ≤ 1 ULP, f64 ≤ 1 ULP).
+    Log,
+    /// log₂ x (f32 ≤ 2 ULP, f64 ≤ 2 ULP; exact at powers of two).
+    Log2,
+    /// ln(1 + x) (f32 ≤ 2 ULP, f64 ≤ 2 ULP).
+    Log1p,
+    /// sin x (f32 ≤ 0.5 ULP + 2⁻²⁹: reduced and evaluated in f64; f64 ≤ 2 ULP; lanes
+    /// with |x| > 10⁶ (f64) or 10⁵ (f32) use the scalar libm, per lane).
+    Sin,
+    /// cos x (as [`MathFn::Sin`]).
+    Cos,
+    /// tan x (f32 ≤ 0.5 ULP + 2⁻²⁹, f64 ≤ 3 ULP; large |x| as [`MathFn::Sin`]).
+    Tan,
+    /// arcsin x (scalar).
+    Asin,
+    /// arccos x (scalar).
+    Acos,
+    /// arctan x (scalar).
+    Atan,
+    /// sinh x (scalar).
+    Sinh,
+    /// cosh x (scalar).
+    Cosh,
+    /// tanh x (f32 ≤ 2.5 ULP, f64 ≤ 3.5 ULP).
+    Tanh,
+    /// arsinh x (scalar).
+    Asinh,
+    /// arcosh x (scalar).
+    Acosh,
+    /// artanh x (scalar).
+    Atanh,
+    /// Round toward zero (exact).
+    Trunc,
+    /// Round up (exact).
+    Ceil,
+    /// Round down (exact).
+    Floor,
+    /// Round to nearest, ties away from zero (exact).
+    Round,
+    /// The error function (scalar).
+    Erf,
+    /// max(x, 0) (NaN stays NaN).
+    Relu,
+    /// min(max(x, 0), 6).
+    Relu6,
+    /// 1/(1+e⁻ˣ), sign-dependent stable form (f32 ≤ 2.5 ULP, f64 ≤ 2.5 ULP).
+    Sigmoid,
+    /// x·sigmoid(x) (f32 ≤ 3.5 ULP, f64 ≤ 3 ULP, plus |x| subnormal ULPs where
+    /// sigmoid(x) is subnormal).
+    Silu,
+    /// clamp(alpha·x + beta, 0, 1) (≤ 1 ULP, or one ULP of beta near the lower corner).
+    HardSigmoid { alpha: f64, beta: f64 },
+    /// x·hard_sigmoid(x) with alpha 1/6, beta 1/2.
+    HardSilu,
+    /// ln(1+eˣ) = max(x,0) + ln(1+e^−|x|) (no overflow; f32 ≤ 2 ULP, f64 ≤ 2 ULP).
+    Softplus,
+    /// ln(sigmoid(x)) = min(x,0) − ln(1+e^−|x|) (f32 ≤ 2 ULP, f64 ≤ 2 ULP).
+    LogSigmoid,
+    /// x if x > 0 else slope·x.
+    LeakyRelu { slope: f64 },
+    /// clamp(x, −1, 1).
+    HardTanh,
+    /// x if x > 0 else alpha·(eˣ − 1) (≤ 3 ULP for alpha = 0.3; ≤ 2 for alpha = 1).
+    Elu { alpha: f64 },
+    /// λ·(x if x > 0 else α·(eˣ − 1)), α = 1.6732632423543772, λ = 1.0507009873554805
+    /// (constants rounded to the element precision; ≤ 3 ULP).
+    Selu,
+    /// Tanh-approximate GELU, 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))) with the
+    /// constants in the element precision, evaluated as the identical
+    /// x·sigmoid(2·√(2/π)·(x + 0.044715·x³)) (no cancellation for x < 0, no NaN
+    /// from the cube's overflow). Error ≤ 3 + 3·|2u| ULP with u the tanh argument:
+    /// u is rounded in the element precision, which matters only where
+    /// gelu(x) ≈ x·e^(2u) is tiny (x < −3).
+    Gelu,
+    /// Exact GELU 0.5·x·erfc(−x/√2) (scalar).
+    GeluErf,
+    /// x/(1 + |x|) (±1 at ±∞; ≤ 1.5 ULP).
+    Softsign,
+    /// x·tanh(softplus(x)) in a form without overflow (f32 ≤ 4.5 ULP, f64 ≤ 4.5 ULP,
+    /// plus |x| subnormal ULPs where e⁻|x| is subnormal).
+    Mish,
+}
+
+impl From<MathFn> for UnaryOp {
+    fn from(f: MathFn) -> UnaryOp {
+        UnaryOp::Math(f)
     }
 }
 

@@ -26,7 +26,9 @@ pub(crate) mod widen;
 
 pub use self::core::CoreBackend;
 pub use self::decomp::{DecompBackend, DecompOp};
-pub use self::elementwise::{BinaryOp, ClassOp, CmpOp, ElementwiseBackend, TernaryOp, UnaryOp};
+pub use self::elementwise::{
+    BinaryOp, ClassOp, CmpOp, ElementwiseBackend, MathFn, TernaryOp, UnaryOp,
+};
 pub use self::fft::{DctSpec, FftBackend, FftKind, FftSpec, TrigKind};
 pub use self::index::{IndexBackend, ScatterOp};
 pub use self::linalg::LinalgBackend;

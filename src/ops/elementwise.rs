@@ -143,12 +143,12 @@ fn ternary_core(
 /// `op(x)` as a new tensor, for any [`UnaryOp`] (the entry point of the math
 /// and activation families).
 pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
-    unary_impl(&op_name(op), op, x, None)
+    unary_impl(&op.name(), op, x, None)
 }
 
 /// `op(x)` written into `out` (which may be `x` itself); returns `out`.
 pub fn unary_out(op: UnaryOp, x: &Tensor, out: &Tensor) -> Result<Tensor> {
-    unary_impl(&op_name(op), op, x, Some(out))
+    unary_impl(&op.name(), op, x, Some(out))
 }
 
 /// `op(a, b)` as a new tensor; each operand a tensor or a scalar (at least one
@@ -183,11 +183,6 @@ pub fn binary_out<'a>(
     out: &Tensor,
 ) -> Result<Tensor> {
     binary_impl(op.name(), op, a.into(), b.into(), Some(out))
-}
-
-fn op_name(op: impl std::fmt::Debug) -> String {
-    let s = format!("{op:?}");
-    s.split([' ', '{', '(']).next().unwrap_or("").to_lowercase()
 }
 
 macro_rules! binary_methods {
@@ -289,21 +284,33 @@ reversed! {
     rmod => Rem;
 }
 
+/// The `UnaryOp` an op list names: a variant (`Neg`) or a math function
+/// (`Math(Exp)`), both enums' variants in scope.
+macro_rules! unary_op {
+    ($op:expr) => {{
+        #[allow(unused_imports)]
+        use $crate::backend::elementwise::{MathFn::*, UnaryOp::*};
+        $op
+    }};
+}
+
+pub(crate) use unary_op;
+
 macro_rules! unary_methods {
-    ($($(#[$m:meta])* $name:ident, $inplace:ident, $out:ident => $op:ident;)*) => {
+    ($($(#[$m:meta])* $name:ident, $inplace:ident, $out:ident => $op:expr;)*) => {
         impl $crate::Tensor {$(
             $(#[$m])*
             pub fn $name(&self) -> $crate::Result<$crate::Tensor> {
-                $crate::ops::elementwise::unary_impl(stringify!($name), $crate::backend::elementwise::UnaryOp::$op, self, None)
+                $crate::ops::elementwise::unary_impl(stringify!($name), $crate::ops::elementwise::unary_op!($op), self, None)
             }
             #[doc = concat!("In-place [`Tensor::", stringify!($name), "`](crate::Tensor::", stringify!($name), "); returns `self`.")]
             pub fn $inplace(&self) -> $crate::Result<$crate::Tensor> {
-                $crate::ops::elementwise::unary_impl(stringify!($name), $crate::backend::elementwise::UnaryOp::$op, self, Some(self))
+                $crate::ops::elementwise::unary_impl(stringify!($name), $crate::ops::elementwise::unary_op!($op), self, Some(self))
             }
             #[doc = concat!("[`Tensor::", stringify!($name), "`](crate::Tensor::", stringify!($name), ")",
                 " written into `out` (exactly the result's shape and dtype); returns `out`.")]
             pub fn $out(&self, out: &$crate::Tensor) -> $crate::Result<$crate::Tensor> {
-                $crate::ops::elementwise::unary_impl(stringify!($name), $crate::backend::elementwise::UnaryOp::$op, self, Some(out))
+                $crate::ops::elementwise::unary_impl(stringify!($name), $crate::ops::elementwise::unary_op!($op), self, Some(out))
             }
         )*}
     };

@@ -4,7 +4,7 @@
 //! 10^6 inputs plus edge values.
 
 use crate::common::*;
-use rnx::backend::cpu::vmath::Func;
+use rnx::backend::cpu::vmath::MathFn;
 
 fn sigmoid(x: f64) -> f64 {
     if x >= 0.0 {
@@ -97,33 +97,33 @@ fn f64_set() -> Vec<f64> {
 #[test]
 fn logistic_family() {
     let (xs, ys) = (f32_set(), f64_set());
-    check_f32(Func::Sigmoid, &xs, 2.5, sigmoid);
-    check_f64(Func::Sigmoid, &ys, 2.5, sigmoid);
+    check_f32(MathFn::Sigmoid, &xs, 2.5, sigmoid);
+    check_f64(MathFn::Sigmoid, &ys, 2.5, sigmoid);
     // x·sigmoid(x) where sigmoid(x) is subnormal: its absolute rounding
     // (up to the smallest subnormal) is multiplied by |x|.
     let sub32 = |n: f64| move |x: f64, r: f64| n + x.abs() * pow2(-149) / ulp32(r);
     let sub64 = |n: f64| move |x: f64, r: f64| n + x.abs() * pow2(-1074) / ulp64(r);
-    check_f32_tol(Func::Silu, &xs, silu, sub32(3.5));
-    check_f64_tol(Func::Silu, &ys, silu, sub64(3.0));
-    check_f32(Func::Softplus, &xs, 2.0, softplus);
-    check_f64(Func::Softplus, &ys, 2.0, softplus);
-    check_f32(Func::LogSigmoid, &xs, 2.0, |x| -softplus(-x));
-    check_f64(Func::LogSigmoid, &ys, 2.0, |x| -softplus(-x));
-    check_f32_tol(Func::Mish, &xs, mish, sub32(4.5));
-    check_f64_tol(Func::Mish, &ys, mish, sub64(4.5));
+    check_f32_tol(MathFn::Silu, &xs, silu, sub32(3.5));
+    check_f64_tol(MathFn::Silu, &ys, silu, sub64(3.0));
+    check_f32(MathFn::Softplus, &xs, 2.0, softplus);
+    check_f64(MathFn::Softplus, &ys, 2.0, softplus);
+    check_f32(MathFn::LogSigmoid, &xs, 2.0, |x| -softplus(-x));
+    check_f64(MathFn::LogSigmoid, &ys, 2.0, |x| -softplus(-x));
+    check_f32_tol(MathFn::Mish, &xs, mish, sub32(4.5));
+    check_f64_tol(MathFn::Mish, &ys, mish, sub64(4.5));
 }
 
 #[test]
 fn exponential_units() {
     let (xs, ys) = (f32_set(), f64_set());
-    check_f32(Func::Elu { alpha: 1.0 }, &xs, 2.0, |x| elu(x, 1.0));
-    check_f64(Func::Elu { alpha: 1.0 }, &ys, 2.0, |x| elu(x, 1.0));
+    check_f32(MathFn::Elu { alpha: 1.0 }, &xs, 2.0, |x| elu(x, 1.0));
+    check_f64(MathFn::Elu { alpha: 1.0 }, &ys, 2.0, |x| elu(x, 1.0));
     let a32 = 0.3f32 as f64;
-    check_f32(Func::Elu { alpha: 0.3 }, &xs, 3.0, |x| elu(x, a32));
-    check_f64(Func::Elu { alpha: 0.3 }, &ys, 3.0, |x| elu(x, 0.3));
+    check_f32(MathFn::Elu { alpha: 0.3 }, &xs, 3.0, |x| elu(x, a32));
+    check_f64(MathFn::Elu { alpha: 0.3 }, &ys, 3.0, |x| elu(x, 0.3));
     let (sa, sl) = (SELU_A as f32 as f64, SELU_L as f32 as f64);
-    check_f32(Func::Selu, &xs, 3.0, |x| sl * elu(x, sa));
-    check_f64(Func::Selu, &ys, 3.0, |x| SELU_L * elu(x, SELU_A));
+    check_f32(MathFn::Selu, &xs, 3.0, |x| sl * elu(x, sa));
+    check_f64(MathFn::Selu, &ys, 3.0, |x| SELU_L * elu(x, SELU_A));
 }
 
 #[test]
@@ -136,10 +136,15 @@ fn gelu_both_forms() {
     let allow = |c: f64, k: f64| {
         move |x: f64, _r: f64| 3.0 + 3.0 * (2.0 * c * (x + k * x * x * x)).abs().min(1e30)
     };
-    check_f32_tol(Func::Gelu, &xs, |x| gelu_tanh(x, c32, k32), allow(c32, k32));
+    check_f32_tol(
+        MathFn::Gelu,
+        &xs,
+        |x| gelu_tanh(x, c32, k32),
+        allow(c32, k32),
+    );
     let c64 = (2.0 / std::f64::consts::PI).sqrt();
     check_f64_tol(
-        Func::Gelu,
+        MathFn::Gelu,
         &ys,
         |x| gelu_tanh(x, c64, 0.044715),
         allow(c64, 0.044715),
@@ -158,18 +163,18 @@ fn piecewise_linear() {
             x
         }
     };
-    check_f32(Func::Relu, &xs, 0.0, relu);
-    check_f64(Func::Relu, &ys, 0.0, relu);
+    check_f32(MathFn::Relu, &xs, 0.0, relu);
+    check_f64(MathFn::Relu, &ys, 0.0, relu);
     let relu6 = |x: f64| if x.is_nan() { x } else { x.clamp(0.0, 6.0) };
-    check_f32(Func::Relu6, &xs, 0.0, relu6);
-    check_f64(Func::Relu6, &ys, 0.0, relu6);
+    check_f32(MathFn::Relu6, &xs, 0.0, relu6);
+    check_f64(MathFn::Relu6, &ys, 0.0, relu6);
     let hard_tanh = |x: f64| if x.is_nan() { x } else { x.clamp(-1.0, 1.0) };
-    check_f32(Func::HardTanh, &xs, 0.0, hard_tanh);
-    check_f64(Func::HardTanh, &ys, 0.0, hard_tanh);
+    check_f32(MathFn::HardTanh, &xs, 0.0, hard_tanh);
+    check_f64(MathFn::HardTanh, &ys, 0.0, hard_tanh);
     let leaky = |x: f64| if x > 0.0 { x } else { 0.01f32 as f64 * x };
-    check_f32(Func::LeakyRelu { slope: 0.01 }, &xs, 0.5, leaky);
+    check_f32(MathFn::LeakyRelu { slope: 0.01 }, &xs, 0.5, leaky);
     let leaky = |x: f64| if x > 0.0 { x } else { 0.01 * x };
-    check_f64(Func::LeakyRelu { slope: 0.01 }, &ys, 0.5, leaky);
+    check_f64(MathFn::LeakyRelu { slope: 0.01 }, &ys, 0.5, leaky);
     let hs = |x: f64, a: f64, b: f64| {
         if x.is_nan() {
             x
@@ -182,7 +187,7 @@ fn piecewise_linear() {
     let corner32 = |_x: f64, r: f64| 1.0f64.max(2f64.powi(-24) / ulp32(r));
     let corner64 = |_x: f64, r: f64| 1.0f64.max(2f64.powi(-53) / ulp64(r));
     check_f32_tol(
-        Func::HardSigmoid {
+        MathFn::HardSigmoid {
             alpha: 1.0 / 6.0,
             beta: 0.5,
         },
@@ -191,7 +196,7 @@ fn piecewise_linear() {
         corner32,
     );
     check_f64_tol(
-        Func::HardSigmoid {
+        MathFn::HardSigmoid {
             alpha: 1.0 / 6.0,
             beta: 0.5,
         },
@@ -200,7 +205,7 @@ fn piecewise_linear() {
         corner64,
     );
     check_f32_tol(
-        Func::HardSigmoid {
+        MathFn::HardSigmoid {
             alpha: 0.2,
             beta: 0.25,
         },
@@ -217,8 +222,8 @@ fn piecewise_linear() {
     };
     let corner32 = |x: f64, r: f64| 1.5f64.max(x.abs() * 2f64.powi(-23) / ulp32(r));
     let corner64 = |x: f64, r: f64| 1.5f64.max(x.abs() * 2f64.powi(-52) / ulp64(r));
-    check_f32_tol(Func::HardSilu, &xs, |x| hsilu(x, a6), corner32);
-    check_f64_tol(Func::HardSilu, &ys, |x| hsilu(x, 1.0 / 6.0), corner64);
+    check_f32_tol(MathFn::HardSilu, &xs, |x| hsilu(x, a6), corner32);
+    check_f64_tol(MathFn::HardSilu, &ys, |x| hsilu(x, 1.0 / 6.0), corner64);
     let softsign = |x: f64| {
         if x.is_infinite() {
             x.signum()
@@ -226,6 +231,6 @@ fn piecewise_linear() {
             x / (1.0 + x.abs())
         }
     };
-    check_f32(Func::Softsign, &xs, 1.5, softsign);
-    check_f64(Func::Softsign, &ys, 1.5, softsign);
+    check_f32(MathFn::Softsign, &xs, 1.5, softsign);
+    check_f64(MathFn::Softsign, &ys, 1.5, softsign);
 }

@@ -5,7 +5,7 @@
 //! tests return early, unless `RNX_REQUIRE_GPU=1` (CI), which makes them fail.
 #![allow(clippy::type_complexity)] // tables of view/op closures
 
-use rnx::backend::elementwise::{BinaryOp, CmpOp, UnaryOp};
+use rnx::backend::elementwise::{BinaryOp, CmpOp, MathFn, UnaryOp};
 use rnx::ops::elementwise::{binary, unary};
 use rnx::{s, DType, Device, Error, Tensor};
 
@@ -637,11 +637,31 @@ fn integer_errors_leave_the_output_unchanged() {
 
 #[test]
 fn unary_ops_match_the_cpu() {
+    use MathFn::*;
     use UnaryOp::*;
     let Some(d) = gpu() else { return };
     let ops = [
-        Neg, Abs, Sign, Square, Recip, LogicalNot, BitNot, Sqrt, Trunc, Ceil, Floor, Round, Relu,
-        Relu6, HardTanh, Softsign, Exp, Tanh, Sigmoid, Erf, Gelu,
+        Neg,
+        Abs,
+        Sign,
+        Square,
+        Recip,
+        LogicalNot,
+        BitNot,
+        Math(Sqrt),
+        Math(Trunc),
+        Math(Ceil),
+        Math(Floor),
+        Math(Round),
+        Math(Relu),
+        Math(Relu6),
+        Math(HardTanh),
+        Math(Softsign),
+        Math(Exp),
+        Math(Tanh),
+        Math(Sigmoid),
+        Math(Erf),
+        Math(Gelu),
     ];
     for dt in ALL {
         let mut v = values(40, 9, 8.0);
@@ -670,17 +690,22 @@ fn unary_ops_match_the_cpu() {
             let (cr, gr) = (unary(op, &c).unwrap(), unary(op, &g).unwrap());
             match op {
                 // Vulkan's division and square root are not correctly rounded.
-                Recip | Sqrt if dt == DType::F32 => assert_close(&what, &gr, &cr, 4e-7),
-                Recip | Sqrt | Softsign if dt == DType::F64 => assert_close(&what, &gr, &cr, 1e-15),
+                Recip | Math(Sqrt) if dt == DType::F32 => assert_close(&what, &gr, &cr, 4e-7),
+                Recip | Math(Sqrt) | Math(Softsign) if dt == DType::F64 => {
+                    assert_close(&what, &gr, &cr, 1e-15)
+                }
                 // rnx's WGSL library against the CPU's kernels: both bounds added
-                // (math.rs and vmath's `Func`).
-                Softsign | Exp | Tanh | Sigmoid | Gelu | Erf if dt != DType::F64 => {
+                // (math.rs and vmath's `MathFn`).
+                Math(Softsign) | Math(Exp) | Math(Tanh) | Math(Sigmoid) | Math(Gelu)
+                | Math(Erf)
+                    if dt != DType::F64 =>
+                {
                     let ulps = |x: f64| match op {
-                        Softsign => 3.0,
-                        Erf => 2.5,
-                        Exp => 3.5,
-                        Tanh => 5.0,
-                        Sigmoid => 5.5,
+                        Math(Softsign) => 3.0,
+                        Math(Erf) => 2.5,
+                        Math(Exp) => 3.5,
+                        Math(Tanh) => 5.0,
+                        Math(Sigmoid) => 5.5,
                         _ => {
                             let c = (2.0 / std::f64::consts::PI).sqrt();
                             let u2 = 2.0 * c * (x + 0.044715 * x * x * x);
@@ -691,12 +716,12 @@ fn unary_ops_match_the_cpu() {
                 }
                 // rnx's f64 WGSL library (math_f64.rs) against the CPU's
                 // kernels: both devices' bounds added.
-                Exp | Tanh | Sigmoid | Gelu if dt == DType::F64 => {
+                Math(Exp) | Math(Tanh) | Math(Sigmoid) | Math(Gelu) if dt == DType::F64 => {
                     let b = super::gpu_f64::gpu_f64_bound(op).unwrap()
                         + super::gpu_f64::cpu_f64_bound(op);
                     let ulps = |x: f64| match op {
-                        // The CPU's 3 + 3 |2u| (vmath's `Func::Gelu`).
-                        Gelu => {
+                        // The CPU's 3 + 3 |2u| (vmath's `MathFn::Gelu`).
+                        Math(Gelu) => {
                             let c = (2.0 / std::f64::consts::PI).sqrt();
                             b + 3.0 * (2.0 * c * (x + 0.044715 * x * x * x)).abs()
                         }

@@ -15,7 +15,7 @@
 
 use super::common::{pow2, ulp_err_f64, Rng};
 use super::gpu::gpu;
-use rnx::backend::elementwise::UnaryOp;
+use rnx::backend::elementwise::{MathFn, UnaryOp};
 use rnx::ops::elementwise::unary;
 use rnx::ops::index::Index;
 use rnx::{DType, Device, Tensor};
@@ -128,13 +128,13 @@ fn gpu_f64_rounding_clamping_bit_identical() {
         gx.slice([Index::R(None, None, -2)]).unwrap(),
     );
     let ops = [
-        UnaryOp::Trunc,
-        UnaryOp::Floor,
-        UnaryOp::Ceil,
-        UnaryOp::Round,
-        UnaryOp::Relu,
-        UnaryOp::Relu6,
-        UnaryOp::HardTanh,
+        UnaryOp::Math(MathFn::Trunc),
+        UnaryOp::Math(MathFn::Floor),
+        UnaryOp::Math(MathFn::Ceil),
+        UnaryOp::Math(MathFn::Round),
+        UnaryOp::Math(MathFn::Relu),
+        UnaryOp::Math(MathFn::Relu6),
+        UnaryOp::Math(MathFn::HardTanh),
     ];
     for op in ops {
         for (c, g, what) in [(&cx, &gx, "contiguous"), (&cv, &gv, "strided")] {
@@ -159,7 +159,10 @@ fn gpu_f64_rounding_clamping_bit_identical() {
         .unwrap()
         .to_device(dev)
         .unwrap();
-    let r = unary(UnaryOp::Round, &g).unwrap().to_vec::<f64>().unwrap();
+    let r = unary(UnaryOp::Math(MathFn::Round), &g)
+        .unwrap()
+        .to_vec::<f64>()
+        .unwrap();
     assert_eq!(r, [-3.0, -1.0, 1.0, 2.0, 3.0, -0.0]);
     assert!(r[5].is_sign_negative());
 }
@@ -168,39 +171,41 @@ fn gpu_f64_rounding_clamping_bit_identical() {
 /// math op that runs as a kernel (`src/backend/gpu/math_f64.rs`); `None` for
 /// ops that are exact or go through the CPU.
 pub(crate) fn gpu_f64_bound(op: UnaryOp) -> Option<f64> {
+    use MathFn::*;
     use UnaryOp::*;
     Some(match op {
-        Exp | Log | Exp2 | Log2 | Log1p => 1.0,
+        Math(Exp) | Math(Log) | Math(Exp2) | Math(Log2) | Math(Log1p) => 1.0,
         // 1 and 3 on lavapipe; an NVIDIA H200 (driver 580) measured 2 and 4
         // (a driver may contract a * b + c into an fma: SPIR-V allows it).
-        Expm1 => 2.0,
-        Tan => 4.0,
-        Sinh | Cosh | Tanh => 3.0,
-        Sigmoid => 3.0,
-        Silu | Gelu => 5.0,
-        Softplus | LogSigmoid => 2.0,
-        Sin | Cos => 2.0,
+        Math(Expm1) => 2.0,
+        Math(Tan) => 4.0,
+        Math(Sinh) | Math(Cosh) | Math(Tanh) => 3.0,
+        Math(Sigmoid) => 3.0,
+        Math(Silu) | Math(Gelu) => 5.0,
+        Math(Softplus) | Math(LogSigmoid) => 2.0,
+        Math(Sin) | Math(Cos) => 2.0,
         // Against a composed libm reference that is itself about 2 ULP off.
-        Mish => 7.0,
-        Softsign => 1.5,
+        Math(Mish) => 7.0,
+        Math(Softsign) => 1.5,
         _ => return None,
     })
 }
 
-/// The CPU's documented f64 bound of `op` (vmath's `Func`; scalar libm
+/// The CPU's documented f64 bound of `op` (vmath's `MathFn`; scalar libm
 /// functions 1 ULP), for comparisons of the two devices.
 pub(crate) fn cpu_f64_bound(op: UnaryOp) -> f64 {
+    use MathFn::*;
     use UnaryOp::*;
     match op {
-        Exp | Exp2 | Log => 1.0,
-        Expm1 | Log2 | Log1p | Softplus | LogSigmoid => 2.0,
-        Tanh => 3.5,
-        Sigmoid => 2.5,
-        Sin | Cos => 2.0,
-        Tan => 3.0,
-        Mish => 4.5,
-        Softsign => 1.5,
-        Silu | Gelu => 3.0,
+        Math(Exp) | Math(Exp2) | Math(Log) => 1.0,
+        Math(Expm1) | Math(Log2) | Math(Log1p) | Math(Softplus) | Math(LogSigmoid) => 2.0,
+        Math(Tanh) => 3.5,
+        Math(Sigmoid) => 2.5,
+        Math(Sin) | Math(Cos) => 2.0,
+        Math(Tan) => 3.0,
+        Math(Mish) => 4.5,
+        Math(Softsign) => 1.5,
+        Math(Silu) | Math(Gelu) => 3.0,
         _ => 1.0,
     }
 }
@@ -230,6 +235,7 @@ fn gelu_u(x: f64) -> f64 {
 /// ends of the range), uniform values over the function's range, a dense
 /// sweep near its most sensitive region and random bit patterns.
 fn math_inputs(op: UnaryOp) -> Vec<f64> {
+    use MathFn::*;
     use UnaryOp::*;
     let mut rng = Rng(0x1234_5678_9abc_def1 ^ ((format!("{op:?}").len() as u64) << 40));
     let mut v: Vec<f64> = vec![
@@ -291,31 +297,33 @@ fn math_inputs(op: UnaryOp) -> Vec<f64> {
     ];
     // (low, high) of the uniform values, and of the random bit patterns kept.
     let (lo, hi, blim) = match op {
-        Exp => (-746.0, 710.0, 746.0),
-        Exp2 => (-1076.0, 1025.0, 1076.0),
-        Expm1 => (-40.0, 710.0, 746.0),
-        Sinh | Cosh => (-711.0, 711.0, 712.0),
-        Tanh => (-23.0, 23.0, f64::INFINITY),
-        Sigmoid | Silu | Softplus | LogSigmoid => (-740.0, 740.0, f64::INFINITY),
-        Log1p => (-1.0, 4.0, f64::INFINITY),
-        Sin | Cos | Tan => (-1_048_575.0, 1_048_575.0, 1_048_575.0),
-        Gelu => (-40.0, 40.0, f64::INFINITY),
-        Mish => (-750.0, 750.0, f64::INFINITY),
-        Softsign => (-1e3, 1e3, f64::INFINITY),
+        Math(Exp) => (-746.0, 710.0, 746.0),
+        Math(Exp2) => (-1076.0, 1025.0, 1076.0),
+        Math(Expm1) => (-40.0, 710.0, 746.0),
+        Math(Sinh) | Math(Cosh) => (-711.0, 711.0, 712.0),
+        Math(Tanh) => (-23.0, 23.0, f64::INFINITY),
+        Math(Sigmoid) | Math(Silu) | Math(Softplus) | Math(LogSigmoid) => {
+            (-740.0, 740.0, f64::INFINITY)
+        }
+        Math(Log1p) => (-1.0, 4.0, f64::INFINITY),
+        Math(Sin) | Math(Cos) | Math(Tan) => (-1_048_575.0, 1_048_575.0, 1_048_575.0),
+        Math(Gelu) => (-40.0, 40.0, f64::INFINITY),
+        Math(Mish) => (-750.0, 750.0, f64::INFINITY),
+        Math(Softsign) => (-1e3, 1e3, f64::INFINITY),
         _ => (0.0, 4.0, f64::INFINITY),
     };
-    let positive = matches!(op, Log | Log2);
+    let positive = matches!(op, Math(Log) | Math(Log2));
     for i in 0..1_000_000 {
         let u = rng.unit();
         let x = match i % 4 {
             0 => lo + u * (hi - lo),
             1 if positive => 0.5 + 1.5 * u,
-            1 if op == Log1p => -0.5 + u,
+            1 if op == Math(Log1p) => -0.5 + u,
             1 => -2.0 + 4.0 * u,
             2 => {
                 let b = rng.next();
                 let x = f64::from_bits(if positive { b >> 1 } else { b });
-                if x.abs() < blim && !(op == Log1p && x < -1.0) {
+                if x.abs() < blim && !(op == Math(Log1p) && x < -1.0) {
                     x
                 } else {
                     (u - 0.5) * 1e-3
@@ -326,7 +334,7 @@ fn math_inputs(op: UnaryOp) -> Vec<f64> {
         };
         v.push(x);
     }
-    if matches!(op, Sin | Cos | Tan) {
+    if matches!(op, Math(Sin) | Math(Cos) | Math(Tan)) {
         // One larger finite argument would send the whole tensor to the CPU.
         v.retain(|x| !(x.is_finite() && x.abs() >= 1_048_576.0));
     }
@@ -338,30 +346,31 @@ type Reference = fn(f64) -> f64;
 
 #[test]
 fn gpu_f64_math_ulp() {
+    use MathFn::*;
     use UnaryOp::*;
     let Some(dev) = gpu() else {
         return;
     };
     let table: [(UnaryOp, Reference); 19] = [
-        (Exp, f64::exp),
-        (Log, f64::ln),
-        (Exp2, f64::exp2),
-        (Expm1, f64::exp_m1),
-        (Log2, f64::log2),
-        (Log1p, f64::ln_1p),
-        (Sinh, f64::sinh),
-        (Cosh, f64::cosh),
-        (Tanh, f64::tanh),
-        (Sigmoid, sigmoid_ref),
-        (Silu, |x| x * sigmoid_ref(x)),
-        (Softplus, |x| x.max(0.0) + (-x.abs()).exp().ln_1p()),
-        (LogSigmoid, |x| x.min(0.0) - (-x.abs()).exp().ln_1p()),
-        (Sin, f64::sin),
-        (Cos, f64::cos),
-        (Tan, f64::tan),
-        (Gelu, |x| x * sigmoid_ref(gelu_u(x))),
-        (Mish, |x| x * x.exp().ln_1p().tanh()),
-        (Softsign, |x| x / (1.0 + x.abs())),
+        (Math(Exp), f64::exp),
+        (Math(Log), f64::ln),
+        (Math(Exp2), f64::exp2),
+        (Math(Expm1), f64::exp_m1),
+        (Math(Log2), f64::log2),
+        (Math(Log1p), f64::ln_1p),
+        (Math(Sinh), f64::sinh),
+        (Math(Cosh), f64::cosh),
+        (Math(Tanh), f64::tanh),
+        (Math(Sigmoid), sigmoid_ref),
+        (Math(Silu), |x| x * sigmoid_ref(x)),
+        (Math(Softplus), |x| x.max(0.0) + (-x.abs()).exp().ln_1p()),
+        (Math(LogSigmoid), |x| x.min(0.0) - (-x.abs()).exp().ln_1p()),
+        (Math(Sin), f64::sin),
+        (Math(Cos), f64::cos),
+        (Math(Tan), f64::tan),
+        (Math(Gelu), |x| x * sigmoid_ref(gelu_u(x))),
+        (Math(Mish), |x| x * x.exp().ln_1p().tanh()),
+        (Math(Softsign), |x| x / (1.0 + x.abs())),
     ];
     // Every op is measured before the test fails (the errors are printed).
     let mut failures: Vec<String> = Vec::new();
@@ -398,9 +407,9 @@ fn gpu_f64_math_ulp() {
             // product scales by |x| (on both devices: the CPU's documented
             // extra |x| subnormal ULPs): allowed on top of the bound.
             let tiny = match op {
-                Silu => sigmoid_ref(x),
-                Gelu => sigmoid_ref(gelu_u(x)),
-                Mish => (-x.abs()).exp(),
+                Math(Silu) => sigmoid_ref(x),
+                Math(Gelu) => sigmoid_ref(gelu_u(x)),
+                Math(Mish) => (-x.abs()).exp(),
                 _ => 1.0,
             };
             if tiny < f64::MIN_POSITIVE {
@@ -568,7 +577,11 @@ fn gpu_f64_trig_large_arguments_fall_back() {
         f64::NAN,
         -0.0,
     ];
-    for op in [UnaryOp::Sin, UnaryOp::Cos, UnaryOp::Tan] {
+    for op in [
+        UnaryOp::Math(MathFn::Sin),
+        UnaryOp::Math(MathFn::Cos),
+        UnaryOp::Math(MathFn::Tan),
+    ] {
         let c = Tensor::create(DType::F64, &[big.len()], &big).unwrap();
         let g = unary(op, &c.to_device(dev).unwrap()).unwrap();
         assert_eq!(g.device(), dev);
@@ -601,7 +614,7 @@ fn gpu_f64_trig_large_arguments_fall_back() {
             "{op:?}(1048575.5) = {}",
             g[2]
         );
-        if op != UnaryOp::Cos {
+        if op != UnaryOp::Math(MathFn::Cos) {
             assert!(
                 g[6] == 0.0 && g[6].is_sign_negative(),
                 "{op:?}(-0) = {}",
@@ -613,8 +626,8 @@ fn gpu_f64_trig_large_arguments_fall_back() {
 
 fn op_ref(op: UnaryOp) -> fn(f64) -> f64 {
     match op {
-        UnaryOp::Sin => f64::sin,
-        UnaryOp::Cos => f64::cos,
+        UnaryOp::Math(MathFn::Sin) => f64::sin,
+        UnaryOp::Math(MathFn::Cos) => f64::cos,
         _ => f64::tan,
     }
 }

@@ -15,7 +15,7 @@
 //! subnormal results may be off by up to the smallest normal number.
 
 use super::gpu::gpu;
-use rnx::backend::elementwise::{BinaryOp, UnaryOp};
+use rnx::backend::elementwise::{BinaryOp, MathFn, UnaryOp};
 use rnx::ops::elementwise::{binary, unary};
 use rnx::{DType, Device, Tensor};
 
@@ -63,6 +63,7 @@ struct Case {
 }
 
 fn cases() -> Vec<Case> {
+    use MathFn::*;
     use UnaryOp::*;
     macro_rules! c {
         ($op:expr, $name:literal, $r:expr, $b:expr) => {
@@ -75,49 +76,49 @@ fn cases() -> Vec<Case> {
         };
     }
     vec![
-        c!(Rsqrt, "rsqrt", |x| 1.0 / x.sqrt(), |_| 1.5),
-        c!(Exp, "exp", f64::exp, |_| 1.5),
-        c!(Exp2, "exp2", f64::exp2, |_| 1.5),
-        c!(Expm1, "expm1", f64::exp_m1, |_| 2.0),
-        c!(Log, "log", f64::ln, |_| 1.0),
-        c!(Log2, "log2", f64::log2, |_| 1.0),
-        c!(Log1p, "log1p", f64::ln_1p, |_| 2.0),
-        c!(Sin, "sin", f64::sin, |_| 1.5),
-        c!(Cos, "cos", f64::cos, |_| 1.5),
-        c!(Tan, "tan", f64::tan, |_| 3.0),
-        c!(Asin, "asin", f64::asin, |_| 1.5),
-        c!(Acos, "acos", f64::acos, |_| 2.0),
-        c!(Atan, "atan", f64::atan, |_| 2.0),
-        c!(Sinh, "sinh", f64::sinh, |_| 2.0),
-        c!(Cosh, "cosh", f64::cosh, |_| 2.0),
-        c!(Tanh, "tanh", f64::tanh, |_| 2.5),
-        c!(Asinh, "asinh", f64::asinh, |_| 2.0),
-        c!(Acosh, "acosh", f64::acosh, |_| 2.0),
-        c!(Atanh, "atanh", f64::atanh, |_| 2.0),
-        c!(Sigmoid, "sigmoid", sigmoid, |_| 2.5),
-        c!(Silu, "silu", |x| xmul(x, sigmoid(x)), |x| 4.0
+        c!(Math(Rsqrt), "rsqrt", |x| 1.0 / x.sqrt(), |_| 1.5),
+        c!(Math(Exp), "exp", f64::exp, |_| 1.5),
+        c!(Math(Exp2), "exp2", f64::exp2, |_| 1.5),
+        c!(Math(Expm1), "expm1", f64::exp_m1, |_| 2.0),
+        c!(Math(Log), "log", f64::ln, |_| 1.0),
+        c!(Math(Log2), "log2", f64::log2, |_| 1.0),
+        c!(Math(Log1p), "log1p", f64::ln_1p, |_| 2.0),
+        c!(Math(Sin), "sin", f64::sin, |_| 1.5),
+        c!(Math(Cos), "cos", f64::cos, |_| 1.5),
+        c!(Math(Tan), "tan", f64::tan, |_| 3.0),
+        c!(Math(Asin), "asin", f64::asin, |_| 1.5),
+        c!(Math(Acos), "acos", f64::acos, |_| 2.0),
+        c!(Math(Atan), "atan", f64::atan, |_| 2.0),
+        c!(Math(Sinh), "sinh", f64::sinh, |_| 2.0),
+        c!(Math(Cosh), "cosh", f64::cosh, |_| 2.0),
+        c!(Math(Tanh), "tanh", f64::tanh, |_| 2.5),
+        c!(Math(Asinh), "asinh", f64::asinh, |_| 2.0),
+        c!(Math(Acosh), "acosh", f64::acosh, |_| 2.0),
+        c!(Math(Atanh), "atanh", f64::atanh, |_| 2.0),
+        c!(Math(Sigmoid), "sigmoid", sigmoid, |_| 2.5),
+        c!(Math(Silu), "silu", |x| xmul(x, sigmoid(x)), |x| 4.0
             + subnormal_ulps(x, sigmoid(x))),
-        c!(Softplus, "softplus", softplus, |_| 2.0),
+        c!(Math(Softplus), "softplus", softplus, |_| 2.0),
         c!(
-            LogSigmoid,
+            Math(LogSigmoid),
             "log_sigmoid",
             |x| x.min(0.0) - (-x.abs()).exp().ln_1p(),
             |_| 2.0
         ),
         c!(
-            Elu { alpha: 1.0 },
+            Math(Elu { alpha: 1.0 }),
             "elu",
             |x| if x > 0.0 { x } else { x.exp_m1() },
             |_| 1.5
         ),
         c!(
-            Elu { alpha: 0.3 },
+            Math(Elu { alpha: 0.3 }),
             "elu(0.3)",
             |x| if x > 0.0 { x } else { r32(0.3) * x.exp_m1() },
             |_| 2.0
         ),
         c!(
-            Selu,
+            Math(Selu),
             "selu",
             |x| r32(SELU_LAMBDA)
                 * if x > 0.0 {
@@ -127,10 +128,14 @@ fn cases() -> Vec<Case> {
                 },
             |_| 2.0
         ),
-        c!(Gelu, "gelu", |x| xmul(x, sigmoid(2.0 * gelu_u(x))), |x| 4.0
-            + 3.0 * (2.0 * gelu_u(x)).abs()),
         c!(
-            Softsign,
+            Math(Gelu),
+            "gelu",
+            |x| xmul(x, sigmoid(2.0 * gelu_u(x))),
+            |x| 4.0 + 3.0 * (2.0 * gelu_u(x)).abs()
+        ),
+        c!(
+            Math(Softsign),
             "softsign",
             |x| if x.is_infinite() {
                 x.signum()
@@ -139,27 +144,27 @@ fn cases() -> Vec<Case> {
             },
             |_| 1.5
         ),
-        c!(Mish, "mish", |x| xmul(x, softplus(x).tanh()), |x| 5.0
+        c!(Math(Mish), "mish", |x| xmul(x, softplus(x).tanh()), |x| 5.0
             + subnormal_ulps(x, (-x.abs()).exp())),
-        c!(Erf, "erf", libm::erf, |_| 1.5),
+        c!(Math(Erf), "erf", libm::erf, |_| 1.5),
         c!(
-            GeluErf,
+            Math(GeluErf),
             "gelu_erf",
             |x| xmul(0.5 * x, libm::erfc(-x / std::f64::consts::SQRT_2)),
             |x| 6.0 + subnormal_ulps(x, libm::erfc(-x / std::f64::consts::SQRT_2))
         ),
         c!(
-            HardSigmoid {
+            Math(HardSigmoid {
                 alpha: 0.2,
                 beta: 0.5
-            },
+            }),
             "hard_sigmoid",
             |x| (r32(0.2) * x + 0.5).clamp(0.0, 1.0),
             // Near the lower corner: one ULP of beta.
             |x| (ulp32(0.5) / ulp32((r32(0.2) * x + 0.5).clamp(0.0, 1.0))).max(1.0)
         ),
         c!(
-            HardSilu,
+            Math(HardSilu),
             "hard_silu",
             |x| xmul(x, (r32(1.0 / 6.0) * x + 0.5).clamp(0.0, 1.0)),
             // Near x = -3 the product rounds to an ULP of 1/2 (times |x|).
@@ -169,7 +174,7 @@ fn cases() -> Vec<Case> {
             }
         ),
         c!(
-            LeakyRelu { slope: 0.01 },
+            Math(LeakyRelu { slope: 0.01 }),
             "leaky_relu",
             |x| if x > 0.0 { x } else { r32(0.01) * x },
             |_| 0.5
@@ -338,7 +343,7 @@ struct Hw {
 fn hw(d: Device) -> Hw {
     let software = rnx::gpu_devices()[0].is_software;
     // e^-100 is subnormal in f32.
-    let probe = host(&unary(UnaryOp::Exp, &to_gpu(d, &[-100.0])).unwrap())[0];
+    let probe = host(&unary(UnaryOp::Math(MathFn::Exp), &to_gpu(d, &[-100.0])).unwrap())[0];
     let h = Hw {
         slack: if software { 0.0 } else { 3.0 },
         ftz: probe == 0.0,
@@ -603,7 +608,7 @@ fn gpu_math_halves_round_the_f32_result() {
         let gx = cx.to_device(d).unwrap();
         let ops = cases()
             .into_iter()
-            .filter(|c| !matches!(c.op, UnaryOp::Elu { alpha } if alpha != 1.0));
+            .filter(|c| !matches!(c.op, UnaryOp::Math(MathFn::Elu { alpha }) if alpha != 1.0));
         for Case {
             op,
             name,

@@ -3,10 +3,10 @@
 //! inputs spread over the whole range plus edge values, against an f64
 //! reference (the platform libm, within 1 ULP of f64; for f32 results that is
 //! exact to far below an f32 ULP). The bounds here are the ones stated in the
-//! rustdoc of `vmath::Func`.
+//! rustdoc of `vmath::MathFn`.
 
 use crate::common::*;
-use rnx::backend::cpu::vmath::{self, Func, Func2, Isa};
+use rnx::backend::cpu::vmath::{self, Func2, Isa, MathFn};
 
 /// erf by its Maclaurin series (|x| < 1.5) or erfc's continued fraction
 /// (|x| ≥ 1.5), independent of the libm under test.
@@ -43,11 +43,11 @@ fn exp_family_f32() {
         &[(-110.0, 90.0), (-1.0, 1.0)],
         &[88.722_83, -87.336_55, -103.972_08],
     );
-    check_f32(Func::Exp, &xs, 1.1, f64::exp);
+    check_f32(MathFn::Exp, &xs, 1.1, f64::exp);
     let xs = inputs_f32(&[(-155.0, 130.0), (-1.0, 1.0)], &[128.0, -126.0, -149.0]);
-    check_f32(Func::Exp2, &xs, 1.1, f64::exp2);
+    check_f32(MathFn::Exp2, &xs, 1.1, f64::exp2);
     let xs = inputs_f32(&[(-20.0, 90.0), (-1.0, 1.0)], &[88.722_83, 1e-30]);
-    check_f32(Func::Expm1, &xs, 2.0, f64::exp_m1);
+    check_f32(MathFn::Expm1, &xs, 2.0, f64::exp_m1);
 }
 
 #[test]
@@ -60,35 +60,35 @@ fn exp_family_f64() {
             -745.133_219_101_941_1,
         ],
     );
-    check_f64(Func::Exp, &xs, 1.0, f64::exp);
+    check_f64(MathFn::Exp, &xs, 1.0, f64::exp);
     let xs = inputs_f64(
         &[(-1080.0, 1030.0), (-1.0, 1.0)],
         &[1024.0, -1022.0, -1074.0],
     );
-    check_f64(Func::Exp2, &xs, 1.0, f64::exp2);
+    check_f64(MathFn::Exp2, &xs, 1.0, f64::exp2);
     let xs = inputs_f64(
         &[(-40.0, 712.0), (-1.0, 1.0)],
         &[709.782_712_893_384, 1e-300],
     );
-    check_f64(Func::Expm1, &xs, 2.0, f64::exp_m1);
+    check_f64(MathFn::Expm1, &xs, 2.0, f64::exp_m1);
 }
 
 #[test]
 fn log_family_f32() {
     let xs = inputs_f32(&[(0.0, 10.0), (0.5, 2.0)], &[1e-38, 1.0]);
-    check_f32(Func::Log, &xs, 1.0, f64::ln);
-    check_f32(Func::Log2, &xs, 2.0, f64::log2);
+    check_f32(MathFn::Log, &xs, 1.0, f64::ln);
+    check_f32(MathFn::Log2, &xs, 2.0, f64::log2);
     let xs = inputs_f32(&[(-1.0, 10.0), (-1e-3, 1e-3)], &[-1.0, 1e-30]);
-    check_f32(Func::Log1p, &xs, 2.0, f64::ln_1p);
+    check_f32(MathFn::Log1p, &xs, 2.0, f64::ln_1p);
 }
 
 #[test]
 fn log_family_f64() {
     let xs = inputs_f64(&[(0.0, 10.0), (0.5, 2.0)], &[1e-308, 1.0]);
-    check_f64(Func::Log, &xs, 1.0, f64::ln);
-    check_f64(Func::Log2, &xs, 2.0, f64::log2);
+    check_f64(MathFn::Log, &xs, 1.0, f64::ln);
+    check_f64(MathFn::Log2, &xs, 2.0, f64::log2);
     let xs = inputs_f64(&[(-1.0, 10.0), (-1e-3, 1e-3)], &[-1.0, 1e-300]);
-    check_f64(Func::Log1p, &xs, 2.0, f64::ln_1p);
+    check_f64(MathFn::Log1p, &xs, 2.0, f64::ln_1p);
 }
 
 #[test]
@@ -97,13 +97,13 @@ fn trig_f32() {
         &[(-10.0, 10.0), (-1.1e5, 1.1e5)],
         &[1e5, -1e5, 1e6, 3.0e38, std::f32::consts::PI],
     );
-    check_f32(Func::Sin, &xs, 1.0, f64::sin);
-    check_f32(Func::Cos, &xs, 1.0, f64::cos);
-    check_f32(Func::Tan, &xs, 1.0, f64::tan);
+    check_f32(MathFn::Sin, &xs, 1.0, f64::sin);
+    check_f32(MathFn::Cos, &xs, 1.0, f64::cos);
+    check_f32(MathFn::Tan, &xs, 1.0, f64::tan);
     let xs = inputs_f32(&[(-1.0, 1.0), (-10.0, 10.0)], &[1.0, -1.0]);
-    check_f32(Func::Asin, &xs, 0.5, f64::asin);
-    check_f32(Func::Acos, &xs, 0.5, f64::acos);
-    check_f32(Func::Atan, &xs, 0.5, f64::atan);
+    check_f32(MathFn::Asin, &xs, 0.5, f64::asin);
+    check_f32(MathFn::Acos, &xs, 0.5, f64::acos);
+    check_f32(MathFn::Atan, &xs, 0.5, f64::atan);
 }
 
 #[test]
@@ -112,84 +112,82 @@ fn trig_f64() {
         &[(-10.0, 10.0), (-1.1e6, 1.1e6)],
         &[1e6, -1e6, 1e22, 1e300, std::f64::consts::PI],
     );
-    check_f64(Func::Sin, &xs, 2.0, f64::sin);
-    check_f64(Func::Cos, &xs, 2.0, f64::cos);
-    check_f64(Func::Tan, &xs, 3.0, f64::tan);
+    check_f64(MathFn::Sin, &xs, 2.0, f64::sin);
+    check_f64(MathFn::Cos, &xs, 2.0, f64::cos);
+    check_f64(MathFn::Tan, &xs, 3.0, f64::tan);
     let xs = inputs_f64(&[(-1.0, 1.0), (-10.0, 10.0)], &[1.0, -1.0]);
-    check_f64(Func::Asin, &xs, 0.0, f64::asin);
-    check_f64(Func::Acos, &xs, 0.0, f64::acos);
-    check_f64(Func::Atan, &xs, 0.0, f64::atan);
+    check_f64(MathFn::Asin, &xs, 0.0, f64::asin);
+    check_f64(MathFn::Acos, &xs, 0.0, f64::acos);
+    check_f64(MathFn::Atan, &xs, 0.0, f64::atan);
 }
 
 #[test]
 fn hyperbolic_f32() {
     let xs = inputs_f32(&[(-10.0, 10.0), (-1.0, 1.0)], &[9.0, 89.4, 1e-20]);
-    check_f32(Func::Tanh, &xs, 2.5, f64::tanh);
-    check_f32(Func::Sinh, &xs, 0.5, f64::sinh);
-    check_f32(Func::Cosh, &xs, 0.5, f64::cosh);
-    check_f32(Func::Asinh, &xs, 0.5, f64::asinh);
-    check_f32(Func::Acosh, &xs, 0.5, f64::acosh);
-    check_f32(Func::Atanh, &xs, 0.5, f64::atanh);
+    check_f32(MathFn::Tanh, &xs, 2.5, f64::tanh);
+    check_f32(MathFn::Sinh, &xs, 0.5, f64::sinh);
+    check_f32(MathFn::Cosh, &xs, 0.5, f64::cosh);
+    check_f32(MathFn::Asinh, &xs, 0.5, f64::asinh);
+    check_f32(MathFn::Acosh, &xs, 0.5, f64::acosh);
+    check_f32(MathFn::Atanh, &xs, 0.5, f64::atanh);
 }
 
 #[test]
 fn hyperbolic_f64() {
     let xs = inputs_f64(&[(-20.0, 20.0), (-1.0, 1.0)], &[19.0, 710.5, 1e-200]);
-    check_f64(Func::Tanh, &xs, 3.5, f64::tanh);
-    check_f64(Func::Sinh, &xs, 0.0, f64::sinh);
-    check_f64(Func::Cosh, &xs, 0.0, f64::cosh);
-    check_f64(Func::Asinh, &xs, 0.0, f64::asinh);
-    check_f64(Func::Acosh, &xs, 0.0, f64::acosh);
-    check_f64(Func::Atanh, &xs, 0.0, f64::atanh);
+    check_f64(MathFn::Tanh, &xs, 3.5, f64::tanh);
+    check_f64(MathFn::Sinh, &xs, 0.0, f64::sinh);
+    check_f64(MathFn::Cosh, &xs, 0.0, f64::cosh);
+    check_f64(MathFn::Asinh, &xs, 0.0, f64::asinh);
+    check_f64(MathFn::Acosh, &xs, 0.0, f64::acosh);
+    check_f64(MathFn::Atanh, &xs, 0.0, f64::atanh);
 }
 
 #[test]
 fn erf_against_independent_series() {
     let xs = inputs_f32(&[(-5.0, 5.0), (-0.5, 0.5)], &[3.0, -3.0]);
-    check_f32(Func::Erf, &xs, 1.0, erf_ref);
+    check_f32(MathFn::Erf, &xs, 1.0, erf_ref);
     let xs = inputs_f64(&[(-6.0, 6.0), (-0.5, 0.5)], &[3.0, -3.0]);
     // libm's erf is < 1 ULP; the series reference adds a few ULP near |x| = 1.5.
-    check_f64(Func::Erf, &xs, 8.0, erf_ref);
+    check_f64(MathFn::Erf, &xs, 8.0, erf_ref);
 }
 
 #[test]
 fn exact_functions() {
     let xs = inputs_f32(&[(-10.0, 10.0), (-1e7, 1e7)], &[0.5, 1.5, 2.5, 8_388_607.5]);
-    check_f32(Func::Sqrt, &xs, 0.5, f64::sqrt);
-    check_f32(Func::Recip, &xs, 0.5, |x| 1.0 / x);
-    check_f32(Func::Rsqrt, &xs, 0.5 + 1e-6, |x| 1.0 / x.sqrt());
-    check_f32(Func::Trunc, &xs, 0.0, f64::trunc);
-    check_f32(Func::Ceil, &xs, 0.0, f64::ceil);
-    check_f32(Func::Floor, &xs, 0.0, f64::floor);
-    check_f32(Func::Round, &xs, 0.0, f64::round);
+    check_f32(MathFn::Sqrt, &xs, 0.5, f64::sqrt);
+    check_f32(MathFn::Rsqrt, &xs, 0.5 + 1e-6, |x| 1.0 / x.sqrt());
+    check_f32(MathFn::Trunc, &xs, 0.0, f64::trunc);
+    check_f32(MathFn::Ceil, &xs, 0.0, f64::ceil);
+    check_f32(MathFn::Floor, &xs, 0.0, f64::floor);
+    check_f32(MathFn::Round, &xs, 0.0, f64::round);
     let xs = inputs_f64(
         &[(-10.0, 10.0), (-1e16, 1e16)],
         &[0.5, 2.5, 4_503_599_627_370_495.5],
     );
-    check_f64(Func::Sqrt, &xs, 0.5, f64::sqrt);
-    check_f64(Func::Recip, &xs, 0.5, |x| 1.0 / x);
-    check_f64(Func::Rsqrt, &xs, 1.5, |x| 1.0 / x.sqrt());
-    check_f64(Func::Trunc, &xs, 0.0, f64::trunc);
-    check_f64(Func::Ceil, &xs, 0.0, f64::ceil);
-    check_f64(Func::Floor, &xs, 0.0, f64::floor);
-    check_f64(Func::Round, &xs, 0.0, f64::round);
+    check_f64(MathFn::Sqrt, &xs, 0.5, f64::sqrt);
+    check_f64(MathFn::Rsqrt, &xs, 1.5, |x| 1.0 / x.sqrt());
+    check_f64(MathFn::Trunc, &xs, 0.0, f64::trunc);
+    check_f64(MathFn::Ceil, &xs, 0.0, f64::ceil);
+    check_f64(MathFn::Floor, &xs, 0.0, f64::floor);
+    check_f64(MathFn::Round, &xs, 0.0, f64::round);
 }
 
 #[test]
 fn signed_zeros_and_specials() {
-    let cases: [(Func, f32, f32); 12] = [
-        (Func::Exp, -0.0, 1.0),
-        (Func::Expm1, -0.0, -0.0),
-        (Func::Log1p, -0.0, -0.0),
-        (Func::Sin, -0.0, -0.0),
-        (Func::Tan, -0.0, -0.0),
-        (Func::Tanh, -0.0, -0.0),
-        (Func::Log, 0.0, f32::NEG_INFINITY),
-        (Func::Log, -1.0, f32::NAN),
-        (Func::Log, f32::INFINITY, f32::INFINITY),
-        (Func::Exp, f32::NEG_INFINITY, 0.0),
-        (Func::Tanh, f32::INFINITY, 1.0),
-        (Func::Log2, 1024.0, 10.0),
+    let cases: [(MathFn, f32, f32); 12] = [
+        (MathFn::Exp, -0.0, 1.0),
+        (MathFn::Expm1, -0.0, -0.0),
+        (MathFn::Log1p, -0.0, -0.0),
+        (MathFn::Sin, -0.0, -0.0),
+        (MathFn::Tan, -0.0, -0.0),
+        (MathFn::Tanh, -0.0, -0.0),
+        (MathFn::Log, 0.0, f32::NEG_INFINITY),
+        (MathFn::Log, -1.0, f32::NAN),
+        (MathFn::Log, f32::INFINITY, f32::INFINITY),
+        (MathFn::Exp, f32::NEG_INFINITY, 0.0),
+        (MathFn::Tanh, f32::INFINITY, 1.0),
+        (MathFn::Log2, 1024.0, 10.0),
     ];
     for isa in isas() {
         for (f, x, want) in cases {
@@ -211,7 +209,7 @@ fn signed_zeros_and_specials() {
 #[test]
 fn in_place_equals_out_of_place() {
     let xs: Vec<f32> = (0..1000).map(|i| (i as f32 - 500.0) * 0.37).collect();
-    for f in [Func::Exp, Func::Sin, Func::Tanh, Func::Gelu] {
+    for f in [MathFn::Exp, MathFn::Sin, MathFn::Tanh, MathFn::Gelu] {
         let mut a = vec![0f32; xs.len()];
         vmath::map_f32(f, &xs, &mut a);
         let mut b = xs.clone();

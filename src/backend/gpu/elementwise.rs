@@ -12,7 +12,7 @@ use super::kernel::{param_bytes, Map, Operand};
 use super::wgsl::{compute_ty, is_inf, is_nan, lit};
 use super::{math, math_f64};
 use super::{via_cpu, GpuBackend};
-use crate::backend::elementwise::{BinaryOp, ClassOp, CmpOp, TernaryOp, UnaryOp};
+use crate::backend::elementwise::{BinaryOp, ClassOp, CmpOp, MathFn, TernaryOp, UnaryOp};
 use crate::backend::ElementwiseBackend;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -46,6 +46,7 @@ fn width(d: DType) -> u32 {
 /// The WGSL expression of a unary op on `x` in `d`, or `None` when the op runs
 /// through the CPU.
 fn unary_expr(op: UnaryOp, d: DType) -> Option<String> {
+    use MathFn as M;
     use UnaryOp::*;
     let f = d.is_float();
     let t = compute_ty(d);
@@ -67,22 +68,22 @@ fn unary_expr(op: UnaryOp, d: DType) -> Option<String> {
         Recip => format!("{one} / x"),
         LogicalNot => format!("select({zero}, {one}, x == {zero})"),
         BitNot => "~x".into(),
-        Sqrt => "sqrt(x)".into(),
-        Trunc if f32ish => "trunc(x)".into(),
-        Ceil if f32ish => "ceil(x)".into(),
-        Floor if f32ish => "floor(x)".into(),
+        Math(M::Sqrt) => "sqrt(x)".into(),
+        Math(M::Trunc) if f32ish => "trunc(x)".into(),
+        Math(M::Ceil) if f32ish => "ceil(x)".into(),
+        Math(M::Floor) if f32ish => "floor(x)".into(),
         // Half away from zero (WGSL's round() is half to even); x - trunc(x) is exact.
         // (f64 rounding runs rnx's bit-exact library: lavapipe's f64 trunc loses -0.)
-        Round if f32ish => format!(
+        Math(M::Round) if f32ish => format!(
             "select(trunc(x), trunc(x) + select(-{one}, {one}, x > {zero}), abs(x - trunc(x)) >= {half})",
             half = lit(d, 0.5)
         ),
         // -0 gives +0 and NaN stays NaN, as on the CPU.
         // fmax_ tests NaN by its bits: a compare-and-select lets a driver fold it
         // into a hardware max, which drops NaN (NVIDIA did).
-        Relu if f => format!("fmax_(x, {zero})"),
-        Relu6 if f => format!("fmin_(fmax_(x, {zero}), {six})", six = lit(d, 6.0)),
-        HardTanh if f => format!("fmin_(fmax_(x, -{one}), {one})"),
+        Math(M::Relu) if f => format!("fmax_(x, {zero})"),
+        Math(M::Relu6) if f => format!("fmin_(fmax_(x, {zero}), {six})", six = lit(d, 6.0)),
+        Math(M::HardTanh) if f => format!("fmin_(fmax_(x, -{one}), {one})"),
         _ => return None,
     })
 }

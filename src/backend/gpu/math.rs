@@ -67,7 +67,7 @@
 //! trip, exact CPU results): every other f64 math function and activation
 //! (f64 float pow, rem, atan2, hypot included).
 
-use crate::backend::elementwise::{BinaryOp, UnaryOp};
+use crate::backend::elementwise::{BinaryOp, MathFn, UnaryOp};
 
 /// The WGSL library (needs the kernel prelude's `is_nan32`/`is_inf32`).
 pub(crate) const MATH_F32: &str = include_str!("wgsl/math_f32.wgsl");
@@ -75,8 +75,11 @@ pub(crate) const MATH_F32: &str = include_str!("wgsl/math_f32.wgsl");
 /// The WGSL expression of a unary math op on `x` (f32) and its parameters
 /// (read as `prm[i]`), or `None` when the op is not in the library.
 pub(crate) fn unary(op: UnaryOp) -> Option<(&'static str, Vec<f64>)> {
-    use UnaryOp::*;
-    Some(match op {
+    use MathFn::*;
+    let UnaryOp::Math(f) = op else {
+        return None;
+    };
+    Some(match f {
         Rsqrt => ("m_rsqrt(x)", vec![]),
         Exp => ("m_exp(x)", vec![]),
         Exp2 => ("m_exp2(x)", vec![]),

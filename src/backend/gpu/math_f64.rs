@@ -56,7 +56,7 @@
 //! hard_silu, leaky_relu, elu, selu; binary pow, rem, atan2, hypot) takes the
 //! documented CPU round trip.
 
-use crate::backend::elementwise::UnaryOp;
+use crate::backend::elementwise::{MathFn, UnaryOp};
 
 /// The WGSL library (f64 kernels only).
 pub(crate) const MATH_F64: &str = include_str!("wgsl/math_f64.wgsl");
@@ -64,8 +64,11 @@ pub(crate) const MATH_F64: &str = include_str!("wgsl/math_f64.wgsl");
 /// The WGSL expression of a unary f64 op on `x`, or `None` when the op is
 /// not in the library.
 pub(crate) fn unary(op: UnaryOp) -> Option<&'static str> {
-    use UnaryOp::*;
-    Some(match op {
+    use MathFn::*;
+    let UnaryOp::Math(f) = op else {
+        return None;
+    };
+    Some(match f {
         Trunc => "r64_trunc(x)",
         Floor => "r64_floor(x)",
         Ceil => "r64_ceil(x)",
@@ -99,5 +102,5 @@ pub(crate) const TRIG_LIMIT: f64 = 1_048_576.0;
 /// Whether `op` of f64 needs the argument check of [`TRIG_LIMIT`] first
 /// (a tensor with a finite |x| at or past it takes the CPU round trip).
 pub(crate) fn needs_range_check(op: UnaryOp) -> bool {
-    matches!(op, UnaryOp::Sin | UnaryOp::Cos | UnaryOp::Tan)
+    matches!(op, UnaryOp::Math(MathFn::Sin | MathFn::Cos | MathFn::Tan))
 }

@@ -3,7 +3,7 @@
 //! checker that runs a vmath kernel over at least 10^6 inputs in odd-sized chunks.
 #![allow(dead_code)]
 
-use rnx::backend::cpu::vmath::{self, Func, Isa};
+use rnx::backend::cpu::vmath::{self, Isa, MathFn};
 
 /// Error of `y` in f32 ULPs of the reference `r` (an f64 far more precise than
 /// f32); NaN must match NaN; a result that overflowed counts as 2^128.
@@ -184,7 +184,7 @@ pub struct Worst<T> {
 /// vector tails) and return the largest ULP error against `reference`.
 pub fn worst_f32(
     isa: Isa,
-    func: Func,
+    func: MathFn,
     xs: &[f32],
     refs: &[f64],
     tol: &dyn Fn(f64, f64) -> f64,
@@ -222,7 +222,7 @@ pub fn worst_f32(
 /// As [`worst_f32`] for f64.
 pub fn worst_f64(
     isa: Isa,
-    func: Func,
+    func: MathFn,
     xs: &[f64],
     refs: &[f64],
     tol: &dyn Fn(f64, f64) -> f64,
@@ -267,7 +267,7 @@ pub fn isas() -> Vec<Isa> {
 }
 
 /// Check `func` on f32 against `reference` within `max_ulp` on every path.
-pub fn check_f32(func: Func, xs: &[f32], max_ulp: f64, reference: impl Fn(f64) -> f64 + Copy) {
+pub fn check_f32(func: MathFn, xs: &[f32], max_ulp: f64, reference: impl Fn(f64) -> f64 + Copy) {
     assert!(xs.len() >= 1_000_000);
     let refs: Vec<f64> = xs.iter().map(|&x| reference(x as f64)).collect();
     for isa in isas() {
@@ -281,7 +281,7 @@ pub fn check_f32(func: Func, xs: &[f32], max_ulp: f64, reference: impl Fn(f64) -
 }
 
 /// Check `func` on f64 against `reference` within `max_ulp` on every path.
-pub fn check_f64(func: Func, xs: &[f64], max_ulp: f64, reference: impl Fn(f64) -> f64 + Copy) {
+pub fn check_f64(func: MathFn, xs: &[f64], max_ulp: f64, reference: impl Fn(f64) -> f64 + Copy) {
     assert!(xs.len() >= 1_000_000);
     let refs: Vec<f64> = xs.iter().map(|&x| reference(x)).collect();
     for isa in isas() {
@@ -297,7 +297,7 @@ pub fn check_f64(func: Func, xs: &[f64], max_ulp: f64, reference: impl Fn(f64) -
 /// Check `func` on f32 with a per-input allowance: the error in ULPs divided by
 /// `tol(x, reference)` must stay within 1.
 pub fn check_f32_tol(
-    func: Func,
+    func: MathFn,
     xs: &[f32],
     reference: impl Fn(f64) -> f64,
     tol: impl Fn(f64, f64) -> f64,
@@ -319,7 +319,7 @@ pub fn check_f32_tol(
 
 /// As [`check_f32_tol`] for f64.
 pub fn check_f64_tol(
-    func: Func,
+    func: MathFn,
     xs: &[f64],
     reference: impl Fn(f64) -> f64,
     tol: impl Fn(f64, f64) -> f64,

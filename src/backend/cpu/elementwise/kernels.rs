@@ -12,6 +12,11 @@ use crate::tensor::Tensor;
 use num_complex::Complex;
 use num_traits::{Float, One, Zero};
 
+/// The error of a unary op on a dtype it does not take.
+fn unsupported_unary(op: UnaryOp, t: &Tensor) -> Error {
+    Error::dtype(&op.name(), t.dtype())
+}
+
 fn unsupported(op: impl std::fmt::Debug, t: &Tensor) -> Error {
     Error::dtype(&format!("{op:?}").to_lowercase(), t.dtype())
 }
@@ -42,7 +47,7 @@ pub fn float_unary<T: Flt>(op: UnaryOp, x: &Tensor, out: &Tensor) -> Result<()> 
         } else {
             zero
         }),
-        BitNot => return Err(unsupported(op, x)),
+        BitNot => return Err(unsupported_unary(op, x)),
         // Math functions and activations: the vectorised vmath kernels.
         _ => return super::math::unary(op, x, out),
     }
@@ -71,7 +76,7 @@ pub fn int_unary<T: Int>(op: UnaryOp, x: &Tensor, out: &Tensor) -> Result<()> {
             <T as Element>::zero()
         }),
         BitNot => go!(|v: T| !v),
-        _ => return Err(unsupported(op, x)),
+        _ => return Err(unsupported_unary(op, x)),
     }
     Ok(())
 }
@@ -94,10 +99,10 @@ where
         Conj => go!(|v: Complex<F>| v.conj()),
         Square => go!(|v: Complex<F>| v * v),
         Recip => go!(|v: Complex<F>| Complex::new(<F as One>::one(), <F as Zero>::zero()) / v),
-        Sqrt => go!(|v: Complex<F>| v.sqrt()),
+        Math(crate::backend::elementwise::MathFn::Sqrt) => go!(|v: Complex<F>| v.sqrt()),
         // SAFETY: `out` has the real dtype `F` (frontend contract); as above.
         Abs => unsafe { map1::<Complex<F>, F, _>(out, x, GRAIN_CHEAP, |v| v.re.hypot(v.im)) },
-        _ => return Err(unsupported(op, x)),
+        _ => return Err(unsupported_unary(op, x)),
     }
     Ok(())
 }

@@ -9,8 +9,8 @@
 use crate::backend::cpu::base_ptr;
 use crate::backend::cpu::strided::PAR_MIN_ELEMS;
 use crate::backend::cpu::traverse::{run_ptrs, traverse, Operand};
-use crate::backend::cpu::vmath::{self, Func, Func2, Isa};
-use crate::backend::elementwise::{BinaryOp, UnaryOp};
+use crate::backend::cpu::vmath::{self, Func2, Isa};
+use crate::backend::elementwise::{BinaryOp, MathFn, UnaryOp};
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
@@ -22,52 +22,11 @@ const BLOCK: usize = 256;
 const GRAIN: usize = PAR_MIN_ELEMS / 8;
 
 /// The vmath kernel of a unary op, if it is a math function or activation.
-pub(crate) fn func(op: UnaryOp) -> Option<Func> {
-    use UnaryOp as U;
-    Some(match op {
-        U::Sqrt => Func::Sqrt,
-        U::Rsqrt => Func::Rsqrt,
-        U::Exp => Func::Exp,
-        U::Exp2 => Func::Exp2,
-        U::Expm1 => Func::Expm1,
-        U::Log => Func::Log,
-        U::Log2 => Func::Log2,
-        U::Log1p => Func::Log1p,
-        U::Sin => Func::Sin,
-        U::Cos => Func::Cos,
-        U::Tan => Func::Tan,
-        U::Asin => Func::Asin,
-        U::Acos => Func::Acos,
-        U::Atan => Func::Atan,
-        U::Sinh => Func::Sinh,
-        U::Cosh => Func::Cosh,
-        U::Tanh => Func::Tanh,
-        U::Asinh => Func::Asinh,
-        U::Acosh => Func::Acosh,
-        U::Atanh => Func::Atanh,
-        U::Trunc => Func::Trunc,
-        U::Ceil => Func::Ceil,
-        U::Floor => Func::Floor,
-        U::Round => Func::Round,
-        U::Erf => Func::Erf,
-        U::Relu => Func::Relu,
-        U::Relu6 => Func::Relu6,
-        U::Sigmoid => Func::Sigmoid,
-        U::Silu => Func::Silu,
-        U::HardSigmoid { alpha, beta } => Func::HardSigmoid { alpha, beta },
-        U::HardSilu => Func::HardSilu,
-        U::Softplus => Func::Softplus,
-        U::LogSigmoid => Func::LogSigmoid,
-        U::LeakyRelu { slope } => Func::LeakyRelu { slope },
-        U::HardTanh => Func::HardTanh,
-        U::Elu { alpha } => Func::Elu { alpha },
-        U::Selu => Func::Selu,
-        U::Gelu => Func::Gelu,
-        U::GeluErf => Func::GeluErf,
-        U::Softsign => Func::Softsign,
-        U::Mish => Func::Mish,
-        _ => return None,
-    })
+pub(crate) fn func(op: UnaryOp) -> Option<MathFn> {
+    match op {
+        UnaryOp::Math(f) => Some(f),
+        _ => None,
+    }
 }
 
 /// The vmath kernel of a binary op, if it is a math function.
@@ -82,13 +41,13 @@ pub(crate) fn func2(op: BinaryOp) -> Option<Func2> {
 /// An element type the kernels run on: f32 and f64 natively, halves via f32.
 trait MathElem: Element {
     /// `dst = f(src)` over `n` contiguous elements (same pointer or disjoint).
-    unsafe fn apply(isa: Isa, f: Func, n: usize, src: *const Self, dst: *mut Self);
+    unsafe fn apply(isa: Isa, f: MathFn, n: usize, src: *const Self, dst: *mut Self);
     /// `dst = f(a, b)` over `n` contiguous elements (each input `dst` or disjoint).
     unsafe fn apply2(isa: Isa, f: Func2, n: usize, a: *const Self, b: *const Self, dst: *mut Self);
 }
 
 impl MathElem for f32 {
-    unsafe fn apply(isa: Isa, f: Func, n: usize, src: *const f32, dst: *mut f32) {
+    unsafe fn apply(isa: Isa, f: MathFn, n: usize, src: *const f32, dst: *mut f32) {
         vmath::apply_f32(isa, f, n, src, dst)
     }
     unsafe fn apply2(isa: Isa, f: Func2, n: usize, a: *const f32, b: *const f32, d: *mut f32) {
@@ -97,7 +56,7 @@ impl MathElem for f32 {
 }
 
 impl MathElem for f64 {
-    unsafe fn apply(isa: Isa, f: Func, n: usize, src: *const f64, dst: *mut f64) {
+    unsafe fn apply(isa: Isa, f: MathFn, n: usize, src: *const f64, dst: *mut f64) {
         vmath::apply_f64(isa, f, n, src, dst)
     }
     unsafe fn apply2(isa: Isa, f: Func2, n: usize, a: *const f64, b: *const f64, d: *mut f64) {
@@ -108,7 +67,7 @@ impl MathElem for f64 {
 macro_rules! half_elem {
     ($h:ty) => {
         impl MathElem for $h {
-            unsafe fn apply(isa: Isa, f: Func, n: usize, src: *const $h, dst: *mut $h) {
+            unsafe fn apply(isa: Isa, f: MathFn, n: usize, src: *const $h, dst: *mut $h) {
                 let mut buf = [0f32; BLOCK];
                 let mut i = 0;
                 while i < n {
@@ -167,7 +126,7 @@ unsafe fn gather<T: Copy>(buf: &mut [T; BLOCK], p: *const T, s: isize, n: usize)
 
 /// # Safety
 /// Frontend contract of `ElementwiseBackend::unary`; `T` is the dtype's type.
-unsafe fn unary_run<T: MathElem>(f: Func, x: &Tensor, out: &Tensor) {
+unsafe fn unary_run<T: MathElem>(f: MathFn, x: &Tensor, out: &Tensor) {
     let (po, px) = (base_ptr::<T>(out), base_ptr::<T>(x)); // dtype checks
     let isa = Isa::best();
     let n = out.layout().numel();
@@ -211,7 +170,7 @@ unsafe fn unary_run<T: MathElem>(f: Func, x: &Tensor, out: &Tensor) {
 /// In-bounds runs; `a` is exactly `o`'s run or disjoint from it.
 #[inline(always)]
 unsafe fn unary_one<T: MathElem>(
-    f: Func,
+    f: MathFn,
     isa: Isa,
     o: *mut T,
     so: isize,
@@ -281,7 +240,7 @@ unsafe fn binary_run<T: MathElem>(f: Func2, a: &Tensor, b: &Tensor, out: &Tensor
 
 /// `out = op(x)` for a real float dtype and a math op (see [`func`]).
 pub(crate) fn unary(op: UnaryOp, x: &Tensor, out: &Tensor) -> Result<()> {
-    let f = func(op).ok_or_else(|| Error::dtype(&format!("{op:?}").to_lowercase(), x.dtype()))?;
+    let f = func(op).ok_or_else(|| Error::dtype(&op.name(), x.dtype()))?;
     // SAFETY: each arm's type is the dtype's (matched); frontend contract.
     unsafe {
         match x.dtype() {
@@ -289,7 +248,7 @@ pub(crate) fn unary(op: UnaryOp, x: &Tensor, out: &Tensor) -> Result<()> {
             DType::F64 => unary_run::<f64>(f, x, out),
             DType::F16 => unary_run::<f16>(f, x, out),
             DType::BF16 => unary_run::<bf16>(f, x, out),
-            dt => return Err(Error::dtype(&format!("{op:?}").to_lowercase(), dt)),
+            dt => return Err(Error::dtype(&op.name(), dt)),
         }
     }
     Ok(())

@@ -201,7 +201,7 @@ macro_rules! softmax_float {
     ($t:ty, $inplace:ident, $shift:ident) => {
         impl SoftmaxFloat for $t {
             fn exp_in_place(x: &mut [$t]) {
-                crate::backend::cpu::vmath::$inplace(crate::backend::cpu::vmath::Func::Exp, x)
+                crate::backend::cpu::vmath::$inplace(crate::backend::cpu::vmath::MathFn::Exp, x)
             }
             fn exp_shift_sum(x: &[$t], m: $t, o: &mut [$t]) -> f64 {
                 use crate::backend::cpu::vmath::{$shift, Isa};

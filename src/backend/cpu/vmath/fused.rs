@@ -1,7 +1,7 @@
 //! Fused softmax pass: `dst[i] = e^(src[i] − m)` stored and summed in f64 in
 //! the same pass over a contiguous run (the exp body of `exp_log`, the sum in
 //! f64 lanes), compiled per ISA level like the other drivers. The values
-//! stored are bit-identical to `src[i] − m` rounded, then [`super::Func::Exp`].
+//! stored are bit-identical to `src[i] − m` rounded, then [`super::MathFn::Exp`].
 //! Holds no math of its own.
 
 use super::exp_log::{exp32, exp64};
@@ -69,7 +69,7 @@ exp_shift_sum!(f64, exp_shift_sum_f64, body64, exp64, L64);
 #[cfg(feature = "internal-tests")]
 pub(crate) mod tests {
     use super::*;
-    use crate::backend::cpu::vmath::{map_f32_with, map_f64_with, Func};
+    use crate::backend::cpu::vmath::{map_f32_with, map_f64_with, MathFn};
 
     pub(crate) fn matches_exp_of_the_difference_at_every_level() {
         for n in [0usize, 1, 15, 16, 17, 100, 1000] {
@@ -82,7 +82,7 @@ pub(crate) mod tests {
             for isa in [Isa::Portable, Isa::Avx2Fma, Isa::Avx512] {
                 let shifted: Vec<f32> = xs.iter().map(|&x| x - m).collect();
                 let mut want = vec![0f32; n];
-                map_f32_with(isa, Func::Exp, &shifted, &mut want);
+                map_f32_with(isa, MathFn::Exp, &shifted, &mut want);
                 let mut got = vec![0f32; n];
                 let s = exp_shift_sum_f32(isa, &xs, m, &mut got);
                 assert!(want
@@ -94,7 +94,7 @@ pub(crate) mod tests {
 
                 let shifted: Vec<f64> = xd.iter().map(|&x| x - md).collect();
                 let mut want = vec![0f64; n];
-                map_f64_with(isa, Func::Exp, &shifted, &mut want);
+                map_f64_with(isa, MathFn::Exp, &shifted, &mut want);
                 let mut got = vec![0f64; n];
                 let s = exp_shift_sum_f64(isa, &xd, md, &mut got);
                 assert!(want

@@ -11,7 +11,7 @@
 //! operations on 16-lane registers: bit-identical results) and portable. The
 //! choice is made once per call ([`Isa::best`], which `RNX_SIMD` caps).
 //!
-//! Accuracy is stated per function on [`Func`] as the largest error in units in
+//! Accuracy is stated per function on [`MathFn`] as the largest error in units in
 //! the last place (ULP) measured by `tests/suite/math_accuracy.rs` and
 //! `tests/suite/activation_accuracy.rs` (at least 10^6 inputs per function and dtype,
 //! over the whole range and the edge values, both ISA paths). f32 is measured
@@ -35,106 +35,7 @@ mod trig;
 
 pub use fused::{exp_shift_sum_f32, exp_shift_sum_f64};
 
-/// A unary float function, with its parameters (taken in f64 and converted to
-/// the element precision once per call). Errors are max ULP against a correctly
-/// rounded value, measured (see the module docs); "≈" marks a relative bound.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Func {
-    /// √x (correctly rounded).
-    Sqrt,
-    /// 1/√x (f32 ≤ 0.5 ULP + 2⁻²⁹: through f64; f64 ≤ 1.5 ULP: one rounded sqrt, one
-    /// rounded division).
-    Rsqrt,
-    /// 1/x (correctly rounded).
-    Recip,
-    /// eˣ (f32 ≤ 1.1 ULP, f64 ≤ 1 ULP).
-    Exp,
-    /// 2ˣ (f32 ≤ 1.1 ULP, f64 ≤ 1 ULP; exact at integers).
-    Exp2,
-    /// eˣ − 1 (f32 ≤ 2 ULP, f64 ≤ 2 ULP).
-    Expm1,
-    /// ln x (f32 ≤ 1 ULP, f64 ≤ 1 ULP).
-    Log,
-    /// log₂ x (f32 ≤ 2 ULP, f64 ≤ 2 ULP; exact at powers of two).
-    Log2,
-    /// ln(1 + x) (f32 ≤ 2 ULP, f64 ≤ 2 ULP).
-    Log1p,
-    /// sin x (f32 ≤ 0.5 ULP + 2⁻²⁹: reduced and evaluated in f64; f64 ≤ 2 ULP; lanes
-    /// with |x| > 10⁶ (f64) or 10⁵ (f32) use the scalar libm, per lane).
-    Sin,
-    /// cos x (as [`Func::Sin`]).
-    Cos,
-    /// tan x (f32 ≤ 0.5 ULP + 2⁻²⁹, f64 ≤ 3 ULP; large |x| as [`Func::Sin`]).
-    Tan,
-    /// arcsin x (scalar).
-    Asin,
-    /// arccos x (scalar).
-    Acos,
-    /// arctan x (scalar).
-    Atan,
-    /// sinh x (scalar).
-    Sinh,
-    /// cosh x (scalar).
-    Cosh,
-    /// tanh x (f32 ≤ 2.5 ULP, f64 ≤ 3.5 ULP).
-    Tanh,
-    /// arsinh x (scalar).
-    Asinh,
-    /// arcosh x (scalar).
-    Acosh,
-    /// artanh x (scalar).
-    Atanh,
-    /// Round toward zero (exact).
-    Trunc,
-    /// Round up (exact).
-    Ceil,
-    /// Round down (exact).
-    Floor,
-    /// Round to nearest, ties away from zero (exact).
-    Round,
-    /// The error function (scalar).
-    Erf,
-    /// max(x, 0) (NaN stays NaN).
-    Relu,
-    /// min(max(x, 0), 6).
-    Relu6,
-    /// 1/(1+e⁻ˣ), sign-dependent stable form (f32 ≤ 2.5 ULP, f64 ≤ 2.5 ULP).
-    Sigmoid,
-    /// x·sigmoid(x) (f32 ≤ 3.5 ULP, f64 ≤ 3 ULP, plus |x| subnormal ULPs where
-    /// sigmoid(x) is subnormal).
-    Silu,
-    /// clamp(alpha·x + beta, 0, 1) (≤ 1 ULP, or one ULP of beta near the lower corner).
-    HardSigmoid { alpha: f64, beta: f64 },
-    /// x·hard_sigmoid(x) with alpha 1/6, beta 1/2.
-    HardSilu,
-    /// ln(1+eˣ) = max(x,0) + ln(1+e^−|x|) (no overflow; f32 ≤ 2 ULP, f64 ≤ 2 ULP).
-    Softplus,
-    /// ln(sigmoid(x)) = min(x,0) − ln(1+e^−|x|) (f32 ≤ 2 ULP, f64 ≤ 2 ULP).
-    LogSigmoid,
-    /// x if x > 0 else slope·x.
-    LeakyRelu { slope: f64 },
-    /// clamp(x, −1, 1).
-    HardTanh,
-    /// x if x > 0 else alpha·(eˣ − 1) (≤ 3 ULP for alpha = 0.3; ≤ 2 for alpha = 1).
-    Elu { alpha: f64 },
-    /// λ·(x if x > 0 else α·(eˣ − 1)), α = 1.6732632423543772, λ = 1.0507009873554805
-    /// (constants rounded to the element precision; ≤ 3 ULP).
-    Selu,
-    /// Tanh-approximate GELU, 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))) with the
-    /// constants in the element precision, evaluated as the identical
-    /// x·sigmoid(2·√(2/π)·(x + 0.044715·x³)) (no cancellation for x < 0, no NaN
-    /// from the cube's overflow). Error ≤ 3 + 3·|2u| ULP with u the tanh argument:
-    /// u is rounded in the element precision, which matters only where
-    /// gelu(x) ≈ x·e^(2u) is tiny (x < −3).
-    Gelu,
-    /// Exact GELU 0.5·x·erfc(−x/√2) (scalar).
-    GeluErf,
-    /// x/(1 + |x|) (±1 at ±∞; ≤ 1.5 ULP).
-    Softsign,
-    /// x·tanh(softplus(x)) in a form without overflow (f32 ≤ 4.5 ULP, f64 ≤ 4.5 ULP,
-    /// plus |x| subnormal ULPs where e⁻|x| is subnormal).
-    Mish,
-}
+pub use crate::backend::elementwise::MathFn;
 
 /// A binary float function of two equally long runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -382,12 +283,12 @@ macro_rules! entry_points {
         /// # Safety
         /// `src` and `dst` are valid for `n` elements and are either the same
         /// pointer or do not overlap.
-        pub unsafe fn $apply(isa: Isa, func: Func, n: usize, src: *const $t, dst: *mut $t) {
+        pub unsafe fn $apply(isa: Isa, func: MathFn, n: usize, src: *const $t, dst: *mut $t) {
             match isa.or_portable() {
                 #[cfg(target_arch = "x86_64")]
                 Isa::Avx2Fma => {
                     #[target_feature(enable = "avx2,fma")]
-                    unsafe fn fast(func: Func, n: usize, src: *const $t, dst: *mut $t) {
+                    unsafe fn fast(func: MathFn, n: usize, src: *const $t, dst: *mut $t) {
                         table::$gen::<Fused>(func, n, src, dst)
                     }
                     // SAFETY: the CPU has AVX2 and FMA (checked by `or_portable`).
@@ -396,7 +297,7 @@ macro_rules! entry_points {
                 #[cfg(target_arch = "x86_64")]
                 Isa::Avx512 => {
                     #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
-                    unsafe fn wide(func: Func, n: usize, src: *const $t, dst: *mut $t) {
+                    unsafe fn wide(func: MathFn, n: usize, src: *const $t, dst: *mut $t) {
                         table::$gen::<Fused>(func, n, src, dst)
                     }
                     // SAFETY: the CPU has AVX-512 F/BW/DQ/VL (checked by `or_portable`).
@@ -457,19 +358,19 @@ macro_rules! entry_points {
         /// `dst[i] = func(src[i])` on the best path for this CPU.
         ///
         /// Panics if the lengths differ (a programming error, not user input).
-        pub fn $map(func: Func, src: &[$t], dst: &mut [$t]) {
+        pub fn $map(func: MathFn, src: &[$t], dst: &mut [$t]) {
             $map_with(Isa::best(), func, src, dst)
         }
 
         /// `x[i] = func(x[i])` on the best path for this CPU.
-        pub fn $map_inplace(func: Func, x: &mut [$t]) {
+        pub fn $map_inplace(func: MathFn, x: &mut [$t]) {
             let p = x.as_mut_ptr();
             // SAFETY: one buffer of `x.len()` elements, read and written in place.
             unsafe { $apply(Isa::best(), func, x.len(), p, p) }
         }
 
         /// As the plain map, on a chosen path (for tests and comparisons).
-        pub fn $map_with(isa: Isa, func: Func, src: &[$t], dst: &mut [$t]) {
+        pub fn $map_with(isa: Isa, func: MathFn, src: &[$t], dst: &mut [$t]) {
             assert_eq!(src.len(), dst.len(), "vmath: length mismatch");
             // SAFETY: two distinct slices of equal length (borrow rules).
             unsafe { $apply(isa, func, src.len(), src.as_ptr(), dst.as_mut_ptr()) }

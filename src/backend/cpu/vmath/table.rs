@@ -9,7 +9,7 @@ use super::erf::*;
 use super::exp_log::*;
 use super::hyper::*;
 use super::trig::*;
-use super::{map, map2, map_fix, Fm, Func, Func2, L32, L64};
+use super::{map, map2, map_fix, Fm, Func2, MathFn, L32, L64};
 
 macro_rules! table {
     ($t:ty, $run:ident, $run2:ident, $l:ident, $lim:ident,
@@ -28,64 +28,63 @@ macro_rules! table {
         /// # Safety
         /// As [`super::map`].
         #[inline(always)]
-        pub(crate) unsafe fn $run<M: Fm>(func: Func, n: usize, s: *const $t, d: *mut $t) {
+        pub(crate) unsafe fn $run<M: Fm>(func: MathFn, n: usize, s: *const $t, d: *mut $t) {
             let big = |x: $t| x.abs() > $lim;
             let sc = $scalar;
             match func {
-                Func::Sqrt => map::<$t, $l>(n, s, d, |x| x.sqrt()),
-                Func::Rsqrt => map::<$t, $l>(n, s, d, $rsqrt),
-                Func::Recip => map::<$t, $l>(n, s, d, |x| 1.0 / x),
-                Func::Exp => map::<$t, $l>(n, s, d, $exp::<M>),
-                Func::Exp2 => map::<$t, $l>(n, s, d, $exp2::<M>),
-                Func::Expm1 => map::<$t, $l>(n, s, d, $expm1::<M>),
-                Func::Log => map::<$t, $l>(n, s, d, $log::<M>),
-                Func::Log2 => map::<$t, $l>(n, s, d, $log2::<M>),
-                Func::Log1p => map::<$t, $l>(n, s, d, $log1p::<M>),
-                Func::Sin => map_fix::<$t, $l>(n, s, d, $sin::<M>, big, sc(f64::sin)),
-                Func::Cos => map_fix::<$t, $l>(n, s, d, $cos::<M>, big, sc(f64::cos)),
-                Func::Tan => map_fix::<$t, $l>(n, s, d, $tan::<M>, big, sc(f64::tan)),
-                Func::Asin => map::<$t, $l>(n, s, d, sc(f64::asin)),
-                Func::Acos => map::<$t, $l>(n, s, d, sc(f64::acos)),
-                Func::Atan => map::<$t, $l>(n, s, d, sc(f64::atan)),
-                Func::Sinh => map::<$t, $l>(n, s, d, sc(f64::sinh)),
-                Func::Cosh => map::<$t, $l>(n, s, d, sc(f64::cosh)),
-                Func::Tanh => map::<$t, $l>(n, s, d, $tanh::<M>),
-                Func::Asinh => map::<$t, $l>(n, s, d, sc(f64::asinh)),
-                Func::Acosh => map::<$t, $l>(n, s, d, sc(f64::acosh)),
-                Func::Atanh => map::<$t, $l>(n, s, d, sc(f64::atanh)),
-                Func::Trunc => map::<$t, $l>(n, s, d, |x| x.trunc()),
-                Func::Ceil => map::<$t, $l>(n, s, d, |x| x.ceil()),
-                Func::Floor => map::<$t, $l>(n, s, d, |x| x.floor()),
-                Func::Round => map::<$t, $l>(n, s, d, |x| x.round()),
-                Func::Erf => map::<$t, $l>(n, s, d, $erf),
-                Func::Relu => map::<$t, $l>(n, s, d, $relu),
-                Func::Relu6 => map::<$t, $l>(n, s, d, $relu6),
-                Func::Sigmoid => map::<$t, $l>(n, s, d, $sigmoid::<M>),
-                Func::Silu => map::<$t, $l>(n, s, d, $silu::<M>),
-                Func::HardSigmoid { alpha, beta } => {
+                MathFn::Sqrt => map::<$t, $l>(n, s, d, |x| x.sqrt()),
+                MathFn::Rsqrt => map::<$t, $l>(n, s, d, $rsqrt),
+                MathFn::Exp => map::<$t, $l>(n, s, d, $exp::<M>),
+                MathFn::Exp2 => map::<$t, $l>(n, s, d, $exp2::<M>),
+                MathFn::Expm1 => map::<$t, $l>(n, s, d, $expm1::<M>),
+                MathFn::Log => map::<$t, $l>(n, s, d, $log::<M>),
+                MathFn::Log2 => map::<$t, $l>(n, s, d, $log2::<M>),
+                MathFn::Log1p => map::<$t, $l>(n, s, d, $log1p::<M>),
+                MathFn::Sin => map_fix::<$t, $l>(n, s, d, $sin::<M>, big, sc(f64::sin)),
+                MathFn::Cos => map_fix::<$t, $l>(n, s, d, $cos::<M>, big, sc(f64::cos)),
+                MathFn::Tan => map_fix::<$t, $l>(n, s, d, $tan::<M>, big, sc(f64::tan)),
+                MathFn::Asin => map::<$t, $l>(n, s, d, sc(f64::asin)),
+                MathFn::Acos => map::<$t, $l>(n, s, d, sc(f64::acos)),
+                MathFn::Atan => map::<$t, $l>(n, s, d, sc(f64::atan)),
+                MathFn::Sinh => map::<$t, $l>(n, s, d, sc(f64::sinh)),
+                MathFn::Cosh => map::<$t, $l>(n, s, d, sc(f64::cosh)),
+                MathFn::Tanh => map::<$t, $l>(n, s, d, $tanh::<M>),
+                MathFn::Asinh => map::<$t, $l>(n, s, d, sc(f64::asinh)),
+                MathFn::Acosh => map::<$t, $l>(n, s, d, sc(f64::acosh)),
+                MathFn::Atanh => map::<$t, $l>(n, s, d, sc(f64::atanh)),
+                MathFn::Trunc => map::<$t, $l>(n, s, d, |x| x.trunc()),
+                MathFn::Ceil => map::<$t, $l>(n, s, d, |x| x.ceil()),
+                MathFn::Floor => map::<$t, $l>(n, s, d, |x| x.floor()),
+                MathFn::Round => map::<$t, $l>(n, s, d, |x| x.round()),
+                MathFn::Erf => map::<$t, $l>(n, s, d, $erf),
+                MathFn::Relu => map::<$t, $l>(n, s, d, $relu),
+                MathFn::Relu6 => map::<$t, $l>(n, s, d, $relu6),
+                MathFn::Sigmoid => map::<$t, $l>(n, s, d, $sigmoid::<M>),
+                MathFn::Silu => map::<$t, $l>(n, s, d, $silu::<M>),
+                MathFn::HardSigmoid { alpha, beta } => {
                     let (a, b) = (alpha as $t, beta as $t);
                     map::<$t, $l>(n, s, d, |x| $hard_sigmoid::<M>(x, a, b))
                 }
-                Func::HardSilu => map::<$t, $l>(n, s, d, $hard_silu::<M>),
-                Func::Softplus => map::<$t, $l>(n, s, d, $softplus::<M>),
-                Func::LogSigmoid => map::<$t, $l>(n, s, d, $log_sigmoid::<M>),
-                Func::LeakyRelu { slope } => {
+                MathFn::HardSilu => map::<$t, $l>(n, s, d, $hard_silu::<M>),
+                MathFn::Softplus => map::<$t, $l>(n, s, d, $softplus::<M>),
+                MathFn::LogSigmoid => map::<$t, $l>(n, s, d, $log_sigmoid::<M>),
+                MathFn::LeakyRelu { slope } => {
                     let sl = slope as $t;
                     map::<$t, $l>(n, s, d, |x| $leaky(x, sl))
                 }
-                Func::HardTanh => map::<$t, $l>(n, s, d, $hard_tanh),
-                Func::Elu { alpha } => {
+                MathFn::HardTanh => map::<$t, $l>(n, s, d, $hard_tanh),
+                MathFn::Elu { alpha } => {
                     let a = alpha as $t;
                     map::<$t, $l>(n, s, d, |x| $elu::<M>(x, a))
                 }
-                Func::Selu => {
+                MathFn::Selu => {
                     let (a, l) = (SELU_ALPHA as $t, SELU_LAMBDA as $t);
                     map::<$t, $l>(n, s, d, |x| l * $elu::<M>(x, a))
                 }
-                Func::Gelu => map::<$t, $l>(n, s, d, $gelu::<M>),
-                Func::GeluErf => map::<$t, $l>(n, s, d, $gelu_erf),
-                Func::Softsign => map::<$t, $l>(n, s, d, $softsign),
-                Func::Mish => map::<$t, $l>(n, s, d, $mish::<M>),
+                MathFn::Gelu => map::<$t, $l>(n, s, d, $gelu::<M>),
+                MathFn::GeluErf => map::<$t, $l>(n, s, d, $gelu_erf),
+                MathFn::Softsign => map::<$t, $l>(n, s, d, $softsign),
+                MathFn::Mish => map::<$t, $l>(n, s, d, $mish::<M>),
             }
         }
 

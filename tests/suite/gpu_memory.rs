@@ -177,6 +177,37 @@ fn fast_kernels_across_windows() {
         diff <= 1e-6,
         "softmax across windows: max |gpu - cpu| {diff}"
     );
+    // Long rows (chunks of 4,096 in three passes) across the windows; the
+    // logarithms (about -10) within 1e-5 absolute.
+    let len = 20_500;
+    let m = n / len * len;
+    let v: Vec<f32> = (0..m).map(|i| (i % 17) as f32 - 8.0).collect();
+    let c = Tensor::from_vec(v, &[m / len, len]).unwrap();
+    let g = c.to_device(d).unwrap();
+    for (what, f) in [
+        (
+            "softmax",
+            &(|t: &Tensor| t.softmax(None).unwrap()) as &dyn Fn(&Tensor) -> Tensor,
+        ),
+        ("log_softmax", &|t: &Tensor| t.log_softmax(None).unwrap()),
+        ("logsumexp", &|t: &Tensor| t.logsumexp([-1], false).unwrap()),
+    ] {
+        let diff = f(&g)
+            .to_device(Device::Cpu)
+            .unwrap()
+            .sub(&f(&c))
+            .unwrap()
+            .abs()
+            .unwrap()
+            .max(None, false)
+            .unwrap()
+            .item::<f32>()
+            .unwrap();
+        assert!(
+            diff <= 1e-5,
+            "{what} of rows of {len} across windows: max |gpu - cpu| {diff}"
+        );
+    }
 }
 
 /// The tiled matmul and the tiled transposed copy across binding windows:

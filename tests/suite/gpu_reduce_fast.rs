@@ -4,7 +4,9 @@
 //! take them and their edges: rows and columns of every length around the
 //! kernels' quads, tiles and chunks (1 to 40,000), offsets that are not a
 //! multiple of 4 (the `vec4` path's head and tail), negative and stepped
-//! strides, a middle axis, chunked passes (few long rows, tall columns),
+//! strides, a middle axis, chunked passes (few long rows, tall columns;
+//! softmax over long rows in chunks of 4,096, also run on the general
+//! kernels in a child process with `RNX_GPU_FAST=0`),
 //! ties and NaN for the arg-reductions. Float data are small integers, so
 //! sums are exact in any order and must equal the CPU's bit for bit; mean,
 //! var and std within a few f32 roundings. Without an adapter the tests
@@ -361,30 +363,21 @@ fn close(what: &str, g: &Tensor, c: &Tensor, rtol: f64, atol: f64) {
 }
 
 /// Softmax, log_softmax and logsumexp over contiguous rows (the row kernel,
-/// rows up to 16,384 held in registers; `vec4` stores where the output is
-/// aligned like the input) against the CPU: lengths around quads, row
-/// widths and the one-pass limit, offsets, flipped rows, every float dtype,
-/// and rows holding -inf, +inf and NaN.
+/// rows up to 16,384 held in registers, longer ones in chunks of 4,096 in
+/// three passes; `vec4` stores where the output is aligned like the input)
+/// against the CPU: lengths around quads, row widths and the one-pass
+/// limit, offsets, flipped rows, every float dtype, and rows holding -inf,
+/// +inf and NaN.
 #[test]
 fn softmax_rows() {
     let Some((d, _g)) = dev() else { return };
-    let info = &rnx::gpu_devices()[0];
-    let mut dts = vec![
-        (DType::F32, 1e-5),
-        (DType::F16, 2e-3),
-        (DType::BF16, 1.6e-2),
-    ];
-    if info.f64 && info.i64 {
-        dts.push((DType::F64, 1e-13));
-    }
-    for (dt, rtol) in dts {
-        let atol = if dt == DType::F64 { 1e-14 } else { 1e-6 };
+    for (dt, rtol, atol, satol) in softmax_dtypes() {
         let lens: &[usize] = if dt == DType::F32 {
             &[
-                1, 2, 3, 5, 16, 17, 63, 65, 257, 1025, 4095, 4097, 16384, 16385,
+                1, 2, 3, 5, 16, 17, 63, 65, 257, 1025, 4095, 4097, 16384, 16385, 20_477, 40_001,
             ]
         } else {
-            &[3, 65, 4097]
+            &[3, 65, 4097, 20_000]
         };
         for &n in lens {
             let base = Tensor::randn(DType::F64, &[3, n + 3], n as u64)
@@ -402,7 +395,7 @@ fn softmax_rows() {
                     &gv.softmax(None).unwrap(),
                     &cv.softmax(None).unwrap(),
                     rtol,
-                    atol,
+                    satol,
                 );
                 close(
                     &format!("{what} log_softmax"),
@@ -441,4 +434,111 @@ fn softmax_rows() {
     ] {
         close(&format!("specials {name}"), &f(&g), &f(&base), 1e-5, 1e-6);
     }
+}
+
+/// The softmax dtypes of this GPU with their bounds: (dtype, rtol, atol of
+/// the logarithms (which may cancel), atol of softmax (only where the
+/// storage type has subnormals of its own size: f16's 2^-24; the orders of
+/// the sums differ)).
+fn softmax_dtypes() -> Vec<(DType, f64, f64, f64)> {
+    let info = &rnx::gpu_devices()[0];
+    let mut dts = vec![
+        (DType::F32, 1e-5, 1e-6, 1e-30),
+        (DType::F16, 2e-3, 1e-6, 2f64.powi(-24)),
+        (DType::BF16, 1.6e-2, 1e-6, 1e-30),
+    ];
+    if info.f64 && info.i64 {
+        dts.push((DType::F64, 1e-13, 1e-14, 1e-300));
+    }
+    dts
+}
+
+/// Long contiguous rows (more than 16,384 elements: chunks of 4,096 through
+/// the row kernel in three passes, the last chunk ragged) with special
+/// values, against the CPU: a NaN in the second chunk, +inf in the third, a
+/// row all -inf, a row whose second chunk is all -inf and one whose ragged
+/// last chunk is (such a chunk adds nothing: its `exp(-inf - -inf)` must not
+/// poison the row), the maximum alone in the last chunk, and a plain row;
+/// contiguous, from offset 1 (chunks across the -inf runs) and with the rows
+/// flipped; every float dtype. logsumexp first (it skips the last pass).
+#[test]
+fn softmax_long_row_specials() {
+    let Some((d, _g)) = dev() else { return };
+    let n = 4 * 4096 + 1000;
+    let mut v: Vec<f64> = (0..7 * n)
+        .map(|i| ((i * 7919) % 1013) as f64 / 64.0 - 8.0)
+        .collect();
+    v[4096 + 3] = f64::NAN;
+    v[n + 2 * 4096 + 1] = f64::INFINITY;
+    v[2 * n..3 * n].fill(f64::NEG_INFINITY);
+    v[3 * n + 4096..3 * n + 2 * 4096].fill(f64::NEG_INFINITY);
+    v[4 * n + 4 * 4096..5 * n].fill(f64::NEG_INFINITY);
+    v[5 * n + n - 1] = 60.0;
+    for (dt, rtol, atol, satol) in softmax_dtypes() {
+        let base = Tensor::create(dt, &[7, n], &v).unwrap();
+        let g = base.to_device(d).unwrap();
+        let views: [(&str, fn(&Tensor) -> Tensor); 3] = [
+            ("contiguous", |t| t.clone()),
+            ("offset 1", |t| t.slice(s![.., 1..]).unwrap()),
+            ("rows flipped", |t| t.flip([0]).unwrap()),
+        ];
+        for (vname, view) in views {
+            let (cv, gv) = (view(&base), view(&g));
+            let what = format!("{dt} long rows of {n} with specials ({vname})");
+            close(
+                &format!("{what} logsumexp"),
+                &gv.logsumexp([-1], false).unwrap(),
+                &cv.logsumexp([-1], false).unwrap(),
+                rtol,
+                atol,
+            );
+            close(
+                &format!("{what} log_softmax"),
+                &gv.log_softmax(None).unwrap(),
+                &cv.log_softmax(None).unwrap(),
+                rtol,
+                atol,
+            );
+            close(
+                &format!("{what} softmax"),
+                &gv.softmax(None).unwrap(),
+                &cv.softmax(None).unwrap(),
+                rtol,
+                satol,
+            );
+        }
+    }
+}
+
+/// The softmax tests of this file (and the long groups of
+/// `gpu_reduce_long.rs`) again on the general kernels: this test binary in
+/// a child process with `RNX_GPU_FAST=0` (read once per process), which
+/// must run them and pass. In the child (or a run that sets
+/// `RNX_GPU_FAST=0` itself) this test does nothing.
+#[test]
+fn softmax_general_kernels() {
+    let Some((_d, _g)) = dev() else { return };
+    if std::env::var("RNX_GPU_FAST").as_deref() == Ok("0") {
+        return;
+    }
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .env("RNX_GPU_FAST", "0")
+        .env("RNX_REQUIRE_GPU", "1")
+        .args([
+            "gpu_reduce_fast::softmax_",
+            "gpu_reduce_long::gpu_softmax_long_groups",
+            "--test-threads=1",
+        ])
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "the softmax tests with RNX_GPU_FAST=0 failed:\n{text}"
+    );
+    assert!(
+        text.contains("test result: ok. 4 passed"),
+        "the softmax tests with RNX_GPU_FAST=0 did not all run:\n{text}"
+    );
 }

@@ -31,7 +31,10 @@
 //! their sum divided by `n - ddof` (and its root). Softmax groups of more
 //! than [`CHUNK`] elements run in three: per chunk its maximum `m_c` and
 //! `s_c = sum exp(x - m_c)`; per group `M = max m_c`, `S = sum s_c exp(m_c -
-//! M)` (logsumexp stores `M + log S`); per chunk the outputs from `M` and `S`.
+//! M)` over the chunks not all -inf (logsumexp stores `M + log S`); per
+//! chunk the outputs from `M` and `S`. Contiguous groups (rows) run the
+//! first and last of these in the row kernel (`softmax_rows.rs`) over chunks
+//! of 4,096.
 //!
 //! # Fast kernels
 //! Two layouts take kernels without per-element index arithmetic

@@ -2,9 +2,10 @@
 //! primitive). Groups that are one contiguous run of at most [`CHUNK`]
 //! elements (the last axis of a contiguous tensor) take the row kernel of
 //! `softmax_rows.rs` (x read once, held in registers); other layouts one
-//! workgroup per group in one pass, or three passes for groups of more than
-//! [`CHUNK`] elements (see the module doc of `reduce.rs` for the passes and
-//! the error measured). The kernels reuse the reduction
+//! workgroup per group in one pass. Groups of more than [`CHUNK`] elements
+//! run in three passes (see the module doc of `reduce.rs` for the passes and
+//! the error measured), the first and last by the row kernel over chunks of
+//! 4,096 when the groups are contiguous. The kernels reuse the reduction
 //! kernels' metadata, launch and tree helpers. f32, f16 and bf16 compute in
 //! f32 with WGSL's built-in `exp`/`log`; f64 computes in f64 with rnx's f64
 //! library (`math_f64.rs`: `m64_exp`, `m64_log`, 1 ULP each), chunk partials
@@ -16,8 +17,8 @@ use super::reduce::{
     chunks, extra_decl, header, meta, tree, Launch, CH, CHUNK, CHUNK_LOOP, NP, WG,
 };
 use super::reduce_fast::launch;
-use super::reduce_plan::Plan;
-use super::softmax_rows::softmax_rows_src;
+use super::reduce_plan::{Class, Plan};
+use super::softmax_rows::{softmax_rows_src, Pass};
 use super::wgsl::Win;
 use super::{via_cpu, wgsl, GpuBackend};
 use crate::backend::{ReduceBackend, SoftmaxOp};
@@ -133,9 +134,10 @@ fn softmax_part_src(xd: DType, w: (Win, Win)) -> String {
 
 /// The second softmax pass: per group, over its chunks' maxima `m_c` (the
 /// input, partials of dtype `a`) and sums `s_c` (plain `ps`, same layout), `M
-/// = max m_c` and `S = sum s_c exp(m_c - M)`. `lse`: stores `M + log S` (`M`
-/// when infinite) at the output (dtype `yd`); else `M` at the output and `S`
-/// to plain `gs` at `o`.
+/// = max m_c` and `S = sum s_c exp(m_c - M)`, leaving out chunks that are
+/// all -inf (their `s_c` is `exp(-inf - -inf)`, NaN, where they add 0).
+/// `lse`: stores `M + log S` (`M` when infinite) at the output (dtype
+/// `yd`); else `M` at the output and `S` to plain `gs` at `o`.
 fn softmax_combine_src(lse: bool, a: DType, yd: DType, w: (Win, Win)) -> String {
     let Fl {
         t,
@@ -159,7 +161,7 @@ fn softmax_combine_src(lse: bool, a: DType, yd: DType, w: (Win, Win)) -> String 
     tree(&mut src, "cmax");
     let _ = writeln!(
         src,
-        "    let m = sa[0];\n    workgroupBarrier();\n    var s = {zero};\n    for (var k = lid; k < cnt; k = k + {WG}u) {{\n      let i = u32(kb.x + red(k).x);\n      s = s + ps[i] * {exp}(ld0(i) - m);\n    }}\n    sa[lid] = s;"
+        "    let m = sa[0];\n    workgroupBarrier();\n    var s = {zero};\n    for (var k = lid; k < cnt; k = k + {WG}u) {{\n      let i = u32(kb.x + red(k).x);\n      let mc = ld0(i);\n      if (mc != {ninf}) {{ s = s + ps[i] * {exp}(mc - m); }}\n    }}\n    sa[lid] = s;"
     );
     tree(&mut src, "cadd");
     if lse {
@@ -239,7 +241,7 @@ impl GpuBackend {
                 let wy = windows(&ctx, out, out.dtype());
                 let vec_out = vec_out(&md, &p, out.dtype(), wy) && op != SoftmaxOp::LogSumExp;
                 return launch(self, &p, "softmax", &md, x, x.dtype(), out, &[], |w| {
-                    softmax_rows_src(op, x.dtype(), &p, vec_out, w)
+                    softmax_rows_src(op, x.dtype(), &p, Pass::Whole, vec_out, w)
                 });
             }
         }
@@ -282,23 +284,33 @@ impl GpuBackend {
         let xd = x.dtype();
         let a = acc(xd);
         let (nout, count) = (md[0] as usize, md[1] as usize);
-        let (ch, np) = chunks(count);
+        // Contiguous groups: chunks of the row kernel (at most 65,536 of
+        // them, which the combine pass loops over).
+        let rows = self
+            .fast_plan("softmax", x, xd, &md, false)?
+            .filter(|p| p.class == Class::Rows && p.np <= 65_536);
+        let (ch, np) = rows.map_or_else(|| chunks(count), |p| (p.ch, p.np));
         md[NP] = np as u32;
         md[CH] = ch as u32;
         let pm = self.partials(a, x, axes, np)?;
         let ps = self.partials(a, x, axes, np)?;
         let last = pm.shape().len() - 1;
-        Launch {
-            op: "softmax",
-            md: &md,
-            items: nout * np,
-            per_group: 1,
-            x,
-            xd,
-            out: &pm,
-            extra: &[&ps],
+        match &rows {
+            Some(p) => launch(self, p, "softmax", &md, x, xd, &pm, &[&ps], |w| {
+                softmax_rows_src(op, xd, p, Pass::Partial, false, w)
+            })?,
+            None => Launch {
+                op: "softmax",
+                md: &md,
+                items: nout * np,
+                per_group: 1,
+                x,
+                xd,
+                out: &pm,
+                extra: &[&ps],
+            }
+            .run(self, |w| softmax_part_src(xd, w))?,
         }
-        .run(self, |w| softmax_part_src(xd, w))?;
         let gm = self.partials(a, x, axes, 1)?;
         let gs = self.partials(a, x, axes, 1)?;
         let lse = op == SoftmaxOp::LogSumExp;
@@ -322,6 +334,13 @@ impl GpuBackend {
         .run(self, |w| softmax_combine_src(lse, a, target.dtype(), w))?;
         if lse {
             return Ok(());
+        }
+        if let Some(p) = &rows {
+            let ctx = self.ctx("softmax")?;
+            let vec_out = vec_out(&md, p, out.dtype(), windows(&ctx, out, out.dtype()));
+            return launch(self, p, "softmax", &md, x, xd, out, &[&gm, &gs], |w| {
+                softmax_rows_src(op, xd, p, Pass::Apply, vec_out, w)
+            });
         }
         Launch {
             op: "softmax",

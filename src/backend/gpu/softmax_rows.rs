@@ -1,15 +1,19 @@
 //! The row kernel of softmax, log_softmax and logsumexp: groups that are one
-//! contiguous run of at most `CHUNK` elements (`Class::Rows` of
-//! `reduce_plan.rs`: the last axis of a contiguous tensor), with the row
-//! reduction kernel's layout (`reduce_rows.rs`: `t` invocations per row,
-//! `vec4` loads for f32, head and tail elements singly). Each invocation
-//! keeps its elements in registers, so `x` is read once: the maximum (a
+//! contiguous run (`Class::Rows` of `reduce_plan.rs`: the last axis of a
+//! contiguous tensor) of at most `CHUNK` elements whole, longer ones in
+//! chunks of 4,096 as the first pass (chunk maxima and sums) and the last
+//! (the outputs from the row's `M` and `S`) of `softmax.rs`'s three, with
+//! the row reduction kernel's layout (`reduce_rows.rs`: `t` invocations per
+//! row, `vec4` loads for f32, head and tail elements singly). Each
+//! invocation keeps its elements in registers, so `x` is read once per
+//! pass: the maximum (a
 //! tree), then `exp(x - max)` kept in place of `x` for softmax and summed in
 //! four lanes then a tree, then the outputs from the registers (`vec4`
 //! stores where the output is an f32 run aligned like `x`). The formulas are
 //! the general kernel's (`softmax.rs`): `exp(x - M) * (1 / S)`, `(x - M) -
 //! log S`, `M + log S`; only the order of the sum differs.
 
+use super::reduce::extra_decl;
 use super::reduce_plan::{fast_header_io, Plan};
 use super::reduce_rows::{opening, singles, tree};
 use super::softmax::{acc, cmax, fl, Fl};
@@ -20,38 +24,62 @@ use std::fmt::Write;
 
 const LANES: [&str; 4] = ["x", "y", "z", "w"];
 
-/// The row kernel of softmax-family `op` over `xd` (computed in `acc(xd)`),
-/// the output written as `vec4` quads when `vec_out`.
+/// The passes the row kernel runs.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Pass {
+    /// Whole rows: the maximum, the sum, the outputs.
+    Whole,
+    /// Chunks of long rows: each chunk's maximum `m_c` (to the partials `y`
+    /// at work item `g`) and `s_c = sum exp(x - m_c)` (plain binding `ps`).
+    Partial,
+    /// Chunks of long rows: the outputs from the row's `M` and `S` (plain
+    /// bindings `gm`, `gs` at the row), as the general kernel's last pass.
+    Apply,
+}
+
+/// The row kernel of softmax-family `op` over `xd` (computed in `acc(xd)`)
+/// for pass `pass`, the output written as `vec4` quads when `vec_out`.
 pub(super) fn softmax_rows_src(
     op: SoftmaxOp,
     xd: DType,
     p: &Plan,
+    pass: Pass,
     vec_out: bool,
     w: (Win, Win),
 ) -> String {
     let a = acc(xd);
-    let Fl {
-        t,
-        exp,
-        log,
-        is_inf,
-        zero,
-        one,
-    } = fl(a);
-    let mut src = fast_header_io(xd, xd, w, p.vec, vec_out);
+    let f = fl(a);
+    let Fl { t, exp, zero, .. } = &f;
+    let yd = if pass == Pass::Partial { a } else { xd };
+    let mut src = fast_header_io(xd, yd, w, p.vec, vec_out);
     src.push_str(&cmax(a));
+    match pass {
+        Pass::Partial => src.push_str(&extra_decl(w, 0, "ps", t, true)),
+        Pass::Apply => {
+            src.push_str(&extra_decl(w, 0, "gm", t, false));
+            src.push_str(&extra_decl(w, 1, "gs", t, false));
+        }
+        Pass::Whole => {}
+    }
     let _ = writeln!(
         src,
         "fn vexp(v: vec4<{t}>) -> vec4<{t}> {{ return vec4<{t}>({exp}(v.x), {exp}(v.y), {exp}(v.z), {exp}(v.w)); }}\nvar<workgroup> sa: array<{t}, 256>;"
     );
     opening(&mut src, p, t);
-    let ninf = wgsl::lit(a, f64::NEG_INFINITY);
     let held = p.held();
+    let _ = writeln!(src, "    let ry = mdi(12u + 3u * md[3]);");
+    if pass == Pass::Apply {
+        let _ = writeln!(
+            src,
+            "    var m = {zero};\n    var sum = {};\n    if (live) {{\n      m = gm[o];\n      sum = gs[o];\n    }}",
+            f.one
+        );
+        outputs(&mut src, op, p, pass, vec_out, &f);
+        return src;
+    }
+    let ninf = wgsl::lit(a, f64::NEG_INFINITY);
     // The maximum (NaN propagates; any order gives the same value).
-    let _ = writeln!(
-        src,
-        "    let ry = mdi(12u + 3u * md[3]);\n    var mx = {ninf};"
-    );
+    let _ = writeln!(src, "    var mx = {ninf};");
     for q in 0..held {
         let _ = writeln!(
             src,
@@ -71,7 +99,7 @@ pub(super) fn softmax_rows_src(
         "    let m = sa[lid - t];\n    workgroupBarrier();\n    var a = vec4<{t}>({zero});"
     );
     // exp(x - m), summed per lane in order; kept in place for softmax.
-    let keep = op == SoftmaxOp::Softmax;
+    let keep = op == SoftmaxOp::Softmax && pass == Pass::Whole;
     for q in 0..held {
         let e = if keep {
             format!("x{q} = vexp(x{q} - vec4<{t}>(m));\n      a = a + x{q};")
@@ -100,14 +128,37 @@ pub(super) fn softmax_rows_src(
     src.push_str("    sa[lid] = (a.x + a.y) + (a.z + a.w);\n");
     tree(&mut src, p, "sa[lid] = cadd(sa[lid], sa[lid + s]);");
     let _ = writeln!(src, "    let sum = sa[lid - t];");
-    // The outputs: value of a held element `v` (x, or exp(x - m) for softmax).
+    outputs(&mut src, op, p, pass, vec_out, &f);
+    src
+}
+
+/// The end of a round: the partials (`Partial`), logsumexp's result, or
+/// every output from `m` and `sum`, closing the kernel. `Whole` softmax
+/// holds `exp(x - m)` in place of `x`; `Apply` holds `x`.
+fn outputs(src: &mut String, op: SoftmaxOp, p: &Plan, pass: Pass, vec_out: bool, f: &Fl) {
+    let Fl {
+        t,
+        exp,
+        log,
+        is_inf,
+        one,
+        ..
+    } = f;
+    let close = "    workgroupBarrier();\n  }\n}\n";
+    if pass == Pass::Partial {
+        let _ = write!(
+            src,
+            "    if (live && t == 0u) {{\n      st1(g, m);\n      ps[g] = sum;\n    }}\n{close}"
+        );
+        return;
+    }
     match op {
         SoftmaxOp::LogSumExp => {
-            let _ = writeln!(
+            let _ = write!(
                 src,
-                "    if (live && t == 0u) {{\n      var r = m + {log}(sum);\n      if ({is_inf}(m)) {{ r = m; }}\n      st1(yi, r);\n    }}\n    workgroupBarrier();\n  }}\n}}"
+                "    if (live && t == 0u) {{\n      var r = m + {log}(sum);\n      if ({is_inf}(m)) {{ r = m; }}\n      st1(yi, r);\n    }}\n{close}"
             );
-            return src;
+            return;
         }
         SoftmaxOp::LogSoftmax => {
             let _ = writeln!(src, "    let ls = {log}(sum);");
@@ -116,30 +167,32 @@ pub(super) fn softmax_rows_src(
             let _ = writeln!(src, "    let inv = {one} / sum;");
         }
     }
-    let val = |v: &str| match op {
-        SoftmaxOp::LogSoftmax => format!("({v} - m) - ls"),
-        _ => format!("{v} * inv"),
+    let val = |v: &str, quad: bool| match (op, pass) {
+        (SoftmaxOp::LogSoftmax, _) if quad => format!("({v} - vec4<{t}>(m)) - vec4<{t}>(ls)"),
+        (SoftmaxOp::LogSoftmax, _) => format!("({v} - m) - ls"),
+        (_, Pass::Whole) => format!("{v} * inv"),
+        _ if quad => format!("vexp({v} - vec4<{t}>(m)) * inv"),
+        _ => format!("{exp}({v} - m) * inv"),
     };
-    let at = |k: &str| format!("u32(i32(yi) + i32({k}) * ry)");
-    for q in 0..held {
+    let at = |k: &str| format!("u32(i32(yi) + i32(k0 + {k}) * ry)");
+    for q in 0..p.held() {
         let k = format!("h + 4u * j{q}");
         if vec_out {
             let _ = writeln!(
                 src,
-                "    if (j{q} < nv) {{ stq(yi + {k}, {}); }}",
-                val(&format!("x{q}"))
+                "    if (j{q} < nv) {{ stq(yi + k0 + {k}, {}); }}",
+                val(&format!("x{q}"), true)
             );
         } else {
-            let mut body = String::new();
+            let _ = writeln!(
+                src,
+                "    if (j{q} < nv) {{\n      let v = {};",
+                val(&format!("x{q}"), true)
+            );
             for (l, lane) in LANES.iter().enumerate() {
-                let _ = write!(
-                    body,
-                    "\n      st1({}, {});",
-                    at(&format!("{k} + {l}u")),
-                    val(&format!("x{q}.{lane}"))
-                );
+                let _ = writeln!(src, "      st1({}, v.{lane});", at(&format!("{k} + {l}u")));
             }
-            let _ = writeln!(src, "    if (j{q} < nv) {{{body}\n    }}");
+            src.push_str("    }\n");
         }
     }
     for i in 0..singles(p) {
@@ -147,11 +200,10 @@ pub(super) fn softmax_rows_src(
             src,
             "    if (s{i} < h) {{ st1({}, {}); }}\n    if (s{i} < tl) {{ st1({}, {}); }}",
             at(&format!("s{i}")),
-            val(&format!("hx{i}")),
+            val(&format!("hx{i}"), false),
             at(&format!("te - e0 + s{i}")),
-            val(&format!("tx{i}"))
+            val(&format!("tx{i}"), false)
         );
     }
-    src.push_str("    workgroupBarrier();\n  }\n}\n");
-    src
+    src.push_str(close);
 }

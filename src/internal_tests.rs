@@ -42,6 +42,14 @@ pub const TESTS: &[(&str, fn())] = &[
         crate::ops::rng::draw::tests::next_values,
     ),
     (
+        "ops_rng_normal_lanes_and_batches_match_the_scalar_forms",
+        crate::ops::rng::normal::tests::lanes_and_batches_match_the_scalar_forms,
+    ),
+    (
+        "ops_rng_normal_transform_matches_the_libm_formula",
+        crate::ops::rng::normal::tests::transform_matches_the_libm_formula,
+    ),
+    (
         "dims_matches_vec_around_the_inline_capacity",
         crate::dims::tests::matches_vec_around_the_inline_capacity,
     ),

@@ -160,19 +160,20 @@ impl Tensor {
         })
     }
 
-    /// Standard normal values (Box-Muller on one Threefry block per element) for
-    /// float dtypes, from `seed`.
+    /// Standard normal values for float dtypes, from `seed`: Box-Muller on
+    /// one Threefry block `(b0, b1)` per element, `sqrt(-2 ln u1) cos(2 pi
+    /// u2)` with `u1 = (b0 + 1) 2^-32` and `u2 = b1 2^-32`, computed in f64
+    /// (the same bits on every SIMD level; `ops/rng/normal.rs`) and rounded
+    /// once. The values of `Key::new(seed).normal(dtype, shape, 0.0, 1.0, ..)`.
     pub fn randn(dtype: DType, shape: &[usize], seed: u64) -> Result<Tensor> {
-        let n = checked_numel("randn", shape)?;
-        crate::dispatch!(@float dtype, "randn", T => {
-            let v = generate::<T>(n, |i| {
-                let [x0, x1] = block(seed, i);
-                let u1 = (x0 as f64 + 1.0) * (-32f64).exp2(); // (0, 1]
-                let u2 = x1 as f64 * (-32f64).exp2(); // [0, 1)
-                T::from_f64((-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos())
+        checked_numel("randn", shape)?;
+        if !matches!(dtype, DType::F16 | DType::BF16 | DType::F32 | DType::F64) {
+            return Err(Error::UnsupportedDType {
+                op: "randn".into(),
+                dtype,
             });
-            Tensor::from_slice(&v, shape)
-        })
+        }
+        crate::ops::rng::Key::new(seed).normal(dtype, shape, 0.0, 1.0, crate::Device::Cpu)
     }
 
     /// Integers uniform in `[low, high)` (high exclusive, NumPy's convention) for

@@ -76,6 +76,7 @@ mod products;
 mod props_views;
 mod reduce;
 mod rng;
+mod rng_normal;
 mod shape;
 mod signal;
 mod simd_levels;

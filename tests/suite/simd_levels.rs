@@ -11,7 +11,7 @@ use std::process::Command;
 /// The modules whose tests reach the per-level kernels (elementwise engine,
 /// math and activations, reductions and softmax, sort, matmul and
 /// convolution, transposed copies, casts, the normalisation layers, index
-/// validation).
+/// validation, the batched normals).
 const MODULES: &[&str] = &[
     "elementwise::",
     "math::",
@@ -27,6 +27,7 @@ const MODULES: &[&str] = &[
     "stats::",
     "norm_layers::",
     "take_positions::",
+    "rng_normal::",
 ];
 
 fn name(level: Isa) -> &'static str {

@@ -35,12 +35,10 @@ pub(super) fn open53(b: [u32; 2]) -> f64 {
     ((bits64(b) >> 11) as f64 + 0.5) * (-53f64).exp2()
 }
 
-/// A standard normal from one block by Box-Muller, the formula of
-/// [`Tensor::randn`] (|value| <= 6.66: the first word gives `u1` in `(0, 1]`).
+/// A standard normal from one block by Box-Muller, the values of
+/// [`Tensor::randn`] (`normal.rs`; |value| <= 6.66).
 pub(super) fn box_muller(b: [u32; 2]) -> f64 {
-    let u1 = (b[0] as f64 + 1.0) * (-32f64).exp2();
-    let u2 = b[1] as f64 * (-32f64).exp2();
-    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+    super::normal::box_muller_body(b[0], b[1])
 }
 
 /// Mantissa digits of a float dtype (the precision of `uniform`'s grid).

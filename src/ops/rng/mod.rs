@@ -50,6 +50,7 @@ use crate::tensor::Tensor;
 use rayon::prelude::*;
 
 pub(crate) mod draw;
+pub(crate) mod normal;
 use draw::*;
 
 /// Reserved counters deriving the keys of the non-sample streams (high word
@@ -248,15 +249,7 @@ impl Key {
                 format!("needs a finite mean and a finite std >= 0, got mean {mean}, std {std}"),
             ));
         }
-        let all = (f64::NEG_INFINITY, f64::INFINITY);
-        fill_float(op, dtype, shape, device, all, &|i| {
-            let z = std * box_muller(self.block(i));
-            if mean == 0.0 {
-                z
-            } else {
-                mean + z
-            }
-        })
+        normal::fill(op, dtype, shape, device, self.0, (mean, std))
     }
 
     /// Integers uniform in `[low, high)` (high exclusive), exactly

@@ -50,6 +50,10 @@ pub const TESTS: &[(&str, fn())] = &[
         crate::ops::rng::normal::tests::transform_matches_the_libm_formula,
     ),
     (
+        "ops_unique_sort_path_matches_the_key_path",
+        crate::ops::unique::tests::sort_path_matches_the_key_path,
+    ),
+    (
         "dims_matches_vec_around_the_inline_capacity",
         crate::dims::tests::matches_vec_around_the_inline_capacity,
     ),

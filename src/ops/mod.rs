@@ -46,6 +46,7 @@ pub mod solve;
 pub mod sort;
 pub mod stats;
 pub mod take;
+pub(crate) mod unique;
 pub mod unique_axis;
 
 pub use frame::Operand;

@@ -8,7 +8,7 @@
 //! over the thread pool) and move data with the backend's gather.
 
 use super::same_dtype;
-use super::take::{flat, gather_at, host_indices, resolve, write_flat, IndexMode};
+use super::take::{flat, host_indices, resolve, write_flat, IndexMode};
 use crate::axes::Axes;
 use crate::backend::cpu::strided::SendPtr;
 use crate::backend::cpu::team;
@@ -129,7 +129,7 @@ impl Keys {
         })
     }
 
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         match self {
             Keys::Int(v) => v.len(),
             Keys::Float(v) => v.len(),
@@ -160,7 +160,7 @@ fn fcmp(a: f64, b: f64) -> Ordering {
 /// comparison for every dtype: integers exactly (signed ones with the sign bit
 /// flipped), floats through f64 with NumPy's sort order (-0 equal to 0, every
 /// NaN one key after +inf). An error naming `op` for a complex dtype.
-fn order_keys(op: &str, t: &Tensor) -> Result<Vec<u64>> {
+pub(crate) fn order_keys(op: &str, t: &Tensor) -> Result<Vec<u64>> {
     let d = t.dtype();
     if d.is_complex() {
         return Err(Error::dtype(op, d));
@@ -457,71 +457,5 @@ impl Tensor {
         let out = Tensor::zeros_on(vals.dtype(), &[len], self.device())?;
         write_flat(op, &out, &pos, &vals, Some(ScatterOp::Add))?;
         Ok(out)
-    }
-
-    /// NumPy's `unique` of the flattened tensor: the sorted distinct values
-    /// (NaNs collapse into one, last; -0 and 0 are one value, the first
-    /// occurrence's). See [`Tensor::unique_with`] for the extra outputs.
-    ///
-    /// ```
-    /// use rnx::{Tensor, DType};
-    /// let a = Tensor::create(DType::I32, &[2, 3], &[1, 1, 2, 2, 3, 3]).unwrap();
-    /// assert_eq!(a.unique().unwrap().to_string(), "[1, 2, 3]");
-    /// ```
-    pub fn unique(&self) -> Result<Tensor> {
-        Ok(self.unique_with(UniqueOptions::default())?.values)
-    }
-
-    /// [`Tensor::unique`] with NumPy's `return_index`, `return_inverse`
-    /// (shaped like the input) and `return_counts`.
-    ///
-    /// ```
-    /// use rnx::{Tensor, DType};
-    /// use rnx::ops::search::UniqueOptions;
-    /// let a = Tensor::create(DType::I64, &[5], &[1, 2, 6, 4, 2]).unwrap();
-    /// let all = UniqueOptions { return_index: true, return_inverse: true, return_counts: true };
-    /// let u = a.unique_with(all).unwrap();
-    /// assert_eq!(u.values.to_vec::<i64>().unwrap(), vec![1, 2, 4, 6]);
-    /// assert_eq!(u.indices.unwrap().to_vec::<i64>().unwrap(), vec![0, 1, 3, 2]);
-    /// let inv = u.inverse.unwrap();
-    /// assert_eq!(inv.to_vec::<i64>().unwrap(), vec![0, 1, 3, 2, 1]);
-    /// assert_eq!(u.counts.unwrap().to_vec::<i64>().unwrap(), vec![1, 2, 1, 1]);
-    /// assert_eq!(u.values.take(&inv, None).unwrap().to_vec::<i64>().unwrap(), vec![1, 2, 6, 4, 2]);
-    /// ```
-    pub fn unique_with(&self, opts: UniqueOptions) -> Result<Unique> {
-        let op = "unique";
-        let keys = Keys::of(op, self)?;
-        let n = keys.len();
-        let mut order: Vec<usize> = (0..n).collect();
-        order.sort_by(|&i, &j| keys.cmp(i, &keys, j));
-        let mut first = Vec::new();
-        let mut counts = Vec::new();
-        let mut inverse = vec![0i64; n];
-        for (r, &i) in order.iter().enumerate() {
-            if r == 0 || keys.cmp(order[r - 1], &keys, i) != Ordering::Equal {
-                first.push(i as isize);
-                counts.push(0i64);
-            }
-            *counts.last_mut().expect("a group was opened") += 1;
-            inverse[i] = first.len() as i64 - 1;
-        }
-        let dev = self.device();
-        let values = gather_at(op, &flat(self)?, 0, &first)?;
-        let firsts: Vec<i64> = first.iter().map(|&i| i as i64).collect();
-        Ok(Unique {
-            values,
-            indices: opts
-                .return_index
-                .then(|| i64_tensor(&firsts, &[firsts.len()], dev))
-                .transpose()?,
-            inverse: opts
-                .return_inverse
-                .then(|| i64_tensor(&inverse, self.shape(), dev))
-                .transpose()?,
-            counts: opts
-                .return_counts
-                .then(|| i64_tensor(&counts, &[counts.len()], dev))
-                .transpose()?,
-        })
     }
 }

@@ -38,6 +38,7 @@ internal!(
     ops_rng_draw_next_values,
     ops_rng_normal_lanes_and_batches_match_the_scalar_forms,
     ops_rng_normal_transform_matches_the_libm_formula,
+    ops_unique_sort_path_matches_the_key_path,
     dims_matches_vec_around_the_inline_capacity,
     dims_hashes_like_a_slice,
     cpu_vmath_fused_matches_exp_of_the_difference_at_every_level,

@@ -886,6 +886,44 @@ fn unique_examples_and_brute_force() {
     }
 }
 
+/// -0 and 0 are one value, NaNs one value: the first occurrence's bits stand
+/// for it (NumPy's stable order), also in a long input (the parallel sort).
+#[test]
+fn unique_keeps_the_first_occurrences_bits() {
+    let u = tf32(&[4], &[-0.0, 1.0, 0.0, -0.0]).unique().unwrap();
+    let v = u.to_vec::<f32>().unwrap();
+    assert_eq!(v.len(), 2);
+    assert!(v[0] == 0.0 && v[0].is_sign_negative() && v[1] == 1.0);
+    let v = tf32(&[3], &[0.0, -0.0, 2.0])
+        .unique()
+        .unwrap()
+        .to_vec::<f32>()
+        .unwrap();
+    assert!(v[0] == 0.0 && v[0].is_sign_positive());
+    let n = 200_001;
+    let mut x = vec![0.0f32; n];
+    for (i, e) in x.iter_mut().enumerate() {
+        *e = if i % 2 == 0 { 0.0 } else { -0.0 };
+    }
+    x[77] = f32::from_bits(0x7fc0_0042);
+    x[5000] = f32::NAN;
+    x[n - 1] = -0.0;
+    let t = Tensor::from_vec(x, &[n]).unwrap();
+    let all = UniqueOptions {
+        return_index: true,
+        return_inverse: true,
+        return_counts: true,
+    };
+    let u = t.unique_with(all).unwrap();
+    let v = u.values.to_vec::<f32>().unwrap();
+    assert_eq!(v.len(), 2);
+    assert_eq!((v[0].to_bits(), v[1].to_bits()), (0, 0x7fc0_0042));
+    assert_eq!(vi64(u.indices.as_ref().unwrap()), [0, 77]);
+    assert_eq!(vi64(u.counts.as_ref().unwrap()), [n as i64 - 2, 2]);
+    let inv = vi64(u.inverse.as_ref().unwrap());
+    assert_eq!((inv[76], inv[77], inv[5000], inv[n - 1]), (0, 1, 1, 0));
+}
+
 #[cfg(feature = "gpu")]
 #[test]
 fn gpu_matches_cpu() {

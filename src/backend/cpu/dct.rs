@@ -79,11 +79,10 @@ fn run<T: DctFloat>(x: &Tensor, axis: usize, spec: &DctSpec, out: &Tensor) -> Re
     let chunks = rows.div_ceil(per);
     let failed: Mutex<Option<Error>> = Mutex::new(None);
     for_each_chunk(chunks, &|c| {
-        let mut buf = vec![<T as Element>::zero(); n];
         let mut work = plan.work();
         for r in c * per..((c + 1) * per).min(rows) {
             let (xb, ob) = (xr.base(r), or.base(r));
-            for (j, b) in buf.iter_mut().enumerate() {
+            for (j, b) in work.row.iter_mut().enumerate() {
                 *b = if j < m {
                     // SAFETY: `xb + j * step` for `j < m <= x.shape[axis]` is
                     // an element of row `r` of `x` (a locked buffer).
@@ -92,18 +91,19 @@ fn run<T: DctFloat>(x: &Tensor, axis: usize, spec: &DctSpec, out: &Tensor) -> Re
                     <T as Element>::zero()
                 };
             }
-            scale_ends(&mut buf, pre, sqrt2);
-            if let Err(e) = plan.process(spec.kind, spec.ty, &mut buf, &mut work) {
+            scale_ends(&mut work.row, pre, sqrt2);
+            if let Err(e) = plan.process(spec.kind, spec.ty, &mut work) {
                 let mut f = failed.lock().unwrap_or_else(|p| p.into_inner());
                 f.get_or_insert(Error::invalid("dct", e.to_string()));
             }
-            scale_ends(&mut buf, post, inv_sqrt2);
-            for (j, &v) in buf.iter().enumerate() {
+            scale_ends(&mut work.row, post, inv_sqrt2);
+            for (j, &v) in work.row.iter().enumerate() {
                 // SAFETY: row `r` of `out` has `n` elements and belongs to
                 // this chunk alone (the frontend's fresh, unique output).
                 unsafe { *op.get().offset(ob + j as isize * or.step) = v * scale };
             }
         }
+        plan.give_back(work);
     });
     match failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
         Some(e) => Err(e),

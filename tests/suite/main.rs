@@ -16,6 +16,7 @@ mod conv;
 mod conventions;
 mod creation;
 mod dct;
+mod dct_accuracy;
 mod elementwise;
 mod ext;
 mod ext_coverage;

@@ -1,6 +1,6 @@
 //! CPU Fourier transforms: rustfft (complex) and realfft (real) plans, cached
 //! per (length, direction) in one pair of planners per precision behind a
-//! Mutex; each row along the axis is gathered into a contiguous buffer (zero
+//! Mutex (the DCTs of `dct_plan.rs` plan through the same pair); each row along the axis is gathered into a contiguous buffer (zero
 //! padding or truncation on the way), transformed, then scaled and scattered
 //! into the output through its strides. Rows are spread over the pool in
 //! chunks of about `CHUNK_ELEMS` elements with `team::for_each_chunk`, so
@@ -22,13 +22,13 @@ use std::sync::{Mutex, OnceLock};
 const CHUNK_ELEMS: usize = 1 << 15;
 
 /// The complex and the real planner of one precision; both cache their plans.
-struct Planners<T: FftNum> {
-    complex: FftPlanner<T>,
-    real: RealFftPlanner<T>,
+pub(super) struct Planners<T: FftNum> {
+    pub(super) complex: FftPlanner<T>,
+    pub(super) real: RealFftPlanner<T>,
 }
 
 /// A precision that rustfft and rnx both know (f32, f64).
-trait FftFloat: FftNum + Element {
+pub(super) trait FftFloat: FftNum + Element {
     /// This precision's planners (one process-wide pair).
     fn planners() -> &'static Mutex<Planners<Self>>;
 }
@@ -291,6 +291,6 @@ fn run<T: FftFloat>(x: &Tensor, axis: usize, spec: &FftSpec, out: &Tensor) -> Re
 }
 
 /// Lock a planner, also after a panic elsewhere (a planner stays consistent).
-fn lock<P>(m: &Mutex<P>) -> std::sync::MutexGuard<'_, P> {
+pub(super) fn lock<P>(m: &Mutex<P>) -> std::sync::MutexGuard<'_, P> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }

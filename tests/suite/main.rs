@@ -78,6 +78,7 @@ mod props_views;
 mod reduce;
 mod rng;
 mod rng_normal;
+mod search_unique;
 mod shape;
 mod signal;
 mod simd_levels;

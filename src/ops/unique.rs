@@ -50,7 +50,6 @@ impl Tensor {
         if n > i32::MAX as usize {
             return self.unique_by_keys(opts);
         }
-        let dev = self.device();
         let x = flat(self)?;
         let extras = opts.return_index || opts.return_inverse || opts.return_counts;
         // The backend's sort orders as NumPy (NaN last and all equal, -0 ==
@@ -93,20 +92,28 @@ impl Tensor {
         } else {
             Vec::new()
         };
+        self.unique_result(opts, values, &firsts, &inverse, &counts)
+    }
+
+    /// The [`Unique`] of `values` with the extras `opts` asks for, as i64
+    /// tensors on this tensor's device (`inverse` in its shape).
+    fn unique_result(
+        &self,
+        opts: UniqueOptions,
+        values: Tensor,
+        firsts: &[i64],
+        inverse: &[i64],
+        counts: &[i64],
+    ) -> Result<Unique> {
+        let dev = self.device();
+        let extra = |want: bool, v: &[i64], shape: &[usize]| {
+            want.then(|| i64_tensor(v, shape, dev)).transpose()
+        };
         Ok(Unique {
             values,
-            indices: opts
-                .return_index
-                .then(|| i64_tensor(&firsts, &[firsts.len()], dev))
-                .transpose()?,
-            inverse: opts
-                .return_inverse
-                .then(|| i64_tensor(&inverse, self.shape(), dev))
-                .transpose()?,
-            counts: opts
-                .return_counts
-                .then(|| i64_tensor(&counts, &[counts.len()], dev))
-                .transpose()?,
+            indices: extra(opts.return_index, firsts, &[firsts.len()])?,
+            inverse: extra(opts.return_inverse, inverse, self.shape())?,
+            counts: extra(opts.return_counts, counts, &[counts.len()])?,
         })
     }
 
@@ -129,24 +136,9 @@ impl Tensor {
             *counts.last_mut().expect("a group was opened") += 1;
             inverse[i] = first.len() as i64 - 1;
         }
-        let dev = self.device();
         let values = gather_at(op, &flat(self)?, 0, &first)?;
         let firsts: Vec<i64> = first.iter().map(|&i| i as i64).collect();
-        Ok(Unique {
-            values,
-            indices: opts
-                .return_index
-                .then(|| i64_tensor(&firsts, &[firsts.len()], dev))
-                .transpose()?,
-            inverse: opts
-                .return_inverse
-                .then(|| i64_tensor(&inverse, self.shape(), dev))
-                .transpose()?,
-            counts: opts
-                .return_counts
-                .then(|| i64_tensor(&counts, &[counts.len()], dev))
-                .transpose()?,
-        })
+        self.unique_result(opts, values, &firsts, &inverse, &counts)
     }
 }
 

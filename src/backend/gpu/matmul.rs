@@ -96,6 +96,22 @@ pub(crate) const K_CHUNK: usize = 16_384;
 /// o_s[r]]` (strides and offsets as two's-complement i32).
 const MD_BATCH: usize = 16;
 
+/// The WGSL lines of both matmul kernels that read the product's metadata
+/// (sizes, the k range, accumulate flag, batch count, element strides).
+pub(super) const MD_LETS: &str = "  let m = md[0];
+  let n = md[1];
+  let k0 = md[2];
+  let k1 = md[3];
+  let add_out = md[4] != 0u;
+  let nbt = md[5];
+  let am = mdi(10u);
+  let ak = mdi(11u);
+  let bk = mdi(12u);
+  let bn = mdi(13u);
+  let om = mdi(14u);
+  let on = mdi(15u);
+";
+
 /// Which storage binding an input is read through.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Src {
@@ -158,19 +174,7 @@ var<workgroup> sb: array<{t}, {tiles}>;
 @compute @workgroup_size(16, 16)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_id) l: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{
-  let m = md[0];
-  let n = md[1];
-  let k0 = md[2];
-  let k1 = md[3];
-  let add_out = md[4] != 0u;
-  let nbt = md[5];
-  let am = mdi(10u);
-  let ak = mdi(11u);
-  let bk = mdi(12u);
-  let bn = mdi(13u);
-  let om = mdi(14u);
-  let on = mdi(15u);
-  let tm = (m + {TILE}u - 1u) / {TILE}u;
+{MD_LETS}  let tm = (m + {TILE}u - 1u) / {TILE}u;
   let tn = (n + {TILE}u - 1u) / {TILE}u;
   for (var z = wid.z; z < nbt; z = z + nwg.z) {{
     let off = batch(z);

@@ -23,6 +23,7 @@
 //! accumulator type (`fma` for floats), then adds `out` when accumulating:
 //! the bound of `matmul.rs`.
 
+use super::matmul::MD_LETS;
 use super::wgsl::{self, Win};
 use crate::dtype::DType;
 use std::fmt::Write;
@@ -119,19 +120,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         @builtin(local_invocation_index) lid: u32) {{
   let tx = lid & 15u;
   let ty = lid >> 4u;
-  let m = md[0];
-  let n = md[1];
-  let k0 = md[2];
-  let k1 = md[3];
-  let add_out = md[4] != 0u;
-  let nbt = md[5];
-  let am = mdi(10u);
-  let ak = mdi(11u);
-  let bk = mdi(12u);
-  let bn = mdi(13u);
-  let om = mdi(14u);
-  let on = mdi(15u);
-  let tm = (m + {bm1}u) / {bm}u;
+{MD_LETS}  let tm = (m + {bm1}u) / {bm}u;
   let tn = (n + {bm1}u) / {bm}u;
 "#,
         two = 2 * half,

@@ -1,7 +1,7 @@
 //! Indexing with integer tensors and masks (`take`, `take_along_axis`/
 //! `gather`, `put`, `put_along_axis`, `index_put`, `scatter`, `nonzero`,
-//! `argwhere`, `extract`, `compress`, `set_mask`) and searching/counting
-//! (`one_hot`, `count_nonzero`, `searchsorted`, `bincount`, `unique`):
+//! `argwhere`, `extract`, `compress`, `set_mask`), `one_hot` and
+//! `count_nonzero` (searchsorted, bincount, unique: search_unique.rs):
 //! NumPy's and PyTorch's documented examples, brute-force reference loops over
 //! random shapes, axes, repeated and negative indices and strided views,
 //! every dtype, error cases (nothing written), and the GPU against the CPU.

@@ -45,7 +45,7 @@
 //!   arithmetic; shifts behave as the 32-bit shifts wrapped (by 4 or more,
 //!   0 or the sign's truncation).
 //! - **Devices and files**: CPU only (a GPU gives
-//!   [`Error::UnsupportedDTypeOnDevice`]). `.npy`/`.npz` hold them as
+//!   [`Error::UnsupportedDTypeOnDevice`](crate::Error::UnsupportedDTypeOnDevice)). `.npy`/`.npz` hold them as
 //!   `ml_dtypes` does (one per byte, descriptor `<V1`); `.safetensors` has no
 //!   4-bit integer dtype (an error on save).
 //!

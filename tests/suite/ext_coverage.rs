@@ -1,10 +1,16 @@
 //! Every op family consults the extension hook (`rnx::ext`), in every form it
 //! has: a table over the op list runs each call under a recording extension
-//! and checks it was asked with the op's name and form. A new op added to
-//! these families without the hook fails here once it is listed.
+//! and checks it was asked with the op's name and form. The table cannot go
+//! stale: two more tests check it against the crate itself, so a new op
+//! fails here until it is listed (and then fails if it skips the hook):
+//! every `name, name_, name_out` method triple and every `pub fn *_out` /
+//! `pub fn *_` in `src/ops`, and every variant of the backend's op enums.
 
+use rnx::backend::{BinaryOp, ClassOp, MathFn, ReduceOp, UnaryOp};
 use rnx::ext::{self, Extension, Form, OpDesc, OpKind, Resolution};
 use rnx::{CmpOp, DType, Tensor};
+use std::collections::BTreeSet;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 struct Recorder(Mutex<Vec<(String, Form, OpKind)>>);
@@ -139,6 +145,9 @@ fn cases() -> Vec<(&'static str, Form, Call)> {
         ["add", Alloc, |t: &Inputs| Ok(&t.f + &t.g)];
         ["mul", Alloc, |t: &Inputs| Ok(2.0 * &t.f)];
         ["clip", Alloc, |t: &Inputs| t.f.clip(0, 1)];
+        ["conjugate", Alloc, |t: &Inputs| t.f.conjugate()];
+        ["neg", Out, |t: &Inputs| rnx::ops::elementwise::unary_out(UnaryOp::Neg, &t.f, &t.f.copy()?)];
+        ["add", Out, |t: &Inputs| rnx::ops::elementwise::binary_out(BinaryOp::Add, &t.f, &t.g, &t.f.copy()?)];
     }
     v
 }
@@ -217,4 +226,186 @@ fn the_descriptor_carries_operands_shapes_and_parameters() {
     assert_eq!(got[3].0, vec![2]);
     assert_eq!(got[4], (vec![2, 3], vec![false], Some(DType::F16)));
     assert_eq!(got[5], (vec![2, 3], vec![false, false], Some(DType::F32)));
+}
+
+/// The (name, form) pairs of the case table.
+fn listed() -> BTreeSet<(String, String)> {
+    cases()
+        .into_iter()
+        .map(|(n, f, _)| (n.to_string(), format!("{f:?}")))
+        .collect()
+}
+
+/// The identifier at the start of `s` (lowercase, digits, `_`).
+fn ident(s: &str) -> &str {
+    let end = s
+        .find(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'))
+        .unwrap_or(s.len());
+    &s[..end]
+}
+
+/// Every form the crate's source defines in `src/ops`: the `name, name_,
+/// name_out` lines of the method macros (`binary_methods!`, `unary_methods!`,
+/// `cmp_methods!`, `param_activation!`: allocating, in-place where the second
+/// is `name_`, and out-form) and every `pub fn name_out` / `pub fn name_`.
+/// Names are mapped to the name the extension sees (`compare_out` is
+/// `compare_out(op)`: listed as `lt`; `unary_out`/`binary_out` as `neg`/`add`;
+/// `where_cond_out` as `where`).
+fn forms_in_source() -> BTreeSet<(String, String)> {
+    let mut found = BTreeSet::new();
+    let mut dirs = vec![PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/src/ops"
+    ))];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            for line in std::fs::read_to_string(&path).unwrap().lines() {
+                let l = line.trim();
+                let parts: Vec<&str> = l.splitn(4, ", ").collect();
+                if parts.len() >= 3
+                    && parts[..2].iter().all(|p| !p.is_empty() && ident(p) == *p)
+                    && ident(parts[2]).ends_with("_out")
+                {
+                    let name = parts[0].to_string();
+                    found.insert((name.clone(), "Alloc".to_string()));
+                    if parts[1] == format!("{name}_") {
+                        found.insert((name.clone(), "InPlace".to_string()));
+                    }
+                    found.insert((name, "Out".to_string()));
+                }
+                if let Some(rest) = l.strip_prefix("pub fn ") {
+                    let id = ident(rest);
+                    let (base, form) = if let Some(b) = id.strip_suffix("_out") {
+                        (b, "Out")
+                    } else if let Some(b) = id.strip_suffix('_') {
+                        (b, "InPlace")
+                    } else {
+                        continue;
+                    };
+                    let base = match base {
+                        "compare" => "lt",
+                        "unary" => "neg",
+                        "binary" => "add",
+                        "where_cond" => "where",
+                        b => b,
+                    };
+                    found.insert((base.to_string(), form.to_string()));
+                }
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_table_lists_every_form_the_source_defines() {
+    let found = forms_in_source();
+    // The scan itself must work: a few forms every version of rnx has.
+    for (n, f) in [
+        ("add", "Out"),
+        ("exp", "InPlace"),
+        ("cmplt", "Out"),
+        ("elu", "Out"),
+    ] {
+        assert!(
+            found.contains(&(n.to_string(), f.to_string())),
+            "scan lost {n} {f}"
+        );
+    }
+    assert!(found.len() > 200, "{}", found.len());
+    let listed = listed();
+    let missing: Vec<_> = found.difference(&listed).collect();
+    assert!(
+        missing.is_empty(),
+        "forms defined in src/ops but not in cases() (add each, so the test \
+         checks that it asks extensions): {missing:#?}"
+    );
+}
+
+/// One value per variant of an op enum (or the value's name), with a match
+/// that stops compiling when a variant is added and not listed here.
+macro_rules! all_variants {
+    ($t:ty: $($v:pat => $e:expr),* $(,)?) => {{
+        #[allow(dead_code)]
+        fn exhaustive(op: $t) {
+            match op {
+                $($v => {})*
+            }
+        }
+        vec![$($e),*]
+    }};
+}
+
+#[test]
+fn the_table_lists_every_op_of_the_backend_enums() {
+    use BinaryOp as B;
+    use MathFn as M;
+    let mut names: Vec<String> = Vec::new();
+    let binary: Vec<BinaryOp> = all_variants!(BinaryOp:
+        B::Add => B::Add, B::Sub => B::Sub, B::Mul => B::Mul, B::Div => B::Div, B::Rem => B::Rem,
+        B::Pow => B::Pow, B::Max => B::Max, B::Min => B::Min, B::LogicalAnd => B::LogicalAnd,
+        B::LogicalOr => B::LogicalOr, B::LogicalXor => B::LogicalXor, B::BitAnd => B::BitAnd,
+        B::BitOr => B::BitOr, B::BitXor => B::BitXor, B::Shl => B::Shl, B::Shr => B::Shr,
+        B::Atan2 => B::Atan2, B::Hypot => B::Hypot,
+    );
+    names.extend(binary.iter().map(|op| op.name().to_string()));
+    let math: Vec<MathFn> = all_variants!(MathFn:
+        M::Sqrt => M::Sqrt, M::Rsqrt => M::Rsqrt, M::Exp => M::Exp, M::Exp2 => M::Exp2,
+        M::Expm1 => M::Expm1, M::Log => M::Log, M::Log2 => M::Log2, M::Log1p => M::Log1p,
+        M::Sin => M::Sin, M::Cos => M::Cos, M::Tan => M::Tan, M::Asin => M::Asin,
+        M::Acos => M::Acos, M::Atan => M::Atan, M::Sinh => M::Sinh, M::Cosh => M::Cosh,
+        M::Tanh => M::Tanh, M::Asinh => M::Asinh, M::Acosh => M::Acosh, M::Atanh => M::Atanh,
+        M::Trunc => M::Trunc, M::Ceil => M::Ceil, M::Floor => M::Floor, M::Round => M::Round,
+        M::Erf => M::Erf, M::Relu => M::Relu, M::Relu6 => M::Relu6, M::Sigmoid => M::Sigmoid,
+        M::Silu => M::Silu, M::HardSigmoid { .. } => M::HardSigmoid { alpha: 0.2, beta: 0.5 },
+        M::HardSilu => M::HardSilu, M::Softplus => M::Softplus, M::LogSigmoid => M::LogSigmoid,
+        M::LeakyRelu { .. } => M::LeakyRelu { slope: 0.1 }, M::HardTanh => M::HardTanh,
+        M::Elu { .. } => M::Elu { alpha: 1.0 }, M::Selu => M::Selu, M::Gelu => M::Gelu,
+        M::GeluErf => M::GeluErf, M::Softsign => M::Softsign, M::Mish => M::Mish,
+    );
+    let unary: Vec<UnaryOp> = all_variants!(UnaryOp:
+        UnaryOp::Neg => UnaryOp::Neg, UnaryOp::Abs => UnaryOp::Abs, UnaryOp::Sign => UnaryOp::Sign,
+        UnaryOp::Square => UnaryOp::Square, UnaryOp::Recip => UnaryOp::Recip,
+        UnaryOp::LogicalNot => UnaryOp::LogicalNot, UnaryOp::BitNot => UnaryOp::BitNot,
+        UnaryOp::Math(_) => UnaryOp::Math(M::Exp), UnaryOp::Conj => UnaryOp::Conj,
+    );
+    let unary_names = unary
+        .into_iter()
+        .filter(|op| !matches!(op, UnaryOp::Math(_)))
+        .chain(math.into_iter().map(UnaryOp::Math));
+    // The methods' names where they differ from the variant's.
+    names.extend(unary_names.map(|op| match op {
+        UnaryOp::BitNot => "bitwise_not".to_string(),
+        UnaryOp::Conj => "conjugate".to_string(),
+        op => op.name(),
+    }));
+    let cmp = all_variants!(CmpOp:
+        CmpOp::Eq => CmpOp::Eq, CmpOp::Ne => CmpOp::Ne, CmpOp::Lt => CmpOp::Lt,
+        CmpOp::Le => CmpOp::Le, CmpOp::Gt => CmpOp::Gt, CmpOp::Ge => CmpOp::Ge,
+    );
+    names.extend(cmp.iter().map(|op| format!("cmp{}", op.name())));
+    let class = all_variants!(ClassOp:
+        ClassOp::IsNan => "isnan", ClassOp::IsInf => "isinf", ClassOp::IsFinite => "isfinite",
+    );
+    names.extend(class.iter().map(|n| n.to_string()));
+    let reduce = all_variants!(ReduceOp:
+        ReduceOp::Sum => "sum", ReduceOp::Prod => "prod", ReduceOp::Max => "max",
+        ReduceOp::Min => "min", ReduceOp::Mean => "mean", ReduceOp::Var { .. } => "var",
+        ReduceOp::Std { .. } => "std", ReduceOp::All => "all", ReduceOp::Any => "any",
+    );
+    names.extend(reduce.iter().map(|n| n.to_string()));
+    let listed: BTreeSet<String> = listed().into_iter().map(|(n, _)| n).collect();
+    let missing: Vec<_> = names.iter().filter(|n| !listed.contains(*n)).collect();
+    assert!(
+        missing.is_empty(),
+        "ops without a case in cases(): {missing:?}"
+    );
 }

@@ -481,6 +481,43 @@ fn failed_saves_leave_no_file() {
     );
 }
 
+/// A save replaces what is at the path atomically: a large file (released
+/// on a helper thread, from 64 MiB), a symbolic link (the link is replaced,
+/// its target untouched) and a FIFO (replaced without opening it, which
+/// would block).
+#[test]
+fn saves_replace_large_files_links_and_fifos() {
+    let d = TmpDir::new("replace");
+    let n = (64 << 20) + 1000;
+    let v: Vec<u8> = (0..n).map(|i| (i % 251) as u8).collect();
+    let a = Tensor::from_vec(v, &[n]).unwrap();
+    let b = a.add(1).unwrap();
+    let p = d.path("big.npy");
+    save_npy(&p, &a).unwrap();
+    save_npy(&p, &b).unwrap();
+    let got = load_npy(&p).unwrap().to_vec::<u8>().unwrap();
+    assert!(got == b.to_vec::<u8>().unwrap(), "the second save's bytes");
+    save_npy(d.path("target.npy"), &a).unwrap();
+    std::os::unix::fs::symlink(d.path("target.npy"), d.path("link.npy")).unwrap();
+    save_npy(d.path("link.npy"), &b).unwrap();
+    assert!(!std::fs::symlink_metadata(d.path("link.npy"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let target = load_npy(d.path("target.npy")).unwrap();
+    assert!(
+        target.to_vec::<u8>().unwrap() == a.to_vec::<u8>().unwrap(),
+        "the link's target"
+    );
+    let small = sample(DType::F32, &[2, 2]);
+    let fifo = d.path("fifo.npy");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    save_npy(&fifo, &small).unwrap();
+    same(&load_npy(&fifo).unwrap(), &small);
+    assert_eq!(d.files(), ["big.npy", "fifo.npy", "link.npy", "target.npy"]);
+}
+
 #[test]
 fn npz_fixtures_and_round_trips() {
     for f in ["stored.npz", "compressed.npz"] {

@@ -42,9 +42,7 @@ struct Cache {
 fn limit() -> usize {
     static LIMIT: OnceLock<usize> = OnceLock::new();
     *LIMIT.get_or_init(|| {
-        std::env::var("RNX_BUFFER_CACHE_MB")
-            .ok()
-            .and_then(|v| v.trim().parse::<usize>().ok())
+        crate::env::number::<usize>("RNX_BUFFER_CACHE_MB")
             .unwrap_or(512)
             .saturating_mul(1 << 20)
     })

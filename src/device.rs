@@ -188,10 +188,7 @@ static POOL: OnceLock<rayon::ThreadPool> = OnceLock::new();
 static REQUESTED: OnceLock<usize> = OnceLock::new();
 
 fn env_threads() -> Option<usize> {
-    std::env::var("RNX_NUM_THREADS")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|&n| n > 0)
+    crate::env::number::<usize>("RNX_NUM_THREADS").filter(|&n| n > 0)
 }
 
 /// Set the number of CPU threads rnx uses. Must be called before the first

@@ -20,8 +20,7 @@ pub const MIN_BYTES: usize = 4 << 20;
 pub fn enabled() -> bool {
     static ON: OnceLock<bool> = OnceLock::new();
     *ON.get_or_init(|| {
-        cfg!(all(target_os = "linux", not(miri)))
-            && std::env::var("RNX_HUGE_PAGES").map_or(true, |v| v.trim() != "0")
+        cfg!(all(target_os = "linux", not(miri))) && crate::env::switch_on("RNX_HUGE_PAGES")
     })
 }
 

@@ -121,6 +121,7 @@ pub(crate) mod buffer_cache;
 pub mod device;
 pub mod dims;
 pub mod dtype;
+pub(crate) mod env;
 pub mod error;
 pub mod ext;
 pub(crate) mod format;

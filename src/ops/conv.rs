@@ -193,7 +193,7 @@ pub fn uses_winograd(
 /// compare speed or rounding).
 fn winograd_enabled() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var("RNX_WINOGRAD").map_or(true, |v| v.trim() != "0"))
+    *ON.get_or_init(|| crate::env::switch_on("RNX_WINOGRAD"))
 }
 
 /// Padding (before, after) and output length of one spatial axis, or an error

@@ -10,13 +10,7 @@ use std::sync::Arc;
 /// Bytes of freed buffers a device's pool keeps for reuse.
 pub(crate) fn pool_cap() -> u64 {
     static CAP: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-    *CAP.get_or_init(|| {
-        std::env::var("RNX_GPU_POOL_MB")
-            .ok()
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .unwrap_or(1024)
-            << 20
-    })
+    *CAP.get_or_init(|| crate::env::number::<u64>("RNX_GPU_POOL_MB").unwrap_or(1024) << 20)
 }
 
 /// The size a buffer of `bytes` bytes is created with: a multiple of 16 and

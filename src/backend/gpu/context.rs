@@ -105,9 +105,7 @@ struct Batch {
 fn batch_limit() -> usize {
     static N: OnceLock<usize> = OnceLock::new();
     *N.get_or_init(|| {
-        std::env::var("RNX_GPU_BATCH")
-            .ok()
-            .and_then(|v| v.trim().parse::<usize>().ok())
+        crate::env::number::<usize>("RNX_GPU_BATCH")
             .unwrap_or(32)
             .max(1)
     })

@@ -107,7 +107,7 @@ pub(super) fn class(md: &[u32]) -> Class {
 /// against the general kernels, which every layout can take).
 pub(super) fn fast_enabled() -> bool {
     static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| std::env::var("RNX_GPU_FAST").map_or(true, |v| v != "0"))
+    *ON.get_or_init(|| crate::env::switch_on("RNX_GPU_FAST"))
 }
 
 /// Rows of more than this many elements (with few outputs) run in chunks.

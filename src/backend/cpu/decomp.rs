@@ -2,11 +2,17 @@
 //! crate: each matrix of the batch is handed to faer as a strided `MatRef`
 //! straight over the tensor's memory (no gather copy; faer copies internally
 //! where its algorithm works in place), results are written through strided
-//! `MatMut`s into the outputs. Matrices of a batch are spread over the pool
-//! with `team::par_range`; faer's own parallelism (its global setting, rayon)
-//! applies inside one matrix. One generic path, instantiated for the four
-//! dtypes f32, f64, c32, c64. Without the `linalg` feature the primitive is an
-//! error naming the feature. No factorization algorithm lives here.
+//! `MatMut`s into the outputs. LU (solve, inv) and Cholesky go through
+//! faer's low-level calls (`faer_calls.rs`). Parallelism: a batch of at
+//! least as many matrices as threads (or of small ones) is spread over rnx's
+//! pool with `team::par_range`, each matrix sequential (`Par::Seq`); fewer,
+//! larger matrices run one at a time with faer's parallelism inside
+//! `team::install`, so faer's rayon work runs on rnx's pool and not on
+//! rayon's global one (two pools on the same cores). `det`/`slogdet` of
+//! matrices up to 16 x 16 use the batched kernel of `small_lu.rs`. One
+//! generic path, instantiated for the four dtypes f32, f64, c32, c64.
+//! Without the `linalg` feature the primitive is an error naming the
+//! feature. No factorization algorithm lives here.
 
 use super::CpuBackend;
 use crate::backend::decomp::{DecompBackend, DecompOp};

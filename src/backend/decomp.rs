@@ -74,6 +74,10 @@ pub enum DecompOp {
     /// r]` with `a x = b` (LU with partial pivoting). Fails where a pivot is
     /// exactly zero (LAPACK's `getrf` rule).
     Solve,
+    /// Inputs `[a]` (square); outputs `[x]` (`[.., n, n]`) with `a x = I`
+    /// (LU with partial pivoting, then the inverse from the factors). Fails
+    /// where a pivot is exactly zero, as [`DecompOp::Solve`].
+    Inv,
     /// Inputs `[a, b]`: square `a`, `b` `[.., n, r]`; outputs `[x]` with
     /// `op(t) x = b`, `t` the named triangle of `a` (the other one is not
     /// read), `op` the identity, the transpose or the conjugate transpose.

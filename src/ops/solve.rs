@@ -218,7 +218,8 @@ impl Tensor {
         x.reshape_exact(&shape)
     }
 
-    /// The inverse of square matrices (NumPy's `inv`): `solve(a, I)`.
+    /// The inverse of square matrices (NumPy's `inv`): LU with partial
+    /// pivoting, then the inverse from the factors.
     /// Errors: singular ([`Error::LinAlg`] with the batch index),
     /// non-square, integers (cast first).
     ///
@@ -234,11 +235,8 @@ impl Tensor {
     pub fn inv(&self) -> Result<Tensor> {
         let op = "inv";
         check_matrix(op, self, true)?;
-        let (n, _) = mn(self);
-        let eye = Tensor::eye_on(self.dtype(), n, None, 0, self.device())?;
-        let b = eye.broadcast_to(self.shape())?;
         let outs = [(self.dtype(), self.shape().to_vec())];
-        Ok(launch(op, DecompOp::Solve, &[self, &b], &outs, SINGULAR)?.remove(0))
+        Ok(launch(op, DecompOp::Inv, &[self], &outs, SINGULAR)?.remove(0))
     }
 
     /// The Moore-Penrose pseudo-inverse (NumPy's `pinv`, default `rcond`

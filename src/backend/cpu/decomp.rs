@@ -2,11 +2,17 @@
 //! crate: each matrix of the batch is handed to faer as a strided `MatRef`
 //! straight over the tensor's memory (no gather copy; faer copies internally
 //! where its algorithm works in place), results are written through strided
-//! `MatMut`s into the outputs. Matrices of a batch are spread over the pool
-//! with `team::par_range`; faer's own parallelism (its global setting, rayon)
-//! applies inside one matrix. One generic path, instantiated for the four
-//! dtypes f32, f64, c32, c64. Without the `linalg` feature the primitive is an
-//! error naming the feature. No factorization algorithm lives here.
+//! `MatMut`s into the outputs. LU (solve, inv) and Cholesky go through
+//! faer's low-level calls (`faer_calls.rs`). Parallelism: a batch of at
+//! least as many matrices as threads (or of small ones) is spread over rnx's
+//! pool with `team::par_range`, each matrix sequential (`Par::Seq`); fewer,
+//! larger matrices run one at a time with faer's parallelism inside
+//! `team::install`, so faer's rayon work runs on rnx's pool and not on
+//! rayon's global one (two pools on the same cores). `det`/`slogdet` of
+//! matrices up to 16 x 16 use the batched kernel of `small_lu.rs`. One
+//! generic path, instantiated for the four dtypes f32, f64, c32, c64.
+//! Without the `linalg` feature the primitive is an error naming the
+//! feature. No factorization algorithm lives here.
 
 use super::CpuBackend;
 use crate::backend::decomp::{DecompBackend, DecompOp};
@@ -45,15 +51,16 @@ impl DecompBackend for CpuBackend {
 
 #[cfg(feature = "linalg")]
 mod imp {
+    use super::super::faer_calls;
+    use super::super::small_lu::{self, SmallScalar};
     use super::super::team;
     use crate::backend::decomp::DecompOp;
     use crate::dtype::DType;
     use crate::error::Result;
     use crate::tensor::Tensor;
-    use faer::linalg::solvers::SolveCore;
     use faer::linalg::triangular_solve as tri;
     use faer::traits::ComplexField;
-    use faer::{Conj, MatMut, MatRef, Side};
+    use faer::{Conj, MatMut, MatRef, Par, Side};
     use num_complex::Complex;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -61,7 +68,9 @@ mod imp {
 
     /// A dtype faer factorizes, with conversions to `Complex<f64>` for the
     /// few scalar results (determinants, singular values, eigenvalues).
-    pub(super) trait Field: ComplexField + Copy + Send + Sync + 'static {
+    pub(super) trait Field:
+        ComplexField + SmallScalar + PartialEq + Copy + Send + Sync + 'static
+    {
         fn c(&self) -> C64;
         fn re(x: &Self::Real) -> f64;
     }
@@ -230,18 +239,75 @@ mod imp {
         if nb == 0 {
             return Ok(None);
         }
-        let work = (ins[0].dim(0) * ins[0].dim(1)).max(1);
+        let (m, n) = (ins[0].dim(0), ins[0].dim(1));
+        if matches!(op, DecompOp::Det | DecompOp::Slogdet) && (1..=small_lu::MAX_N).contains(&n) {
+            // SAFETY: as below.
+            unsafe { small_dets::<T>(op, &ins[0], &outs, nb) };
+            return Ok(None);
+        }
+        let work = (m * n).max(1);
         let failed = AtomicUsize::new(usize::MAX);
-        team::par_range(nb, (1 << 14) / work + 1, &|b| {
-            // SAFETY: the frontend's contract: dtypes are `T` (outputs of
-            // their documented kinds), cores as listed, outputs unique and
-            // disjoint; batch entry `b` is written by this task alone.
-            if !unsafe { one::<T>(op, &ins, &outs, b) } {
-                failed.fetch_min(b, Ordering::Relaxed);
-            }
-        });
+        let threads = crate::device::num_threads();
+        if nb < threads && work >= PAR_MIN_WORK {
+            // Fewer matrices than threads, each big enough: one at a time,
+            // faer's parallelism inside rnx's pool (inside `install`, faer's
+            // rayon calls and `Par::rayon(0)` see this pool, not rayon's
+            // global one, so the two pools do not compete for the cores).
+            team::install(|| {
+                let par = faer::get_global_parallelism();
+                for b in 0..nb {
+                    // SAFETY: as below.
+                    if !unsafe { one::<T>(op, &ins, &outs, b, par) } {
+                        failed.fetch_min(b, Ordering::Relaxed);
+                    }
+                }
+            });
+        } else {
+            team::par_range(nb, (1 << 14) / work + 1, &|b| {
+                // SAFETY: the frontend's contract: dtypes are `T` (outputs of
+                // their documented kinds), cores as listed, outputs unique and
+                // disjoint; batch entry `b` is written by this task alone.
+                if !unsafe { one::<T>(op, &ins, &outs, b, Par::Seq) } {
+                    failed.fetch_min(b, Ordering::Relaxed);
+                }
+            });
+        }
         let f = failed.load(Ordering::Relaxed);
         Ok((f != usize::MAX).then_some(f))
+    }
+
+    /// Matrices of at least this many elements are factorized with faer's
+    /// parallelism when the batch has fewer matrices than threads.
+    const PAR_MIN_WORK: usize = 96 * 96;
+
+    /// `det` / `slogdet` of a batch of `n x n` matrices, `n <= MAX_N`, with
+    /// the small kernel (`small_lu.rs`), in chunks of matrices over the pool.
+    ///
+    /// # Safety
+    /// As `run`'s contract: `a` holds matrices of `T`, the outputs are those
+    /// of `op`, unique and disjoint.
+    unsafe fn small_dets<T: Field>(op: DecompOp, a: &View, outs: &[View], nb: usize) {
+        let n = a.dim(0);
+        let (rs, cs) = (a.stride(0), a.stride(1));
+        // About 16K multiply-adds per chunk.
+        let per = ((1 << 14) / (n * n * n)).clamp(1, 1024);
+        let chunks = nb.div_ceil(per);
+        let f = |c: usize| {
+            let mut diag = [C64::new(0.0, 0.0); small_lu::MAX_N];
+            for b in c * per..nb.min((c + 1) * per) {
+                let p = (a.base as *const T).wrapping_offset(a.at(b));
+                // SAFETY: matrix `b` of the input is `n x n` of `T` at `p`
+                // with strides `rs`, `cs`; `1 <= n <= MAX_N`.
+                let odd = unsafe { small_lu::pivots::<T>(p, rs, cs, n, &mut diag) };
+                // SAFETY: entry `b` of the outputs, written by this chunk alone.
+                unsafe { put_det(op, outs, b, &diag[..n], odd) };
+            }
+        };
+        if chunks == 1 {
+            f(0);
+        } else {
+            team::for_each_chunk(chunks, &f);
+        }
     }
 
     /// Zero-sized matrices: square outputs become identities, determinants 1.
@@ -272,7 +338,7 @@ mod imp {
     ///
     /// # Safety
     /// See `run`.
-    unsafe fn one<T: Field>(op: DecompOp, ins: &[View], outs: &[View], b: usize) -> bool {
+    unsafe fn one<T: Field>(op: DecompOp, ins: &[View], outs: &[View], b: usize, par: Par) -> bool {
         let (m, n) = (ins[0].dim(0), ins[0].dim(1));
         if m == 0 || n == 0 {
             // SAFETY: the caller's contract.
@@ -281,21 +347,12 @@ mod imp {
         }
         // SAFETY: the caller's contract (input 0 is a non-empty matrix of `T`).
         let a = unsafe { ins[0].mat::<T>(b) };
-        let par = faer::get_global_parallelism();
         match op {
-            DecompOp::Cholesky { upper } => match a.llt(Side::Lower) {
-                Ok(llt) => {
-                    // SAFETY: output 0 is `[.., n, n]` of `T`.
-                    let mut o = unsafe { outs[0].mat_mut::<T>(b) };
-                    if upper {
-                        o.copy_from(llt.L().adjoint());
-                    } else {
-                        o.copy_from(llt.L());
-                    }
-                    true
-                }
-                Err(_) => false,
-            },
+            DecompOp::Cholesky { upper } => {
+                // SAFETY: output 0 is `[.., n, n]` of `T`, zero-filled.
+                let o = unsafe { outs[0].mat_mut::<T>(b) };
+                faer_calls::cholesky(a, o, upper, par)
+            }
             DecompOp::Qr { complete, r_only } => {
                 let qr = a.qr();
                 let k = m.min(n);
@@ -395,25 +452,15 @@ mod imp {
                 true
             }
             DecompOp::Solve => {
-                let lu = a.partial_piv_lu();
-                if lu
-                    .U()
-                    .diagonal()
-                    .column_vector()
-                    .iter()
-                    .any(|x| x.c() == C64::new(0.0, 0.0))
-                {
-                    return false;
-                }
                 // SAFETY: `x` is `[.., n, r]` of `T`; input 1 is `b`, same shape.
                 let mut x = unsafe { outs[0].mat_mut::<T>(b) };
-                if x.ncols() == 0 {
-                    return true;
-                }
                 // SAFETY: as above.
                 x.copy_from(unsafe { ins[1].mat::<T>(b) });
-                lu.solve_in_place_with_conj(Conj::No, x);
-                true
+                faer_calls::solve(a, x, par)
+            }
+            DecompOp::Inv => {
+                // SAFETY: `x` is `[.., n, n]` of `T`.
+                faer_calls::inverse(a, unsafe { outs[0].mat_mut::<T>(b) }, par)
             }
             DecompOp::TriangularSolve {
                 lower,
@@ -468,7 +515,6 @@ mod imp {
                         odd = !odd;
                     }
                 }
-                let psign = if odd { -1.0 } else { 1.0 };
                 let diag: Vec<C64> = lu
                     .U()
                     .diagonal()
@@ -476,38 +522,50 @@ mod imp {
                     .iter()
                     .map(|x| x.c())
                     .collect();
-                let singular = diag.iter().any(|d| d.re == 0.0 && d.im == 0.0);
-                if op == DecompOp::Det {
-                    let det = if singular {
-                        C64::new(0.0, 0.0)
-                    } else {
-                        diag.iter().fold(C64::new(psign, 0.0), |p, d| p * d)
-                    };
-                    // SAFETY: scalar core of entry `b`, dtype `T`.
-                    unsafe { outs[0].put(b, 0, 0, det) };
-                } else if singular {
-                    // SAFETY: scalar cores of entry `b`.
-                    unsafe {
-                        outs[0].put(b, 0, 0, C64::new(0.0, 0.0));
-                        outs[1].put(b, 0, 0, C64::new(f64::NEG_INFINITY, 0.0));
-                    }
-                } else {
-                    let mut sign = C64::new(psign, 0.0);
-                    let mut logabs = 0.0;
-                    for d in &diag {
-                        let r = d.norm();
-                        sign *= d / r;
-                        logabs += r.ln();
-                    }
-                    // The accumulated sign drifts from modulus 1 by rounding.
-                    let sign = sign / sign.norm();
-                    // SAFETY: scalar cores of entry `b`.
-                    unsafe {
-                        outs[0].put(b, 0, 0, sign);
-                        outs[1].put(b, 0, 0, C64::new(logabs, 0.0));
-                    }
-                }
+                // SAFETY: the caller's contract.
+                unsafe { put_det(op, outs, b, &diag, odd) };
                 true
+            }
+        }
+    }
+
+    /// Write `det` or (`sign`, `logabs`) of batch entry `b` from the LU
+    /// pivots `diag` and the permutation's parity `odd`: the product of the
+    /// pivots with the sign; exactly 0 (sign 0, logabs -inf) when a pivot is 0.
+    ///
+    /// # Safety
+    /// As [`one`] (the outputs of `op`, entry `b` written by this task alone).
+    unsafe fn put_det(op: DecompOp, outs: &[View], b: usize, diag: &[C64], odd: bool) {
+        let psign = if odd { -1.0 } else { 1.0 };
+        let singular = diag.iter().any(|d| d.re == 0.0 && d.im == 0.0);
+        if op == DecompOp::Det {
+            let det = if singular {
+                C64::new(0.0, 0.0)
+            } else {
+                diag.iter().fold(C64::new(psign, 0.0), |p, d| p * d)
+            };
+            // SAFETY: scalar core of entry `b`, dtype `T`.
+            unsafe { outs[0].put(b, 0, 0, det) };
+        } else if singular {
+            // SAFETY: scalar cores of entry `b`.
+            unsafe {
+                outs[0].put(b, 0, 0, C64::new(0.0, 0.0));
+                outs[1].put(b, 0, 0, C64::new(f64::NEG_INFINITY, 0.0));
+            }
+        } else {
+            let mut sign = C64::new(psign, 0.0);
+            let mut logabs = 0.0;
+            for d in diag {
+                let r = d.norm();
+                sign *= d / r;
+                logabs += r.ln();
+            }
+            // The accumulated sign drifts from modulus 1 by rounding.
+            let sign = sign / sign.norm();
+            // SAFETY: scalar cores of entry `b`.
+            unsafe {
+                outs[0].put(b, 0, 0, sign);
+                outs[1].put(b, 0, 0, C64::new(logabs, 0.0));
             }
         }
     }

@@ -8,11 +8,15 @@ pub mod dct;
 mod dct_plan;
 pub mod decomp;
 pub mod elementwise;
+#[cfg(feature = "linalg")]
+mod faer_calls;
 pub mod fft;
 pub mod index;
 pub mod matmul;
 pub(crate) mod packed;
 pub mod reduce;
+#[cfg(feature = "linalg")]
+mod small_lu;
 pub mod sort;
 pub mod strided;
 pub(crate) mod team;

@@ -126,6 +126,14 @@ pub const TESTS: &[(&str, fn())] = &[
         crate::backend::cpu::matmul::packed::small::tests::direct_matches_f64,
     ),
     (
+        "cpu_matmul_packed_small_direct_mid_matches_f32",
+        crate::backend::cpu::matmul::packed::small::tests::direct_mid_matches_f32,
+    ),
+    (
+        "cpu_matmul_packed_small_direct_mid_matches_f64",
+        crate::backend::cpu::matmul::packed::small::tests::direct_mid_matches_f64,
+    ),
+    (
         "cpu_matmul_packed_prepacked_claims_partition_the_grid",
         crate::backend::cpu::matmul::packed::prepacked::tests::claims_partition_the_grid,
     ),

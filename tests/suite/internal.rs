@@ -57,6 +57,8 @@ internal!(
     cpu_matmul_winograd_tiles_moves_match_indexing,
     cpu_matmul_packed_small_direct_matches_f32,
     cpu_matmul_packed_small_direct_matches_f64,
+    cpu_matmul_packed_small_direct_mid_matches_f32,
+    cpu_matmul_packed_small_direct_mid_matches_f64,
     cpu_matmul_packed_prepacked_claims_partition_the_grid,
     cpu_matmul_packed_paths_agree_f32,
     cpu_matmul_packed_paths_agree_f64,

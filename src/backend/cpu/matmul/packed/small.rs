@@ -1,5 +1,6 @@
-//! Small products of the packed GEMM (depth within one block, at most
-//! [`SMALL_FLOPS`] multiply-adds): no packing of whole operands. Full row
+//! Small and mid-size products of the packed GEMM (at most [`SMALL_FLOPS`]
+//! multiply-adds and depth 256 at AVX2, [`AVX512_FLOPS`] and depth
+//! [`AVX512_K`] at AVX-512): no packing of whole operands. Full row
 //! tiles of A are read in place (any strides) and full column panels of B in
 //! place where B has a unit column stride, through the direct micro-kernels
 //! of `micro.rs`; only A's partial last row tile and B's partial last panel
@@ -11,18 +12,32 @@ use crate::backend::cpu::matmul::Mat;
 use crate::backend::cpu::strided::SendPtr;
 use crate::backend::cpu::team::par_range;
 
-/// Products up to this many multiply-adds (128^3) take this path when their
-/// depth fits one block. Zen 4 VM, one thread, median us (`rnx-bench`), this
+/// At AVX2, products up to this many multiply-adds (128^3) take this path
+/// when their depth fits one block (256). Zen 4 VM, one thread, median us (`rnx-bench`), this
 /// path against packing both operands: f32 128^3 37.9 vs 47.7, f64 74.3 vs
 /// 90.4 (NumPy 44.1 and 88.8).
 pub(super) const SMALL_FLOPS: usize = 1 << 21;
 
+/// At AVX-512 the direct path takes products up to this many multiply-adds
+/// (512^3) with a depth up to [`AVX512_K`]: the 8 x 32 (f32) and 8 x 16
+/// (f64) direct tiles with B read in place beat packing both operands there.
+/// Zen 4 VM, `rnx-bench`, median, this path against the packed one: f32
+/// 256^3 171 us against 241 on two threads, 291 against 330 on one; f32
+/// 512^3 1.22 ms against 1.31 (two threads), 2.36 against 2.52 (one); f64
+/// 256^3 587 us against 654 (one thread), f64 512^3 2.56 ms against 2.75
+/// (two), 4.95 against 5.24 (one). At 1024^3 the two are level, so larger
+/// products keep the packed path (its B panels stay in cache at any width).
+pub(super) const AVX512_FLOPS: usize = 1 << 27;
+/// Largest depth of the direct path at AVX-512 (see [`AVX512_FLOPS`]).
+pub(super) const AVX512_K: usize = 512;
+
 /// Whether an `m x n` by `k` product takes this path.
 pub(super) fn fits<T>(kern: &Kernel<T>, m: usize, n: usize, k: usize) -> bool {
-    k <= kern.kc && m.saturating_mul(n).saturating_mul(k) <= SMALL_FLOPS
+    k <= kern.direct_max_k && m.saturating_mul(n).saturating_mul(k) <= kern.direct_max_flops
 }
 
-/// `c (+)= a @ b` without packing whole operands, row tiles split over
+/// `c (+)= a @ b` without packing whole operands, row tiles (and, when there
+/// are too few of them to feed the threads, ranges of B panels) split over
 /// `nthreads` threads.
 ///
 /// # Safety
@@ -55,7 +70,16 @@ pub(super) unsafe fn gemm<T: Packed>(
             unsafe { pack::pack_b(k, n, nr, b, bbuf, in_place..n_panels) };
         }
         let bbuf = SendPtr(bbuf);
-        let tile = |t: usize| {
+        let tiles = m.div_ceil(mr);
+        // Units: a row tile times a range of B panels; more than one range
+        // per tile only when the row tiles alone cannot feed the threads.
+        let parts = if nthreads > 1 {
+            (2 * nthreads).div_ceil(tiles).clamp(1, n_panels)
+        } else {
+            1
+        };
+        let unit = |u: usize| {
+            let (t, part) = (u / parts, u % parts);
             let r0 = t * mr;
             let rows = mr.min(m - r0);
             // SAFETY: row r0 is inside A (r0 < m).
@@ -76,7 +100,7 @@ pub(super) unsafe fn gemm<T: Packed>(
                     (abuf as *const T, 1, mr as isize)
                 };
                 let mut tmp = [T::zero(); MAX_TILE];
-                for q in 0..n_panels {
+                for q in part * n_panels / parts..(part + 1) * n_panels / parts {
                     let c0 = q * nr;
                     let cols = nr.min(n - c0);
                     // SAFETY: full panels below `in_place` lie inside B
@@ -107,11 +131,11 @@ pub(super) unsafe fn gemm<T: Packed>(
                 }
             })
         };
-        let tiles = m.div_ceil(mr);
-        if nthreads > 1 && tiles > 1 {
-            par_range(tiles, 1, &tile);
+        let units = tiles * parts;
+        if nthreads > 1 && units > 1 {
+            par_range(units, 1, &unit);
         } else {
-            (0..tiles).for_each(tile);
+            (0..units).for_each(unit);
         }
     })
 }
@@ -237,6 +261,110 @@ pub(crate) mod tests {
                 }
             }
         }
+    }
+
+    /// The mid-size products the direct path takes at AVX-512 (depth up to
+    /// 512, up to 512^3 multiply-adds) against a plain f64 triple loop:
+    /// depths at and around the limit and the vector width, rows and columns
+    /// around the tile edges, a single row tile split by B panels over two
+    /// threads; A row- and column-major, B row-major (padded, read in place)
+    /// and column-major (packed), C padded; with and without accumulating,
+    /// on one thread and two. Also where the path ends.
+    fn direct_mid_matches<T: Packed>(tol: f64) {
+        if !available() {
+            return;
+        }
+        let kern = T::kernel();
+        if kern.direct_max_k == AVX512_K {
+            assert!(fits(&kern, 512, 512, 512) && fits(&kern, 1024, 1024, 128));
+            assert!(!fits(&kern, 8, 8, 513) && !fits(&kern, 1024, 1024, 129));
+        } else {
+            assert!(fits(&kern, 128, 128, 128) && !fits(&kern, 8, 8, 257));
+        }
+        let shapes = [
+            (300, 70, 512),
+            (129, 257, 511),
+            (7, 600, 300),
+            (250, 33, 257),
+            (17, 95, 385),
+        ];
+        for (case, &(m, n, k)) in shapes.iter().enumerate() {
+            if !fits(&kern, m, n, k) {
+                continue;
+            }
+            let seed = 10 * case as u64;
+            let (av, bv) = (values::<T>(m * k, seed + 1), values::<T>(k * n, seed + 2));
+            let cv = values::<T>(m * (n + 3), seed + 3);
+            let reference: Vec<f64> = (0..m * n)
+                .map(|x| {
+                    let (i, j) = (x / n, x % n);
+                    (0..k)
+                        .map(|p| av[i * k + p].to_f64() * bv[p * n + j].to_f64())
+                        .sum()
+                })
+                .collect();
+            // Storage of a logical r x c matrix at strides (rs, cs).
+            let store = |v: &[T], r: usize, c: usize, rs: usize, cs: usize| {
+                let mut s = vec![T::zero(); (r - 1) * rs + (c - 1) * cs + 1];
+                for i in 0..r {
+                    for j in 0..c {
+                        s[i * rs + j * cs] = v[i * c + j];
+                    }
+                }
+                s
+            };
+            let mat = |v: &[T], rs: usize, cs: usize| Mat {
+                ptr: SendPtr(v.as_ptr() as *mut T),
+                rs: rs as isize,
+                cs: cs as isize,
+            };
+            for (ars, acs) in [(k, 1), (1, m)] {
+                let a_st = store(&av, m, k, ars, acs);
+                for (brs, bcs) in [(n + 5, 1), (1, k)] {
+                    let b_st = store(&bv, k, n, brs, bcs);
+                    let (am, bm) = (mat(&a_st, ars, acs), mat(&b_st, brs, bcs));
+                    for accumulate in [false, true] {
+                        for threads in [1, 2] {
+                            let c = cv.clone();
+                            let cm = mat(&c, n + 3, 1);
+                            // SAFETY: operands sized for their layouts.
+                            let run =
+                                || unsafe { gemm(&kern, m, n, k, am, bm, cm, accumulate, threads) };
+                            if threads > 1 {
+                                crate::device::pool().install(run);
+                            } else {
+                                run();
+                            }
+                            for i in 0..m {
+                                for j in 0..n + 3 {
+                                    let (got, old) = (c[i * (n + 3) + j], cv[i * (n + 3) + j]);
+                                    if j >= n {
+                                        assert!(got.to_f64() == old.to_f64(), "pad [{i}, {j}]");
+                                        continue;
+                                    }
+                                    let r = reference[i * n + j]
+                                        + if accumulate { old.to_f64() } else { 0.0 };
+                                    assert!(
+                                        (got.to_f64() - r).abs() <= tol,
+                                        "({m}, {n}, {k}) A({ars},{acs}) B({brs},{bcs}) \
+                                         acc {accumulate} t{threads} [{i}, {j}]: {} vs {r}",
+                                        got.to_f64()
+                                    );
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    pub(crate) fn direct_mid_matches_f32() {
+        direct_mid_matches::<f32>(2e-3);
+    }
+
+    pub(crate) fn direct_mid_matches_f64() {
+        direct_mid_matches::<f64>(1e-10);
     }
 
     pub(crate) fn direct_matches_f32() {

@@ -9,6 +9,7 @@ mod dct_plan;
 pub mod decomp;
 pub mod elementwise;
 pub mod fft;
+pub(crate) mod fft_long;
 pub mod index;
 pub mod matmul;
 pub(crate) mod packed;

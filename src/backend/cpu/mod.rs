@@ -20,6 +20,7 @@ pub(crate) mod team;
 pub mod transpose;
 pub(crate) mod traverse;
 pub mod vmath;
+mod window;
 
 #[cfg(feature = "internal-tests")]
 pub(crate) mod shortcut_tests;

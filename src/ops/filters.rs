@@ -234,7 +234,9 @@ fn filter(op: &str, x: &Tensor, size: &[usize], o: &FilterOptions, kind: Kind) -
     }
     // The mean's fill in x's own dtype, when cval is exact there (always
     // for the modes other than constant, which ignore it).
+    let narrow = dt.is_fp8() || dt.is_int4();
     let own_fill = match Scalar::from(o.cval).to_dtype(dt, op) {
+        _ if narrow => None,
         Ok(f) if o.mode != BoundaryMode::Constant || f.to_f64() == o.cval => Some(f),
         _ if o.mode != BoundaryMode::Constant => Some(Scalar::from(0.0).to_dtype(dt, op)?),
         _ => None,
@@ -259,9 +261,15 @@ fn filter(op: &str, x: &Tensor, size: &[usize], o: &FilterOptions, kind: Kind) -
                     None => (cur.cast(work)?, fill),
                 };
                 let e = extend(op, &w, a, before, after, o.mode, fill)?;
-                let m = Tensor::empty_on(dt, &cur_shape(&e, a, n), e.device())?;
+                // fp8 and 4-bit results are rounded once, from the work dtype.
+                let mdt = if narrow { work } else { dt };
+                let m = Tensor::empty_on(mdt, &cur_shape(&e, a, n), e.device())?;
                 super::locked(op, &[&e], &[&m], || e.backend().window_mean(&e, a, s, &m))?;
-                m
+                if narrow {
+                    m.cast(dt)?
+                } else {
+                    m
+                }
             }
             Kind::Max => {
                 let e = extend(op, &cur, a, before, after, o.mode, fill)?;

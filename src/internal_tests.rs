@@ -146,6 +146,10 @@ pub const TESTS: &[(&str, fn())] = &[
         crate::backend::cpu::matmul::packed::tests::paths_agree_f64,
     ),
     (
+        "cpu_fft_long_matches_direct_dft",
+        crate::backend::cpu::fft_long::tests::matches_direct_dft,
+    ),
+    (
         "cpu_team_every_chunk_runs_once",
         crate::backend::cpu::team::tests::every_chunk_runs_once,
     ),

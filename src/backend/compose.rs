@@ -6,8 +6,9 @@
 
 use super::reduce::{NormOp, ReduceOp};
 use super::{BinaryOp, UnaryOp};
-use crate::dtype::Scalar;
+use crate::dtype::{DType, Scalar};
 use crate::error::Result;
+use crate::layout::Layout;
 use crate::tensor::Tensor;
 
 /// `t` (keepdims shape) viewed at `shape` with stride 0 on its size-1 axes.
@@ -60,4 +61,46 @@ pub(crate) fn norm(
         be.binary(BinaryOp::Add, out, b, out)?;
     }
     Ok(())
+}
+
+/// [`super::ReduceBackend::window_mean`] composed of the device's primitives,
+/// summed in `work` (f32 or f64): `x` cast to `work` (unless it is), the
+/// windows viewed as a trailing axis of stride `x.strides[axis]` (no copy),
+/// their `Sum`, divided by `size`, then cast (or copied) into `out`.
+pub(crate) fn window_mean(
+    x: &Tensor,
+    axis: usize,
+    size: usize,
+    out: &Tensor,
+    work: DType,
+) -> Result<()> {
+    let op = "uniform_filter";
+    let be = super::get(x.device(), op)?;
+    let dev = x.device();
+    let w = if x.dtype() == work {
+        x.clone()
+    } else {
+        let w = Tensor::empty_on(work, x.shape(), dev)?;
+        be.cast(x, &w)?;
+        w
+    };
+    let l = w.layout();
+    let mut shape = out.shape().to_vec();
+    let mut strides = l.strides().to_vec();
+    shape.push(size);
+    strides.push(l.strides()[axis]);
+    let windows = w.with_layout(Layout::new(shape, strides, l.offset()));
+    let mut kshape = out.shape().to_vec();
+    kshape.push(1);
+    let sum = Tensor::empty_on(work, &kshape, dev)?;
+    be.reduce(ReduceOp::Sum, &windows, &[out.ndim()], &sum)?;
+    let d = Tensor::empty_on(work, &vec![1; kshape.len()], dev)?;
+    be.fill(&d, Scalar::F64(size as f64).to_dtype(work, op)?)?;
+    be.binary(BinaryOp::Div, &sum, &spread(&d, &kshape)?, &sum)?;
+    let mean = sum.with_layout(Layout::contiguous(out.shape()));
+    if work == out.dtype() {
+        be.copy(&mean, out)
+    } else {
+        be.cast(&mean, out)
+    }
 }

@@ -116,6 +116,31 @@ pub trait ReduceBackend {
     /// dtype; every dtype).
     fn scan(&self, op: ScanOp, x: &Tensor, axis: usize, out: &Tensor) -> Result<()>;
 
+    /// The mean of every window of `size` consecutive elements along `axis`
+    /// of `x` into `out`: `out[.., i, ..] = (x[.., i, ..] + .. + x[.., i +
+    /// size - 1, ..]) / size` (the 1-D pass of `uniform_filter`; `x` is the
+    /// input already extended by the boundary mode). The frontend guarantees:
+    /// real or integer dtypes (`x` and `out` may differ: `out` has the
+    /// filter's result dtype); `size >= 1`; `out.shape[axis] = x.shape[axis]
+    /// - size + 1 >= 1`, the other axes equal; `out` is fresh and does not
+    /// overlap `x`. The sum is taken in f64 where `x` is f64 or the device
+    /// is the CPU (SciPy's double line buffer), else in f32; the mean is
+    /// rounded once to `out`'s dtype (a float to an integer truncates toward
+    /// zero and saturates, as `cast`).
+    ///
+    /// The default body composes the device's cast, reduce (`Sum` over a
+    /// strided window view), binary `Div` and cast primitives
+    /// (`compose::window_mean`: up to four passes, temporaries of `x`'s
+    /// size); the CPU overrides it with a running sum (one pass).
+    fn window_mean(&self, x: &Tensor, axis: usize, size: usize, out: &Tensor) -> Result<()> {
+        let work = if x.dtype() == crate::dtype::DType::F64 {
+            crate::dtype::DType::F64
+        } else {
+            crate::dtype::DType::F32
+        };
+        super::compose::window_mean(x, axis, size, out, work)
+    }
+
     /// The normalisation layer `op` over the groups `axes` of `x` into `out`
     /// (x's shape), then times `weight` and plus `bias` elementwise. Float
     /// dtypes; `weight` and `bias` (optional) have x's dtype and shape (views,

@@ -277,6 +277,14 @@ impl<B: Backend> ReduceBackend for Widen<B> {
         }
         self.run1(&[x], out, false, |i, o| self.0.scan(op, &i[0], axis, o))
     }
+    fn window_mean(&self, x: &Tensor, axis: usize, size: usize, out: &Tensor) -> Result<()> {
+        if !any_narrow(&[x, out]) {
+            return self.0.window_mean(x, axis, size, out);
+        }
+        self.run1(&[x], out, false, |i, o| {
+            self.0.window_mean(&i[0], axis, size, o)
+        })
+    }
     fn norm(
         &self,
         op: NormOp,

@@ -2,9 +2,11 @@
 //! `uniform_filter`, `maximum_filter`, `minimum_filter` (a box per axis,
 //! boundary modes reflect / constant / nearest / mirror / wrap, origin). Each
 //! is separable, as SciPy runs it: one 1-D pass per axis whose size is above 1,
-//! each pass = extend the axis by the mode (pad, or a gather of the mirrored /
-//! wrapped positions), view the windows along it (no copy), reduce the window
-//! axis. Composed of existing ops, so every device runs it.
+//! each pass = extend the axis by the mode (pad, or the runs of mirrored /
+//! wrapped positions as views, concatenated), view the windows along it (no copy), reduce the window
+//! axis (`maximum_filter`, `minimum_filter`), or the backend's running-sum
+//! `window_mean` primitive (`uniform_filter`; a composition of the device's
+//! other primitives by default). Every device runs them.
 
 use super::take::gather_at;
 use crate::dtype::{DType, Scalar};
@@ -105,10 +107,44 @@ fn extend(
         return t.pad(&pads, fill);
     }
     let n = t.shape()[axis] as i64;
-    let idx: Vec<isize> = (-(before as i64)..n + after as i64)
-        .map(|j| source(mode, j, n) as isize)
+    let idx: Vec<usize> = (-(before as i64)..n + after as i64)
+        .map(|j| source(mode, j, n) as usize)
         .collect();
-    gather_at(op, t, axis, &idx)
+    // Runs of consecutive sources (step 1 or -1) as views, one copy of all.
+    let mut pieces: Vec<Tensor> = Vec::new();
+    let (mut start, mut step, mut count) = (idx[0], 1isize, 1usize);
+    for &i in &idx[1..] {
+        let d = i as isize - (start as isize + step * (count as isize - 1));
+        if count == 1 && d.abs() == 1 {
+            step = d;
+            count = 2;
+        } else if d == step {
+            count += 1;
+        } else {
+            pieces.push(axis_run(t, axis, start, step, count));
+            (start, step, count) = (i, 1, 1);
+        }
+    }
+    pieces.push(axis_run(t, axis, start, step, count));
+    if pieces.len() > 64 {
+        // Many short runs (a long window over a short axis): one gather.
+        let idx: Vec<isize> = idx.iter().map(|&i| i as isize).collect();
+        return gather_at(op, t, axis, &idx);
+    }
+    Tensor::concatenate(&pieces, axis as isize)
+}
+
+/// The view of `count` elements along `axis` of `t` from `start` in steps
+/// of `step` (1 or -1), the other axes whole.
+fn axis_run(t: &Tensor, axis: usize, start: usize, step: isize, count: usize) -> Tensor {
+    let l = t.layout();
+    let mut shape = l.shape().to_vec();
+    let mut strides = l.strides().to_vec();
+    let st = strides[axis];
+    shape[axis] = count;
+    strides[axis] = st * step;
+    let offset = (l.offset() as isize + start as isize * st) as usize;
+    t.with_layout(Layout::new(shape, strides, offset))
 }
 
 /// The windows of length `size` along `axis` of the extended `t` (its axis
@@ -121,6 +157,13 @@ fn axis_windows(t: &Tensor, axis: usize, n: usize, size: usize) -> Tensor {
     shape.push(size);
     strides.push(l.strides()[axis]);
     t.with_layout(Layout::new(shape, strides, l.offset()))
+}
+
+/// The shape of `e` with axis `axis` of length `n`.
+fn cur_shape(e: &Tensor, axis: usize, n: usize) -> Vec<usize> {
+    let mut shape = e.shape().to_vec();
+    shape[axis] = n;
+    shape
 }
 
 fn filter(op: &str, x: &Tensor, size: &[usize], o: &FilterOptions, kind: Kind) -> Result<Tensor> {
@@ -189,6 +232,15 @@ fn filter(op: &str, x: &Tensor, size: &[usize], o: &FilterOptions, kind: Kind) -
     if x.size() == 0 {
         return x.copy();
     }
+    // The mean's fill in x's own dtype, when cval is exact there (always
+    // for the modes other than constant, which ignore it).
+    let narrow = dt.is_fp8() || dt.is_int4();
+    let own_fill = match Scalar::from(o.cval).to_dtype(dt, op) {
+        _ if narrow => None,
+        Ok(f) if o.mode != BoundaryMode::Constant || f.to_f64() == o.cval => Some(f),
+        _ if o.mode != BoundaryMode::Constant => Some(Scalar::from(0.0).to_dtype(dt, op)?),
+        _ => None,
+    };
     let mut cur = x.clone();
     for a in 0..nd {
         let s = sizes[a];
@@ -201,17 +253,22 @@ fn filter(op: &str, x: &Tensor, size: &[usize], o: &FilterOptions, kind: Kind) -
         let after = s - 1 - before;
         cur = match kind {
             Kind::Uniform => {
-                let w = if cur.dtype() == work {
-                    cur
-                } else {
-                    cur.cast(work)?
+                // Extended in its own dtype, unless the constant mode's cval
+                // is not exact there: then in the working dtype.
+                let (w, fill) = match own_fill {
+                    Some(f) => (cur, f),
+                    None if cur.dtype() == work => (cur, fill),
+                    None => (cur.cast(work)?, fill),
                 };
                 let e = extend(op, &w, a, before, after, o.mode, fill)?;
-                let m = axis_windows(&e, a, n, s).sum(-1, false)?.div(s as f64)?;
-                if m.dtype() == dt {
-                    m
-                } else {
+                // fp8 and 4-bit results are rounded once, from the work dtype.
+                let mdt = if narrow { work } else { dt };
+                let m = Tensor::empty_on(mdt, &cur_shape(&e, a, n), e.device())?;
+                super::locked(op, &[&e], &[&m], || e.backend().window_mean(&e, a, s, &m))?;
+                if narrow {
                     m.cast(dt)?
+                } else {
+                    m
                 }
             }
             Kind::Max => {

@@ -318,3 +318,61 @@ fn errors_name_the_function() {
     let c = Tensor::zeros(DType::C64, &[3]).unwrap();
     assert!(msg(c.uniform_filter(&[3], &d)).starts_with("uniform_filter:"));
 }
+
+/// `uniform_filter`'s running-sum pass (the CPU's `window_mean`): a non-last
+/// axis wider than one block of the kernel (256 columns), f64 / i32 / f32,
+/// every mode, origins at both ends, against the brute-force passes; and
+/// the constant mode with a `cval` the dtype cannot hold exactly (the pass
+/// then runs on the input cast to f64).
+#[test]
+fn uniform_running_sum_blocks_dtypes_and_inexact_cval() {
+    let shape = [9, 300];
+    let v: Vec<f64> = (0..2700)
+        .map(|i| ((i * 7919) % 101) as f64 - 50.0)
+        .collect();
+    for (dt, int) in [(DType::F64, false), (DType::I32, true), (DType::F32, false)] {
+        for mode in MODES {
+            for (sizes, origins) in [([4, 5], [1, -2]), ([5, 2], [-2, 0]), ([3, 1], [0, 0])] {
+                let o = FilterOptions {
+                    mode,
+                    cval: 3.0,
+                    origin: origins.iter().map(|&q| q as isize).collect(),
+                };
+                let y = t(dt, &shape, &v).uniform_filter(&sizes, &o).unwrap();
+                assert_eq!(y.dtype(), dt);
+                let got = y.cast(DType::F64).unwrap().to_vec::<f64>().unwrap();
+                let want = reference(0, &v, &shape, &sizes, &origins, mode, 3.0, int);
+                // f32 rounds between the passes (as SciPy): 1e-6 relative.
+                let tol = if dt == DType::F32 { 1e-6 } else { 1e-12 };
+                for (i, (a, e)) in got.iter().zip(&want).enumerate() {
+                    assert!(
+                        (a - e).abs() <= tol * (1.0 + e.abs()),
+                        "{dt} {mode:?} {sizes:?} at {i}: {a} vs {e}"
+                    );
+                }
+            }
+        }
+    }
+    // cval 2.5 in u8 and i32, 0.1 in f32: not exact there.
+    let small: Vec<f64> = (0..24).map(|i| ((i * 5) % 13) as f64).collect();
+    for (dt, cval, int) in [
+        (DType::U8, 2.5, true),
+        (DType::I32, -0.5, true),
+        (DType::F32, 0.1, false),
+    ] {
+        let o = FilterOptions {
+            mode: BoundaryMode::Constant,
+            cval,
+            ..Default::default()
+        };
+        let y = t(dt, &[4, 6], &small).uniform_filter(&[3, 4], &o).unwrap();
+        let got = y.cast(DType::F64).unwrap().to_vec::<f64>().unwrap();
+        let want = reference(0, &small, &[4, 6], &[3, 4], &[0, 0], o.mode, cval, int);
+        for (a, e) in got.iter().zip(&want) {
+            assert!(
+                (a - e).abs() <= 1e-6 * (1.0 + e.abs()),
+                "{dt} cval {cval}: {a} vs {e}"
+            );
+        }
+    }
+}

@@ -22,6 +22,7 @@ mod ext;
 mod ext_coverage;
 mod ext_promotion;
 mod fft;
+mod fft_long;
 mod filters;
 mod fp8;
 mod gather_scatter;

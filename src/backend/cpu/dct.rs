@@ -80,6 +80,7 @@ fn run<T: DctFloat>(x: &Tensor, axis: usize, spec: &DctSpec, out: &Tensor) -> Re
     let failed: Mutex<Option<Error>> = Mutex::new(None);
     for_each_chunk(chunks, &|c| {
         let mut work = plan.work();
+        work.parallel = rows < crate::device::num_threads();
         for r in c * per..((c + 1) * per).min(rows) {
             let (xb, ob) = (xr.base(r), or.base(r));
             for (j, b) in work.row.iter_mut().enumerate() {

@@ -22,15 +22,27 @@
 //! - DST-2 / DST-4: the DCT of `(-1)^j x_j`, output reversed; DST-3:
 //!   `(-1)^k` times the DCT-3 of the reversed input.
 //!
+//! - DCT-2, even `N` of the four-step path (`fft_long.rs`, taken when the
+//!   caller has threads to spare): the same `V`, computed as the complex FFT
+//!   `Z` of length `N/2` of `z_j = v_{2j} + i v_{2j+1}` split over the pool,
+//!   `V_k = E_k + e^{-2πik/N} O_k` with `E_k = (Z_k + conj Z_{N/2-k}) / 2`,
+//!   `O_k = (Z_k - conj Z_{N/2-k}) / 2i` (realfft's own post-processing),
+//!   fused with the twiddle `w_k` above: `w_k V_k = w_k E_k + w'_k O_k`.
+//!
 //! Every path is one FFT with exactly rounded twiddles (from f64) around it,
-//! so the error stays at the FFT's (about `eps log2 N` relative).
+//! so the error stays at the FFT's (about `eps log2 N` relative). Rows of
+//! at most `DIRECT_MAX` elements are multiplied by the cached matrix of that
+//! FFT path instead (`n` terms per output: `n eps` at most, `n <= 16`).
 
 use super::fft::{lock, FftFloat};
+use super::fft_long::LongFft;
+use super::strided::SendPtr;
+use super::team::for_each_chunk;
 use crate::backend::fft::TrigKind;
 use crate::dtype::Element;
 use num_complex::Complex;
 use realfft::{ComplexToReal, FftError, RealToComplex};
-use rustfft::Fft;
+use rustfft::{Fft, FftDirection};
 use std::collections::HashMap;
 use std::f64::consts::{FRAC_1_SQRT_2, PI};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -71,14 +83,21 @@ impl_dct_float!(f64);
 enum Inner<T> {
     Dct1(Arc<dyn RealToComplex<T>>),
     Dst1(Arc<dyn RealToComplex<T>>),
-    /// The real FFT and `w_k = e^{-iπk/(2N)}`, `k <= N/2`.
-    Dct2(Arc<dyn RealToComplex<T>>, Vec<Complex<T>>),
+    /// The real FFT and `w_k = e^{-iπk/(2N)}`, `k <= N/2`; for the
+    /// four-step path, its plan (length `N/2`) and `w'_k = w_k e^{-2πik/N}`.
+    Dct2(Arc<dyn RealToComplex<T>>, Vec<Complex<T>>, Option<Long<T>>),
     /// The complex-to-real FFT and `conj(w_k)`, `k <= N/2`.
     Dct3(Arc<dyn ComplexToReal<T>>, Vec<Complex<T>>),
     /// The length-`N/2` FFT, `e^{-iπj/N}` and `e^{-iπ(4k+1)/(4N)}`.
     Dct4Even(Arc<dyn Fft<T>>, Vec<Complex<T>>, Vec<Complex<T>>),
     Dct4Odd(Arc<dyn RealToComplex<T>>),
 }
+
+/// The four-step plan of a DCT-2 and its second twiddle table.
+type Long<T> = (Arc<LongFft<T>>, Vec<Complex<T>>);
+
+/// Elements per chunk of the DCT-2's parallel post-processing.
+const POST_CHUNK: usize = 1 << 15;
 
 /// One planned transform of one length `n`.
 pub(super) struct Plan<T> {
@@ -90,13 +109,24 @@ pub(super) struct Plan<T> {
     /// 1M f64 took 16.7 ms instead of 7.2 ms); one set per plan, not per
     /// thread, bounds what stays allocated.
     spare: Mutex<Option<Work<T>>>,
+    /// For `n <= DIRECT_MAX`: the transform's `n x n` matrix (row-major,
+    /// column `j` = the FFT path's transform of the unit vector `e_j`),
+    /// applied directly: at such lengths a matrix product costs less than
+    /// the FFT's calls and reorderings.
+    direct: Option<Vec<T>>,
 }
+
+/// Longest row transformed by its cached matrix instead of the FFT path.
+const DIRECT_MAX: usize = 16;
 
 /// Buffers one thread reuses across rows: a real and a complex FFT buffer
 /// and the FFT's scratch.
 pub(super) struct Work<T> {
     /// The row being transformed (the caller's).
     pub(super) row: Vec<T>,
+    /// Whether the transform may split itself over the pool (the caller
+    /// has fewer rows than threads); only the DCT-2's four-step path does.
+    pub(super) parallel: bool,
     real: Vec<T>,
     cplx: Vec<Complex<T>>,
     scratch: Vec<Complex<T>>,
@@ -135,8 +165,18 @@ impl<T: DctFloat> Plan<T> {
     }
 
     fn new(algo: Algo, n: usize) -> Plan<T> {
-        let mut p = lock(T::planners());
         let nf = n as f64;
+        // Planned before the planners are locked (`LongFft::get` locks them).
+        let long = (algo == Algo::Dct2 && n.is_multiple_of(2))
+            .then(|| LongFft::get(n / 2, FftDirection::Forward))
+            .flatten()
+            .map(|f| {
+                let tw2 = (0..=n / 2)
+                    .map(|k| cis(-PI * k as f64 * 2.5 / nf))
+                    .collect();
+                (f, tw2)
+            });
+        let mut p = lock(T::planners());
         let inner = match algo {
             Algo::Dct1 => Inner::Dct1(p.real.plan_fft_forward(2 * (n - 1))),
             Algo::Dst1 => Inner::Dst1(p.real.plan_fft_forward(2 * (n + 1))),
@@ -146,7 +186,7 @@ impl<T: DctFloat> Plan<T> {
                     .map(|k| cis(sign * PI * k as f64 / (2.0 * nf)))
                     .collect();
                 if algo == Algo::Dct2 {
-                    Inner::Dct2(p.real.plan_fft_forward(n), tw)
+                    Inner::Dct2(p.real.plan_fft_forward(n), tw, long)
                 } else {
                     Inner::Dct3(p.real.plan_fft_inverse(n), tw)
                 }
@@ -162,11 +202,27 @@ impl<T: DctFloat> Plan<T> {
             }
             Algo::Dct4 => Inner::Dct4Odd(p.real.plan_fft_forward(n)),
         };
-        Plan {
+        let mut plan = Plan {
             n,
             inner,
             spare: Mutex::new(None),
+            direct: None,
+        };
+        if n <= DIRECT_MAX {
+            let mut w = plan.work();
+            let mut mat = vec![zero(); n * n];
+            let mut ok = true;
+            for j in 0..n {
+                let mut e = vec![zero(); n];
+                e[j] = <T as Element>::one();
+                ok &= plan.inner_row(&mut e, &mut w).is_ok();
+                for (k, &v) in e.iter().enumerate() {
+                    mat[k * n + j] = v;
+                }
+            }
+            plan.direct = ok.then_some(mat);
         }
+        plan
     }
 
     /// Buffers sized for this plan (one set per thread): a spare set, or a
@@ -179,13 +235,14 @@ impl<T: DctFloat> Plan<T> {
         let (real, cplx, scratch) = match &self.inner {
             Inner::Dct1(f) => (2 * (n - 1), n, f.get_scratch_len()),
             Inner::Dst1(f) => (2 * (n + 1), n + 2, f.get_scratch_len()),
-            Inner::Dct2(f, _) | Inner::Dct4Odd(f) => (n, n / 2 + 1, f.get_scratch_len()),
+            Inner::Dct2(f, ..) | Inner::Dct4Odd(f) => (n, n / 2 + 1, f.get_scratch_len()),
             Inner::Dct3(f, _) => (n, n / 2 + 1, f.get_scratch_len()),
             Inner::Dct4Even(f, ..) => (0, n / 2, f.get_inplace_scratch_len()),
         };
         let c0 = Complex::new(zero(), zero());
         Work {
             row: vec![zero(); n],
+            parallel: false,
             real: vec![zero(); real],
             cplx: vec![c0; cplx],
             scratch: vec![c0; scratch],
@@ -222,19 +279,38 @@ impl<T: DctFloat> Plan<T> {
         if sin && ty == 3 {
             buf.reverse();
         }
-        match &self.inner {
-            Inner::Dct1(f) => dct1(f.as_ref(), buf, w)?,
-            Inner::Dst1(f) => dst1(f.as_ref(), buf, w)?,
-            Inner::Dct2(f, tw) => dct2(f.as_ref(), tw, buf, w)?,
-            Inner::Dct3(f, tw) => dct3(f.as_ref(), tw, buf, w)?,
-            Inner::Dct4Even(f, pre, post) => dct4_even(f.as_ref(), pre, post, buf, w),
-            Inner::Dct4Odd(f) => dct4_odd(f.as_ref(), buf, w)?,
+        if let Some(mat) = &self.direct {
+            let n = buf.len();
+            let mut x = [zero::<T>(); DIRECT_MAX];
+            x[..n].copy_from_slice(buf);
+            for (y, row) in buf.iter_mut().zip(mat.chunks_exact(n)) {
+                *y = row
+                    .iter()
+                    .zip(&x[..n])
+                    .fold(zero(), |acc: T, (&a, &b)| acc + a * b);
+            }
+        } else {
+            self.inner_row(buf, w)?;
         }
         if sin && ty != 3 {
             buf.reverse();
         }
         if sin && ty == 3 {
             buf.iter_mut().skip(1).step_by(2).for_each(|v| *v = -*v);
+        }
+        Ok(())
+    }
+
+    /// The cosine algorithm of this plan on `buf`, by its FFT.
+    fn inner_row(&self, buf: &mut [T], w: &mut Work<T>) -> Result<(), FftError> {
+        match &self.inner {
+            Inner::Dct1(f) => dct1(f.as_ref(), buf, w)?,
+            Inner::Dst1(f) => dst1(f.as_ref(), buf, w)?,
+            Inner::Dct2(_, tw, Some((f, tw2))) if w.parallel => dct2_long(f, tw, tw2, buf, w),
+            Inner::Dct2(f, tw, _) => dct2(f.as_ref(), tw, buf, w)?,
+            Inner::Dct3(f, tw) => dct3(f.as_ref(), tw, buf, w)?,
+            Inner::Dct4Even(f, pre, post) => dct4_even(f.as_ref(), pre, post, buf, w),
+            Inner::Dct4Odd(f) => dct4_odd(f.as_ref(), buf, w)?,
         }
         Ok(())
     }
@@ -304,6 +380,57 @@ fn dct2<T: DctFloat>(
         }
     }
     Ok(())
+}
+
+fn dct2_long<T: DctFloat>(
+    f: &LongFft<T>,
+    tw: &[Complex<T>],
+    tw2: &[Complex<T>],
+    buf: &mut [T],
+    w: &mut Work<T>,
+) {
+    let n = buf.len();
+    let h = n / 2;
+    let zp = SendPtr(w.cplx.as_mut_ptr());
+    {
+        let x = &*buf;
+        // Makhoul's reordering, read in place: evens up, odds down.
+        let v = |i: usize| {
+            if i < h {
+                x[2 * i]
+            } else {
+                x[2 * (n - 1 - i) + 1]
+            }
+        };
+        f.process(
+            |j| Complex::new(v(2 * j), v(2 * j + 1)),
+            // SAFETY: `k < h <= w.cplx.len()`, each `k` written once, and
+            // nothing else touches `w.cplx` during `process`.
+            |k, z| unsafe { *zp.get().add(k) = z },
+        );
+    }
+    let z = &w.cplx[..h];
+    let bp = SendPtr(buf.as_mut_ptr());
+    let (half, mhalf_i) = (num::<T>(0.5), Complex::new(zero(), num::<T>(-0.5)));
+    for_each_chunk((h + 1).div_ceil(POST_CHUNK), &|c| {
+        for k in c * POST_CHUNK..((c + 1) * POST_CHUNK).min(h + 1) {
+            // Z is periodic: Z_h = Z_0.
+            let zk = if k == h { z[0] } else { z[k] };
+            let zc = if k == 0 { z[0] } else { z[h - k] }.conj();
+            let e = (zk + zc) * half;
+            let o = (zk - zc) * mhalf_i;
+            let y = tw[k] * e + tw2[k] * o;
+            // SAFETY: `k <= h < n` and `n - k` (for `k` in `1..h`) are
+            // written by step `k` alone, and `buf` is not otherwise used
+            // during the loop.
+            unsafe {
+                *bp.get().add(k) = y.re;
+                if k != 0 && k != h {
+                    *bp.get().add(n - k) = -y.im;
+                }
+            }
+        }
+    });
 }
 
 fn dct3<T: DctFloat>(

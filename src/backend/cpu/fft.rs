@@ -1,11 +1,16 @@
 //! CPU Fourier transforms: rustfft (complex) and realfft (real) plans, cached
 //! per (length, direction) in one pair of planners per precision behind a
-//! Mutex (the DCTs of `dct_plan.rs` plan through the same pair); each row along the axis is gathered into a contiguous buffer (zero
-//! padding or truncation on the way), transformed, then scaled and scattered
-//! into the output through its strides. Rows are spread over the pool in
-//! chunks of about `CHUNK_ELEMS` elements with `team::for_each_chunk`, so
-//! `RNX_NUM_THREADS` / `set_num_threads` apply. No FFT algorithm lives here.
+//! Mutex (the DCTs of `dct_plan.rs` plan through the same pair); each row
+//! along the axis is gathered into a contiguous buffer (zero padding or
+//! truncation on the way), transformed, then scaled and scattered into the
+//! output through its strides. Rows are spread over the pool in chunks of
+//! about `CHUNK_ELEMS` elements with `team::for_each_chunk`, so
+//! `RNX_NUM_THREADS` / `set_num_threads` apply. Fewer complex rows than
+//! threads, each long enough, run one by one through the four-step plan of
+//! `fft_long.rs`, which splits each transform over the pool. No FFT
+//! algorithm lives here.
 
+use super::fft_long::{LongCache, LongFft};
 use super::strided::SendPtr;
 use super::team::for_each_chunk;
 use super::{base_ptr, CpuBackend};
@@ -31,6 +36,8 @@ pub(super) struct Planners<T: FftNum> {
 pub(super) trait FftFloat: FftNum + Element {
     /// This precision's planners (one process-wide pair).
     fn planners() -> &'static Mutex<Planners<Self>>;
+    /// This precision's four-step plans (`fft_long.rs`).
+    fn long_cache() -> &'static LongCache<Self>;
 }
 
 macro_rules! impl_fft_float {
@@ -44,6 +51,10 @@ macro_rules! impl_fft_float {
                         real: RealFftPlanner::new(),
                     })
                 })
+            }
+            fn long_cache() -> &'static LongCache<$t> {
+                static C: OnceLock<LongCache<$t>> = OnceLock::new();
+                C.get_or_init(|| Mutex::new(Default::default()))
             }
         }
     };
@@ -156,6 +167,15 @@ unsafe fn gather<T: FftFloat>(
     buf: &mut [Complex<T>],
 ) {
     let take = m.min(buf.len());
+    if let (Ptr::Complex(p), 1) = (x, step) {
+        // SAFETY: the caller's contract with `step == 1`: `take` contiguous
+        // elements from `xb`, which cannot overlap `buf` (a different
+        // allocation, or a row of an output that no input overlaps).
+        let src = unsafe { std::slice::from_raw_parts(p.get().offset(xb), take) };
+        buf[..take].copy_from_slice(src);
+        buf[take..].fill(Complex::new(<T as Element>::zero(), <T as Element>::zero()));
+        return;
+    }
     for (j, b) in buf.iter_mut().enumerate() {
         *b = if j < take {
             // SAFETY: the caller's contract.
@@ -216,11 +236,60 @@ fn run<T: FftFloat>(x: &Tensor, axis: usize, spec: &FftSpec, out: &Tensor) -> Re
             } else {
                 FftDirection::Inverse
             };
+            if rows < crate::device::num_threads().max(2) {
+                if let Some(long) = LongFft::<T>::get(n, dir) {
+                    for r in 0..rows {
+                        let (xb, ob) = (xr.base(r), or.base(r));
+                        long.process(
+                            |j| {
+                                if j < m {
+                                    // SAFETY: `j < m`: element `j` of row `r` of `x`.
+                                    unsafe { xp.read(xb + j as isize * xr.step) }
+                                } else {
+                                    zero
+                                }
+                            },
+                            |k, mut v| {
+                                if let Some(s) = scale {
+                                    v = Complex::new(v.re * s, v.im * s);
+                                }
+                                // SAFETY: `k < n`: element `k` of row `r` of
+                                // `out`, written once (`LongFft::process`).
+                                unsafe { op.write(ob + k as isize * or.step, v) }
+                            },
+                        );
+                    }
+                    return Ok(());
+                }
+            }
             let plan = lock(T::planners()).complex.plan_fft(n, dir);
             for_each_chunk(chunks, &|c| {
                 let (r0, r1) = (c * per, ((c + 1) * per).min(rows));
-                let mut buf = vec![zero; (r1 - r0) * n];
                 let mut scratch = vec![zero; plan.get_inplace_scratch_len()];
+                let ob = or.base(r0);
+                let block =
+                    or.step == 1 && (r0..r1).all(|r| or.base(r) == ob + ((r - r0) * n) as isize);
+                if let (Ptr::Complex(o), true) = (op, block) {
+                    // The chunk's rows are one contiguous block of `out`:
+                    // gathered, transformed and scaled there, no buffer.
+                    // SAFETY: rows `r0..r1` of `out` are the `(r1 - r0) * n`
+                    // elements from `ob`, owned by this chunk alone (the
+                    // frontend's fresh output, which no input overlaps).
+                    let buf = unsafe {
+                        std::slice::from_raw_parts_mut(o.get().offset(ob), (r1 - r0) * n)
+                    };
+                    for (r, row) in (r0..r1).zip(buf.chunks_exact_mut(n)) {
+                        // SAFETY: `xr.base(r)` is row `r` of `x`, `m` long.
+                        unsafe { gather(&xp, xr.base(r), xr.step, m, row) };
+                    }
+                    plan.process_with_scratch(buf, &mut scratch);
+                    if let Some(s) = scale {
+                        buf.iter_mut()
+                            .for_each(|v| *v = Complex::new(v.re * s, v.im * s));
+                    }
+                    return;
+                }
+                let mut buf = vec![zero; (r1 - r0) * n];
                 for (r, row) in (r0..r1).zip(buf.chunks_exact_mut(n)) {
                     // SAFETY: `xr.base(r)` is row `r` of `x`, `m` long.
                     unsafe { gather(&xp, xr.base(r), xr.step, m, row) };

@@ -11,6 +11,7 @@ pub mod elementwise;
 #[cfg(feature = "linalg")]
 mod faer_calls;
 pub mod fft;
+pub(crate) mod fft_long;
 pub mod index;
 pub mod matmul;
 pub(crate) mod packed;
@@ -23,6 +24,7 @@ pub(crate) mod team;
 pub mod transpose;
 pub(crate) mod traverse;
 pub mod vmath;
+mod window;
 
 #[cfg(feature = "internal-tests")]
 pub(crate) mod shortcut_tests;

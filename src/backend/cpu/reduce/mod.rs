@@ -163,6 +163,10 @@ fn run_erased(l: &dyn Lanes, x: &Tensor, axes: &[usize], out: &Tensor) {
 }
 
 impl ReduceBackend for CpuBackend {
+    fn window_mean(&self, x: &Tensor, axis: usize, size: usize, out: &Tensor) -> Result<()> {
+        super::window::window_mean(x, axis, size, out)
+    }
+
     fn reduce(&self, op: ReduceOp, x: &Tensor, axes: &[usize], out: &Tensor) -> Result<()> {
         let dt = x.dtype();
         match op {

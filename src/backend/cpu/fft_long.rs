@@ -1,0 +1,287 @@
+//! One long complex FFT split over the pool: the four-step (Bailey)
+//! decomposition of a length `n = n1 * n2` transform into `n1` FFTs of
+//! length `n2` (the columns), a twiddle multiply, and `n2` FFTs of length
+//! `n1` (the rows), every sub-FFT a rustfft plan (no butterflies here). Two
+//! passes over memory, each split over the pool with `team::for_each_chunk`:
+//!
+//! 1. blocks of `G` columns `j1` are gathered (input element `j1 + n1 j2`),
+//!    transformed along `j2`, multiplied by `W_n^{j1 k2}` and stored
+//!    transposed into the work matrix `M[k2][j1]`;
+//! 2. blocks of `G` rows `k2` of `M` are transformed in place along `j1`
+//!    and written out as element `k2 + n2 k1`.
+//!
+//! The twiddles are products of two exactly rounded tables (`W_n^r`, `r <
+//! n1`, and `W_n^{q n1}`, `q < n2`), so each carries about 2 ulp: the error
+//! stays at a plain FFT's. Plans are cached per (length, direction) and
+//! precision; only `fft.rs` and `dct_plan.rs` call this.
+
+use super::fft::{lock, FftFloat};
+use super::strided::SendPtr;
+use super::team::for_each_chunk;
+use crate::dtype::Element;
+use num_complex::Complex;
+use rustfft::{Fft, FftDirection};
+use std::collections::HashMap;
+use std::f64::consts::PI;
+use std::sync::{Arc, Mutex};
+
+/// Shortest transform that takes the four-step path: below it one rustfft
+/// plan runs in cache anyway.
+pub(super) const LONG_MIN: usize = 1 << 16;
+
+/// Columns (pass 1) or rows (pass 2) per block.
+const G: usize = 16;
+
+/// Padding (elements) of the row stride of the block buffer and of `M`, so
+/// that the `G` rows of a block do not fall into one cache set.
+const PAD: usize = 8;
+
+/// The plan cache of one precision, keyed by (length, forward).
+pub(super) type LongCache<T> = Mutex<HashMap<(usize, bool), Arc<LongFft<T>>>>;
+
+/// A planned four-step transform of one length and direction.
+pub(super) struct LongFft<T> {
+    n1: usize,
+    n2: usize,
+    /// Length `n2`: the columns.
+    col: Arc<dyn Fft<T>>,
+    /// Length `n1`: the rows.
+    row: Arc<dyn Fft<T>>,
+    /// `W_n^r`, `r < n1` (`W_n = e^{∓2πi/n}`).
+    tw_lo: Vec<Complex<T>>,
+    /// `W_n^{q n1}`, `q < n2`.
+    tw_hi: Vec<Complex<T>>,
+    /// The work matrix `M` kept for the next call (`n2 * (n1 + PAD)`
+    /// elements; allocating it afresh costs page faults on every call).
+    spare: Mutex<Option<Vec<Complex<T>>>>,
+}
+
+/// The split `n1` (`n1 <= n2`, `n1` the divisor of `n` nearest `sqrt n`)
+/// when `n` takes the four-step path: `n >= LONG_MIN` and `n1` at least
+/// `sqrt(n) / 8` (lengths with a large prime factor keep the plain plan).
+pub(super) fn split(n: usize) -> Option<usize> {
+    if n < LONG_MIN {
+        return None;
+    }
+    let r = (n as f64).sqrt() as usize;
+    let n1 = (1..=r).rev().find(|d| n.is_multiple_of(*d))?;
+    (n1 * 8 >= r).then_some(n1)
+}
+
+fn zero<T: Element>() -> Complex<T> {
+    Complex::new(<T as Element>::zero(), <T as Element>::zero())
+}
+
+impl<T: FftFloat> LongFft<T> {
+    /// The cached plan of length `n` and direction `dir`, if `n` takes the
+    /// four-step path (see [`split`]).
+    pub(super) fn get(n: usize, dir: FftDirection) -> Option<Arc<LongFft<T>>> {
+        let n1 = split(n)?;
+        let key = (n, dir == FftDirection::Forward);
+        if let Some(p) = lock(T::long_cache()).get(&key) {
+            return Some(p.clone());
+        }
+        let plan = Arc::new(LongFft::new(n1, n / n1, dir));
+        Some(lock(T::long_cache()).entry(key).or_insert(plan).clone())
+    }
+
+    /// A plan of length `n1 * n2` split as given (any sizes >= 1; tests
+    /// use small ones).
+    pub(super) fn new(n1: usize, n2: usize, dir: FftDirection) -> LongFft<T> {
+        let n = (n1 * n2) as f64;
+        let sign = if dir == FftDirection::Forward {
+            -1.0
+        } else {
+            1.0
+        };
+        let cis = |e: usize| {
+            let (s, c) = (sign * 2.0 * PI * e as f64 / n).sin_cos();
+            Complex::new(<T as Element>::from_f64(c), <T as Element>::from_f64(s))
+        };
+        let (col, row) = {
+            let mut p = lock(T::planners());
+            (p.complex.plan_fft(n2, dir), p.complex.plan_fft(n1, dir))
+        };
+        LongFft {
+            n1,
+            n2,
+            col,
+            row,
+            tw_lo: (0..n1).map(cis).collect(),
+            tw_hi: (0..n2).map(|q| cis(q * n1)).collect(),
+            spare: Mutex::new(None),
+        }
+    }
+
+    /// The transform of the length-`n` sequence `read(j)`, `j < n`, handed
+    /// to `write(k, X_k)` once for every `k < n`. Both are called from any
+    /// thread of the pool, in no particular order.
+    pub(super) fn process<R, W>(&self, read: R, write: W)
+    where
+        R: Fn(usize) -> Complex<T> + Sync,
+        W: Fn(usize, Complex<T>) + Sync,
+    {
+        let (n1, n2) = (self.n1, self.n2);
+        let ld = n1 + PAD;
+        let mut m = lock(&self.spare)
+            .take()
+            .unwrap_or_else(|| vec![zero(); n2 * ld]);
+        let mp = SendPtr(m.as_mut_ptr());
+        let threads = crate::device::num_threads().max(1);
+        // Pass 1: the columns, stored transposed (twiddled) into `M`.
+        let blocks = n1.div_ceil(G);
+        let per = blocks.div_ceil(4 * threads);
+        for_each_chunk(blocks.div_ceil(per), &|c| {
+            let lb = n2 + PAD;
+            let mut buf = vec![zero(); G * lb];
+            let mut scratch = vec![zero(); self.col.get_inplace_scratch_len()];
+            for b in c * per..((c + 1) * per).min(blocks) {
+                let j0 = b * G;
+                let g = G.min(n1 - j0);
+                for j2 in 0..n2 {
+                    for i in 0..g {
+                        buf[i * lb + j2] = read(j0 + i + n1 * j2);
+                    }
+                }
+                for i in 0..g {
+                    let r = &mut buf[i * lb..i * lb + n2];
+                    self.col.process_with_scratch(r, &mut scratch);
+                    // W_n^{j1 k2} = tw_hi[q] tw_lo[r] with q n1 + r = j1 k2 mod n.
+                    let j1 = j0 + i;
+                    let (mut q, mut rr) = (0, 0);
+                    for v in r.iter_mut() {
+                        *v = *v * (self.tw_hi[q] * self.tw_lo[rr]);
+                        rr += j1;
+                        if rr >= n1 {
+                            rr -= n1;
+                            q += 1;
+                            if q == n2 {
+                                q = 0;
+                            }
+                        }
+                    }
+                }
+                for k2 in 0..n2 {
+                    for i in 0..g {
+                        // SAFETY: `k2 * ld + j0 + i < n2 * ld` is inside `m`,
+                        // and columns `j0..j0 + g` belong to this block alone.
+                        unsafe { *mp.get().add(k2 * ld + j0 + i) = buf[i * lb + k2] };
+                    }
+                }
+            }
+        });
+        // Pass 2: the rows of `M`, written out transposed.
+        let blocks = n2.div_ceil(G);
+        let per = blocks.div_ceil(4 * threads);
+        for_each_chunk(blocks.div_ceil(per), &|c| {
+            let mut scratch = vec![zero(); self.row.get_inplace_scratch_len()];
+            for b in c * per..((c + 1) * per).min(blocks) {
+                let k0 = b * G;
+                let g = G.min(n2 - k0);
+                for i in 0..g {
+                    // SAFETY: row `k0 + i` of `m` (`n1` elements from
+                    // `(k0 + i) * ld`) belongs to this block alone, and pass
+                    // 1 has finished writing it.
+                    let r =
+                        unsafe { std::slice::from_raw_parts_mut(mp.get().add((k0 + i) * ld), n1) };
+                    self.row.process_with_scratch(r, &mut scratch);
+                }
+                for k1 in 0..n1 {
+                    for i in 0..g {
+                        // SAFETY: as above; read only.
+                        let v = unsafe { *mp.get().add((k0 + i) * ld + k1) };
+                        write(k0 + i + n2 * k1, v);
+                    }
+                }
+            }
+        });
+        lock(&self.spare).get_or_insert(m);
+    }
+}
+
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    use super::*;
+
+    fn dft(x: &[Complex<f64>], sign: f64) -> Vec<Complex<f64>> {
+        let n = x.len();
+        (0..n)
+            .map(|k| {
+                x.iter().enumerate().fold(zero::<f64>(), |s, (j, &v)| {
+                    let a = sign * 2.0 * PI * ((j * k) % n) as f64 / n as f64;
+                    s + v * Complex::new(a.cos(), a.sin())
+                })
+            })
+            .collect()
+    }
+
+    fn input(n: usize) -> Vec<Complex<f64>> {
+        (0..n)
+            .map(|j| {
+                let t = j as f64;
+                Complex::new((t * 0.37).sin() + 0.1 * t / n as f64, (t * 1.3).cos())
+            })
+            .collect()
+    }
+
+    fn run<T: FftFloat>(p: &LongFft<T>, x: &[Complex<f64>]) -> Vec<Complex<f64>> {
+        let out = Mutex::new(vec![zero::<f64>(); x.len()]);
+        let seen = Mutex::new(vec![0u32; x.len()]);
+        p.process(
+            |j| {
+                Complex::new(
+                    <T as Element>::from_f64(x[j].re),
+                    <T as Element>::from_f64(x[j].im),
+                )
+            },
+            |k, v| {
+                lock(&out)[k] = Complex::new(Element::to_f64(v.re), Element::to_f64(v.im));
+                lock(&seen)[k] += 1;
+            },
+        );
+        assert!(
+            seen.into_inner().unwrap().iter().all(|&c| c == 1),
+            "every output written once"
+        );
+        out.into_inner().unwrap()
+    }
+
+    fn rel_err(a: &[Complex<f64>], b: &[Complex<f64>]) -> f64 {
+        let scale = b.iter().map(|v| v.norm()).fold(0.0, f64::max);
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| (x - y).norm())
+            .fold(0.0, f64::max)
+            / scale
+    }
+
+    /// The four-step result equals the direct O(n^2) DFT, forward and
+    /// inverse, for splits with blocks of every fill (n1, n2 not multiples
+    /// of `G`, one of them 1 or prime) and both precisions; the split rule.
+    pub(crate) fn matches_direct_dft() {
+        for &(n1, n2) in &[
+            (1, 7),
+            (5, 1),
+            (16, 16),
+            (17, 33),
+            (40, 24),
+            (7, 131),
+            (64, 48),
+        ] {
+            let x = input(n1 * n2);
+            for (dir, sign) in [(FftDirection::Forward, -1.0), (FftDirection::Inverse, 1.0)] {
+                let want = dft(&x, sign);
+                let e64 = rel_err(&run(&LongFft::<f64>::new(n1, n2, dir), &x), &want);
+                assert!(e64 < 1e-13, "f64 {n1}x{n2} {dir:?}: {e64}");
+                let e32 = rel_err(&run(&LongFft::<f32>::new(n1, n2, dir), &x), &want);
+                assert!(e32 < 2e-6, "f32 {n1}x{n2} {dir:?}: {e32}");
+            }
+        }
+        assert_eq!(split(1 << 20), Some(1024));
+        assert_eq!(split(1_000_000), Some(1000));
+        assert_eq!(split(1 << 17), Some(256));
+        assert_eq!(split(LONG_MIN - 1), None);
+        // 2 * a prime: no divisor near the square root.
+        assert_eq!(split(2 * 65_537), None);
+    }
+}

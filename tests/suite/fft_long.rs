@@ -1,0 +1,268 @@
+//! Long single transforms, which the CPU splits over its threads (the
+//! four-step path of `src/backend/cpu/fft_long.rs`, taken by complex FFTs
+//! and DCT-2s of length >= 2^16 with fewer rows than threads): sampled
+//! outputs against the direct O(n) sum per output in f64, every norm,
+//! inverse(forward(x)) = x, Parseval, real, strided, reversed and padded
+//! inputs, f32, and the DCT-2 (with `orthogonalize`) against its definition.
+//!
+//! Bounds as in `fft.rs` / `dct.rs`: f64 within `1e-12 * sum|x|` of the
+//! reference, f32 within `2e-6 * sum|x|`; round trips within `1e-12` (f64)
+//! and `1e-5` (f32) for |x| <= 1.
+
+use crate::common::Rng;
+use rnx::{DType, DctOptions, FftOptions, Index, Norm, Tensor, C32, C64};
+
+const PI: f64 = std::f64::consts::PI;
+/// 3 * 2^16: split 384 x 512 (neither a power of two times the other).
+const N: usize = 3 << 16;
+/// Sampled output indices (ends, middle, odd spots).
+const BINS: [usize; 10] = [0, 1, 2, 383, 384, 511, 512, N / 2, N - 2, N - 1];
+
+fn rand_c(rng: &mut Rng, n: usize) -> Vec<C64> {
+    (0..n)
+        .map(|_| C64::new(rng.unit() * 2.0 - 1.0, rng.unit() * 2.0 - 1.0))
+        .collect()
+}
+
+/// Output `k` of the direct DFT of `x` zero-padded to `n` (`sign` -1 forward).
+fn dft_at(x: &[C64], n: usize, k: usize, sign: f64) -> C64 {
+    x.iter()
+        .enumerate()
+        .fold(C64::new(0.0, 0.0), |acc, (j, &v)| {
+            let t = sign * 2.0 * PI * ((j * k) % n) as f64 / n as f64;
+            acc + v * C64::new(t.cos(), t.sin())
+        })
+}
+
+fn l1(x: &[C64]) -> f64 {
+    x.iter().map(|z| z.norm()).sum::<f64>().max(1.0)
+}
+
+fn opts(n: Option<usize>, norm: Norm) -> FftOptions {
+    FftOptions {
+        n,
+        norm,
+        ..Default::default()
+    }
+}
+
+/// `y` agrees with the direct DFT of `x` (padded to `n`, times `s`) at [`BINS`].
+fn check_bins(y: &[C64], x: &[C64], n: usize, sign: f64, s: f64, tol: f64, what: &str) {
+    assert_eq!(y.len(), n, "{what}: length");
+    for k in BINS.iter().map(|&k| k % n) {
+        let want = dft_at(x, n, k, sign) * s;
+        let err = (y[k] - want).norm();
+        assert!(
+            err <= tol * l1(x),
+            "{what}: bin {k}: {} vs {want} (err {err})",
+            y[k]
+        );
+    }
+}
+
+#[test]
+fn long_complex_fft_every_norm_and_round_trip() {
+    let mut rng = Rng(0x4f0f);
+    let x = rand_c(&mut rng, N);
+    let t = Tensor::from_slice(&x, &[N]).unwrap();
+    let nf = N as f64;
+    for (norm, sf, si) in [
+        (Norm::Backward, 1.0, 1.0 / nf),
+        (Norm::Ortho, 1.0 / nf.sqrt(), 1.0 / nf.sqrt()),
+        (Norm::Forward, 1.0 / nf, 1.0),
+    ] {
+        let f = t.fft_with(&opts(None, norm)).unwrap();
+        let y = f.to_vec::<C64>().unwrap();
+        check_bins(&y, &x, N, -1.0, sf, 1e-12, &format!("fft {norm:?}"));
+        let b = t
+            .ifft_with(&opts(None, norm))
+            .unwrap()
+            .to_vec::<C64>()
+            .unwrap();
+        check_bins(&b, &x, N, 1.0, si, 1e-12, &format!("ifft {norm:?}"));
+        let back = f
+            .ifft_with(&opts(None, norm))
+            .unwrap()
+            .to_vec::<C64>()
+            .unwrap();
+        let err = back
+            .iter()
+            .zip(&x)
+            .map(|(a, b)| (a - b).norm())
+            .fold(0.0, f64::max);
+        assert!(err < 1e-12, "round trip {norm:?}: {err}");
+        if norm == Norm::Ortho {
+            // Parseval: the orthonormal transform keeps the 2-norm.
+            let (ex, ey) = (
+                x.iter().map(|z| z.norm_sqr()).sum::<f64>(),
+                y.iter().map(|z| z.norm_sqr()).sum::<f64>(),
+            );
+            assert!((ex - ey).abs() < 1e-10 * ex, "Parseval: {ex} vs {ey}");
+        }
+    }
+}
+
+#[test]
+fn long_fft_real_strided_reversed_padded_and_f32() {
+    let mut rng = Rng(0x51de);
+    // Real input, every other element of a 2N vector (step 2), padded by
+    // 4096 zeros: 200704 = 448 x 448.
+    let v: Vec<f64> = (0..2 * N).map(|_| rng.unit() * 2.0 - 1.0).collect();
+    let base = Tensor::from_vec(v.clone(), &[2 * N]).unwrap();
+    let strided = base.slice([Index::stepped(1.., 2)]).unwrap();
+    let x: Vec<C64> = v
+        .iter()
+        .skip(1)
+        .step_by(2)
+        .map(|&r| C64::new(r, 0.0))
+        .collect();
+    let n = N + 4096;
+    let y = strided.fft_with(&opts(Some(n), Norm::Backward)).unwrap();
+    assert_eq!(y.dtype(), DType::C64);
+    check_bins(
+        &y.to_vec::<C64>().unwrap(),
+        &x,
+        n,
+        -1.0,
+        1.0,
+        1e-12,
+        "real strided padded",
+    );
+    // Reversed complex input (negative step).
+    let xc = rand_c(&mut rng, N);
+    let rev = Tensor::from_slice(&xc, &[N])
+        .unwrap()
+        .slice([Index::stepped(.., -1)])
+        .unwrap();
+    let xr: Vec<C64> = xc.iter().rev().copied().collect();
+    let y = rev.fft().unwrap().to_vec::<C64>().unwrap();
+    check_bins(&y, &xr, N, -1.0, 1.0, 1e-12, "reversed");
+    // c32: within the f32 bound of the f64 reference; round trip.
+    let x32: Vec<C32> = xc
+        .iter()
+        .map(|z| C32::new(z.re as f32, z.im as f32))
+        .collect();
+    let xq: Vec<C64> = x32
+        .iter()
+        .map(|z| C64::new(z.re as f64, z.im as f64))
+        .collect();
+    let t32 = Tensor::from_slice(&x32, &[N]).unwrap();
+    let f = t32.fft().unwrap();
+    assert_eq!(f.dtype(), DType::C32);
+    let y: Vec<C64> = f
+        .to_vec::<C32>()
+        .unwrap()
+        .iter()
+        .map(|z| C64::new(z.re as f64, z.im as f64))
+        .collect();
+    check_bins(&y, &xq, N, -1.0, 1.0, 2e-6, "c32");
+    let back = f
+        .ifft_with(&opts(None, Norm::Backward))
+        .unwrap()
+        .to_vec::<C32>()
+        .unwrap();
+    let err = back
+        .iter()
+        .zip(&x32)
+        .map(|(a, b)| ((a.re - b.re).abs()).max((a.im - b.im).abs()))
+        .fold(0.0f32, f32::max);
+    assert!(err < 1e-5, "c32 round trip: {err}");
+}
+
+/// SciPy's unscaled DCT-2 output `k`: `2 sum_j x_j cos(πk(2j+1)/(2n))`.
+fn dct2_at(x: &[f64], k: usize) -> f64 {
+    let n = x.len();
+    let m = 4 * n;
+    2.0 * x
+        .iter()
+        .enumerate()
+        .map(|(j, &v)| v * (2.0 * PI * ((k * (2 * j + 1)) % m) as f64 / m as f64).cos())
+        .sum::<f64>()
+}
+
+#[test]
+fn long_dct2_matches_definition_every_norm_and_inverse() {
+    let mut rng = Rng(0xdc72);
+    // 2N: the DCT-2 runs a complex FFT of length N (the four-step split).
+    let n = 2 * N;
+    let v: Vec<f64> = (0..n).map(|_| rng.unit() * 2.0 - 1.0).collect();
+    let t = Tensor::from_vec(v.clone(), &[n]).unwrap();
+    let sum: f64 = v.iter().map(|x| x.abs()).sum();
+    let bins = [
+        0,
+        1,
+        2,
+        3,
+        1000,
+        n / 4,
+        n / 2 - 1,
+        n / 2,
+        n / 2 + 1,
+        n - 2,
+        n - 1,
+    ];
+    for norm in [Norm::Backward, Norm::Ortho, Norm::Forward] {
+        let o = DctOptions {
+            ty: 2,
+            norm,
+            ..Default::default()
+        };
+        let y = t.dct_with(&o).unwrap().to_vec::<f64>().unwrap();
+        let s = match norm {
+            Norm::Backward => 1.0,
+            Norm::Ortho => 1.0 / (2.0 * n as f64).sqrt(),
+            Norm::Forward => 1.0 / (2 * n) as f64,
+        };
+        for &k in &bins {
+            // Ortho (orthogonalize, SciPy's default with "ortho") scales y_0
+            // once more by 1/sqrt 2.
+            let e = if norm == Norm::Ortho && k == 0 {
+                std::f64::consts::FRAC_1_SQRT_2
+            } else {
+                1.0
+            };
+            let want = dct2_at(&v, k) * s * e;
+            assert!(
+                (y[k] - want).abs() <= 1e-12 * sum * s,
+                "{norm:?} bin {k}: {} vs {want}",
+                y[k]
+            );
+        }
+        let back = Tensor::from_vec(y, &[n])
+            .unwrap()
+            .idct_with(&o)
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap();
+        let err = back
+            .iter()
+            .zip(&v)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
+        assert!(err < 1e-12, "{norm:?} round trip: {err}");
+    }
+    // f32 against the f64 definition.
+    let t32 = t.cast(DType::F32).unwrap();
+    let v32: Vec<f64> = t32
+        .to_vec::<f32>()
+        .unwrap()
+        .iter()
+        .map(|&x| x as f64)
+        .collect();
+    let y = t32
+        .dct_with(&DctOptions {
+            ty: 2,
+            ..Default::default()
+        })
+        .unwrap()
+        .to_vec::<f32>()
+        .unwrap();
+    for &k in &bins {
+        let want = dct2_at(&v32, k);
+        assert!(
+            (y[k] as f64 - want).abs() <= 2e-6 * sum,
+            "f32 bin {k}: {} vs {want}",
+            y[k]
+        );
+    }
+}

@@ -39,9 +39,7 @@ fn unary_core(name: &str, op: UnaryOp, x: &Tensor, out: Option<&Tensor>) -> Resu
     let dt = x.dtype();
     require(name, op.supports(dt), dt)?;
     let out_dt = if op == UnaryOp::Abs { dt.real() } else { dt };
-    run(name, &[x], out_dt, out, |be, v, o| {
-        be.unary(op, &v[0], o)
-    })
+    run(name, &[x], out_dt, out, |be, v, o| be.unary(op, &v[0], o))
 }
 
 /// `op(a, b)` into `out` (or a new tensor). `name` names the op in errors.

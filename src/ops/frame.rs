@@ -255,10 +255,7 @@ fn broadcast_views(
             compute(op, &[&va, &vb], out, f)
         }
         _ => {
-            let v = inputs
-                .iter()
-                .map(|t| view(t))
-                .collect::<Result<Vec<_>>>()?;
+            let v = inputs.iter().map(|t| view(t)).collect::<Result<Vec<_>>>()?;
             let r: Vec<&Tensor> = v.iter().collect();
             compute(op, &r, out, f)
         }

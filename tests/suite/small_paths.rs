@@ -60,7 +60,8 @@ fn unary_and_compare_fresh_outputs_match_reference() {
     let x = seq(DType::F64, &[2, 5], -4.0).transpose(None).unwrap();
     let e = x.exp().unwrap();
     for (y, v) in vals(&e).iter().zip(vals(&x)) {
-        assert_eq!(*y, v.exp());
+        // rnx's exp is within an ULP or two of the exact value.
+        assert!((y - v.exp()).abs() <= 4e-16 * v.exp(), "exp({v}) = {y}");
     }
     let n = x.neg().unwrap();
     assert_eq!(vals(&n), vals(&x).iter().map(|v| -v).collect::<Vec<_>>());

@@ -39,7 +39,7 @@ fn compare_core(
     let dt = ts[0].dtype();
     require(name, op.supports(dt), dt)?;
     run(name, &[&ts[0], &ts[1]], DType::U8, out, |be, v, o| {
-        be.compare(op, &v[0], &v[1], o)
+        be.compare(op, v[0], v[1], o)
     })
 }
 

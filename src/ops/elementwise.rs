@@ -39,7 +39,7 @@ fn unary_core(name: &str, op: UnaryOp, x: &Tensor, out: Option<&Tensor>) -> Resu
     let dt = x.dtype();
     require(name, op.supports(dt), dt)?;
     let out_dt = if op == UnaryOp::Abs { dt.real() } else { dt };
-    run(name, &[x], out_dt, out, |be, v, o| be.unary(op, &v[0], o))
+    run(name, &[x], out_dt, out, |be, v, o| be.unary(op, v[0], o))
 }
 
 /// `op(a, b)` into `out` (or a new tensor). `name` names the op in errors.
@@ -91,14 +91,14 @@ fn binary_core(
         let dt = a.dtype();
         require(name, op.supports(dt), dt)?;
         return run(name, &[*a, *b], dt, out, |be, v, o| {
-            be.binary(op, &v[0], &v[1], o)
+            be.binary(op, v[0], v[1], o)
         });
     }
     let ts = resolve(name, operands, out)?;
     let dt = ts[0].dtype();
     require(name, op.supports(dt), dt)?;
     run(name, &[&ts[0], &ts[1]], dt, out, |be, v, o| {
-        be.binary(op, &v[0], &v[1], o)
+        be.binary(op, v[0], v[1], o)
     })
 }
 
@@ -133,7 +133,7 @@ fn ternary_core(
     let dt = ts[0].dtype();
     require(name, op.supports(dt), dt)?;
     run(name, &[&ts[0], &ts[1], &ts[2]], dt, out, |be, v, o| {
-        be.ternary(op, &v[0], &v[1], &v[2], o)
+        be.ternary(op, v[0], v[1], v[2], o)
     })
 }
 

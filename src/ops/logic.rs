@@ -76,7 +76,7 @@ fn classify_core(name: &str, op: ClassOp, x: &Tensor, out: Option<&Tensor>) -> R
     let dt = x.dtype();
     require(name, !dt.is_complex(), dt)?;
     run(name, &[x], DType::U8, out, |be, v, o| {
-        be.classify(op, &v[0], o)
+        be.classify(op, v[0], o)
     })
 }
 

@@ -62,7 +62,7 @@ fn select_core(
     }
     super::same_device(name, &[mask, &ts[0]])?;
     run(name, &[mask, &ts[0], &ts[1]], dt, out, |be, v, o| {
-        be.select(&v[0], &v[1], &v[2], o)
+        be.select(v[0], v[1], v[2], o)
     })
 }
 

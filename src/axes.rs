@@ -70,6 +70,12 @@ impl Axes {
     /// given order; the default and [`Axes::all`] give `0..ndim`. Out-of-range
     /// and repeated axes are errors naming `op`.
     pub fn resolve(&self, op: &str, ndim: usize) -> Result<Vec<usize>> {
+        Ok(self.resolve_dims(op, ndim)?.into())
+    }
+
+    /// [`Axes::resolve`] into a [`Dims`] (inline for the usual rank: no
+    /// allocation).
+    pub(crate) fn resolve_dims(&self, op: &str, ndim: usize) -> Result<Dims<usize>> {
         let list = match &self.0 {
             Repr::Default | Repr::All => return Ok((0..ndim).collect()),
             Repr::List(v) => v,
@@ -91,7 +97,13 @@ impl Axes {
 
     /// [`Axes::resolve`], sorted ascending.
     pub fn resolve_sorted(&self, op: &str, ndim: usize) -> Result<Vec<usize>> {
-        let mut v = self.resolve(op, ndim)?;
+        Ok(self.resolve_sorted_dims(op, ndim)?.into())
+    }
+
+    /// [`Axes::resolve_sorted`] into a [`Dims`] (no allocation for the usual
+    /// rank).
+    pub(crate) fn resolve_sorted_dims(&self, op: &str, ndim: usize) -> Result<Dims<usize>> {
+        let mut v = self.resolve_dims(op, ndim)?;
         v.sort_unstable();
         Ok(v)
     }

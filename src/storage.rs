@@ -318,7 +318,19 @@ pub(crate) fn lock<'a>(
     }
     // Writers sort before readers of the same storage, so the first entry of
     // each id decides how it is locked.
-    all.sort_unstable_by_key(|(s, w)| (s.id, !*w));
+    let key = |&(s, w): &(&Storage, bool)| (s.id, !w);
+    if n <= INLINE_LOCKS {
+        // A handful of entries: an inline insertion sort (no library call).
+        for i in 1..n {
+            let mut j = i;
+            while j > 0 && key(&all[j - 1]) > key(&all[j]) {
+                all.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+    } else {
+        all.sort_unstable_by_key(key);
+    }
     let mut acc = Access {
         _inline: Default::default(),
         _more: Vec::new(),

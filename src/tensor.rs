@@ -57,6 +57,16 @@ impl Tensor {
         }
     }
 
+    /// This tensor's storage under another layout (as [`Tensor::with_layout`],
+    /// consuming `self`: no reference count is touched).
+    pub(crate) fn into_layout(self, layout: Layout) -> Tensor {
+        debug_assert!(layout.fits_in(self.storage.len()));
+        Tensor {
+            storage: self.storage,
+            layout,
+        }
+    }
+
     /// A fresh zero-filled contiguous tensor on `device`.
     pub fn zeros_on(dtype: DType, shape: &[usize], device: Device) -> Result<Tensor> {
         let n = checked_numel("zeros", shape)?;

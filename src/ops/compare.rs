@@ -38,8 +38,8 @@ fn compare_core(
     let ts = resolve(name, operands, out)?;
     let dt = ts[0].dtype();
     require(name, op.supports(dt), dt)?;
-    run(name, &ts, DType::U8, out, |be, v, o| {
-        be.compare(op, &v[0], &v[1], o)
+    run(name, &[&ts[0], &ts[1]], DType::U8, out, |be, v, o| {
+        be.compare(op, v[0], v[1], o)
     })
 }
 

@@ -39,9 +39,7 @@ fn unary_core(name: &str, op: UnaryOp, x: &Tensor, out: Option<&Tensor>) -> Resu
     let dt = x.dtype();
     require(name, op.supports(dt), dt)?;
     let out_dt = if op == UnaryOp::Abs { dt.real() } else { dt };
-    run(name, std::slice::from_ref(x), out_dt, out, |be, v, o| {
-        be.unary(op, &v[0], o)
-    })
+    run(name, &[x], out_dt, out, |be, v, o| be.unary(op, v[0], o))
 }
 
 /// `op(a, b)` into `out` (or a new tensor). `name` names the op in errors.
@@ -92,16 +90,15 @@ fn binary_core(
         super::same_dtype(name, &[*a, *b])?;
         let dt = a.dtype();
         require(name, op.supports(dt), dt)?;
-        let ts = [(*a).clone(), (*b).clone()];
-        return run(name, &ts, dt, out, |be, v, o| {
-            be.binary(op, &v[0], &v[1], o)
+        return run(name, &[*a, *b], dt, out, |be, v, o| {
+            be.binary(op, v[0], v[1], o)
         });
     }
     let ts = resolve(name, operands, out)?;
     let dt = ts[0].dtype();
     require(name, op.supports(dt), dt)?;
-    run(name, &ts, dt, out, |be, v, o| {
-        be.binary(op, &v[0], &v[1], o)
+    run(name, &[&ts[0], &ts[1]], dt, out, |be, v, o| {
+        be.binary(op, v[0], v[1], o)
     })
 }
 
@@ -135,8 +132,8 @@ fn ternary_core(
     let ts = resolve(name, operands, out)?;
     let dt = ts[0].dtype();
     require(name, op.supports(dt), dt)?;
-    run(name, &ts, dt, out, |be, v, o| {
-        be.ternary(op, &v[0], &v[1], &v[2], o)
+    run(name, &[&ts[0], &ts[1], &ts[2]], dt, out, |be, v, o| {
+        be.ternary(op, v[0], v[1], v[2], o)
     })
 }
 

@@ -154,9 +154,9 @@ pub(crate) fn check_out(
     out: &Tensor,
     shape: &[usize],
     dtype: DType,
-    inputs: &[Tensor],
+    inputs: &[&Tensor],
 ) -> Result<()> {
-    if let Some(t) = inputs.first() {
+    if let Some(&t) = inputs.first() {
         super::same_device(op, &[t, out])?;
     }
     if out.shape() != shape {
@@ -184,61 +184,80 @@ pub(crate) fn check_out(
 /// partially overlaps the output (an input laid exactly over the output, or
 /// one that cannot touch it, is used as it is), lock, and call `f` with the
 /// broadcast views and the output. Returns the output.
+///
+/// The common small call (a fresh output, every input already of the result's
+/// shape) takes a short path: the inputs are their own views (no layout is
+/// rebuilt, no reference count touched) and no alias analysis runs, since a
+/// new buffer overlaps nothing.
 pub(crate) fn run(
     op: &str,
-    inputs: &[Tensor],
+    inputs: &[&Tensor],
     out_dtype: DType,
     out: Option<&Tensor>,
-    f: impl FnOnce(&dyn Backend, &[Tensor], &Tensor) -> Result<()>,
+    f: impl FnOnce(&dyn Backend, &[&Tensor], &Tensor) -> Result<()>,
 ) -> Result<Tensor> {
     // Operands of one shape (the common case) need no broadcasting pass.
-    let shape: Dims<usize> = match inputs.split_first() {
-        Some((first, rest)) if rest.iter().all(|t| t.shape() == first.shape()) => {
-            Dims::from_slice(first.shape())
-        }
+    let same = match inputs.split_first() {
+        Some((first, rest)) => rest.iter().all(|t| t.shape() == first.shape()),
+        None => true,
+    };
+    let shape: Dims<usize> = match inputs.first() {
+        Some(first) if same => Dims::from_slice(first.shape()),
         _ => {
             let shapes: Vec<&[usize]> = inputs.iter().map(|t| t.shape()).collect();
             broadcast_shapes(op, &shapes)?.into()
         }
     };
-    // A freshly allocated output cannot overlap any input: no alias analysis.
-    let fresh = out.is_none();
-    let out = match out {
-        Some(o) => {
-            check_out(op, o, &shape, out_dtype, inputs)?;
-            o.clone()
+    let Some(out) = out else {
+        let device = inputs
+            .first()
+            .map(|t| t.device())
+            .unwrap_or(crate::Device::Cpu);
+        let out = Tensor::empty_on(out_dtype, &shape, device)?;
+        if same {
+            // A fresh output overlaps no input, and each input has the
+            // result's shape: it is its own broadcast view.
+            return compute(op, inputs, out, f);
         }
-        None => {
-            let device = inputs
-                .first()
-                .map(|t| t.device())
-                .unwrap_or(crate::Device::Cpu);
-            Tensor::empty_on(out_dtype, &shape, device)?
-        }
+        return broadcast_views(op, inputs, &shape, out, true, f);
     };
-    // Each input broadcast to the result, snapshotted when it partially
-    // overlaps the output.
+    check_out(op, out, &shape, out_dtype, inputs)?;
+    broadcast_views(op, inputs, &shape, out.clone(), false, f)
+}
+
+/// The general end of [`run`]: each input broadcast to `shape`, snapshotted
+/// when it partially overlaps `out` (never when the output is `fresh`), then
+/// [`compute`].
+fn broadcast_views(
+    op: &str,
+    inputs: &[&Tensor],
+    shape: &[usize],
+    out: Tensor,
+    fresh: bool,
+    f: impl FnOnce(&dyn Backend, &[&Tensor], &Tensor) -> Result<()>,
+) -> Result<Tensor> {
     let view = |t: &Tensor| -> Result<Tensor> {
-        let v = t.with_layout(t.layout().broadcast_to(&shape)?);
+        let v = t.with_layout(t.layout().broadcast_to(shape)?);
         if !fresh && !overlap::same_view(&v, &out) && overlap::tensors_overlap(t, &out) {
             let snap = t.copy()?;
-            return Ok(snap.with_layout(snap.layout().broadcast_to(&shape)?));
+            return Ok(snap.with_layout(snap.layout().broadcast_to(shape)?));
         }
         Ok(v)
     };
     // The views of one or two inputs live in arrays (no allocation).
     match inputs {
         [a] => {
-            let v = [view(a)?];
-            compute(op, &v, out, f)
+            let v = view(a)?;
+            compute(op, &[&v], out, f)
         }
         [a, b] => {
-            let v = [view(a)?, view(b)?];
-            compute(op, &v, out, f)
+            let (va, vb) = (view(a)?, view(b)?);
+            compute(op, &[&va, &vb], out, f)
         }
         _ => {
-            let v = inputs.iter().map(view).collect::<Result<Vec<_>>>()?;
-            compute(op, &v, out, f)
+            let v = inputs.iter().map(|t| view(t)).collect::<Result<Vec<_>>>()?;
+            let r: Vec<&Tensor> = v.iter().collect();
+            compute(op, &r, out, f)
         }
     }
 }
@@ -247,21 +266,14 @@ pub(crate) fn run(
 /// for an empty output).
 fn compute(
     op: &str,
-    views: &[Tensor],
+    views: &[&Tensor],
     out: Tensor,
-    f: impl FnOnce(&dyn Backend, &[Tensor], &Tensor) -> Result<()>,
+    f: impl FnOnce(&dyn Backend, &[&Tensor], &Tensor) -> Result<()>,
 ) -> Result<Tensor> {
     if out.size() == 0 {
         return Ok(out);
     }
     let backend = out.backend();
-    match views {
-        [a] => super::locked(op, &[a], &[&out], || f(backend, views, &out))?,
-        [a, b] => super::locked(op, &[a, b], &[&out], || f(backend, views, &out))?,
-        _ => {
-            let reads: Vec<&Tensor> = views.iter().collect();
-            super::locked(op, &reads, &[&out], || f(backend, views, &out))?
-        }
-    }
+    super::locked(op, views, &[&out], || f(backend, views, &out))?;
     Ok(out)
 }

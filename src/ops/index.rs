@@ -351,6 +351,24 @@ fn range_of(
     Ok((if len > 0 { s as usize } else { 0 }, len as usize))
 }
 
+/// The view of a spec of ranges only (the usual slice), built in one layout
+/// in place: what [`resolve`] gives for it, with the same errors, without its
+/// passes and copies. `None` for any other spec.
+fn ranges_view(t: &Tensor, spec: &[Index]) -> Result<Option<Layout>> {
+    if spec.len() > t.ndim() || !spec.iter().all(|ix| matches!(ix, Index::R(..))) {
+        return Ok(None);
+    }
+    let mut view = t.layout().clone();
+    for (axis, ix) in spec.iter().enumerate() {
+        if let Index::R(start, stop, step) = ix {
+            let size = t.shape()[axis];
+            let (s, len) = range_of("slice", axis, size, *start, *stop, *step)?;
+            view.slice_axis_in_place(axis, s, len, *step);
+        }
+    }
+    Ok(Some(view))
+}
+
 fn resolve(op: &str, t: &Tensor, spec: &[Index]) -> Result<Resolved> {
     let consumed = spec.iter().filter(|ix| !matches!(ix, Index::N)).count();
     if consumed > t.ndim() {
@@ -455,6 +473,9 @@ impl Tensor {
     /// assert!(x.slice(s![5]).is_err());
     /// ```
     pub fn slice(&self, spec: impl AsRef<[Index]>) -> Result<Tensor> {
+        if let Some(view) = ranges_view(self, spec.as_ref())? {
+            return Ok(self.with_layout(view));
+        }
         let res = resolve("slice", self, spec.as_ref())?;
         let mut cur = self.with_layout(res.view);
         for (axis, idx) in &res.gathers {

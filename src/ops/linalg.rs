@@ -254,8 +254,38 @@ fn product_hook(op: &str, a: &Tensor, b: &Tensor, out: Option<&Tensor>) -> Resul
             let (a, b) = (o[0].as_tensor(), o[1].as_tensor());
             match out {
                 Some(out) => a.matmul_out_core(b, out),
-                None => plan(op, a, b)?.run(op, a, b),
+                None => match matmul_2d(op, a, b) {
+                    Some(r) => r,
+                    None => plan(op, a, b)?.run(op, a, b),
+                },
             }
         },
     )
+}
+
+/// The plain product of two matrices `[m, k] @ [k, n]` (m, k, n >= 2) of one
+/// dtype on one device: no batch axis to broadcast, no promoted axis to
+/// remove, and [`plan`]'s layouts would equal the operands' own (broadcasting
+/// changes only the strides of size-1 axes), so the operands go to the
+/// backend as they are. `None` for anything else (and for every error, which
+/// the general path then reports).
+fn matmul_2d(op: &str, a: &Tensor, b: &Tensor) -> Option<Result<Tensor>> {
+    let (&[m, k], &[k2, n]) = (a.shape(), b.shape()) else {
+        return None;
+    };
+    let fits = m.checked_mul(n).is_some_and(|e| e <= isize::MAX as usize);
+    if k != k2 || m < 2 || k < 2 || n < 2 || !fits {
+        return None;
+    }
+    if a.dtype() != b.dtype() || a.device() != b.device() {
+        return None;
+    }
+    let run = || {
+        let out = Tensor::empty_on(a.dtype(), &[m, n], a.device())?;
+        locked(op, &[a, b], &[&out], || {
+            out.backend().matmul(a, b, &out, false)
+        })?;
+        Ok(out)
+    };
+    Some(run())
 }

@@ -75,8 +75,8 @@ fn classify_impl(name: &str, op: ClassOp, x: &Tensor, out: Option<&Tensor>) -> R
 fn classify_core(name: &str, op: ClassOp, x: &Tensor, out: Option<&Tensor>) -> Result<Tensor> {
     let dt = x.dtype();
     require(name, !dt.is_complex(), dt)?;
-    run(name, std::slice::from_ref(x), DType::U8, out, |be, v, o| {
-        be.classify(op, &v[0], o)
+    run(name, &[x], DType::U8, out, |be, v, o| {
+        be.classify(op, v[0], o)
     })
 }
 

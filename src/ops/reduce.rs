@@ -35,7 +35,7 @@ pub(crate) fn finish_shape(out: Tensor, axes: &[usize], keepdims: bool) -> Tenso
         .filter(|a| !axes.contains(a))
         .map(|a| out.shape()[a])
         .collect();
-    out.with_layout(Layout::contiguous(&shape))
+    out.into_layout(Layout::contiguous(&shape))
 }
 
 impl Tensor {
@@ -79,7 +79,8 @@ impl Tensor {
         if !ok {
             return Err(Error::dtype(name, dt));
         }
-        let axes = resolve_axes(name, self.ndim(), &axes)?;
+        // Inline (no allocation) for the usual rank.
+        let axes = axes.resolve_sorted_dims(name, self.ndim())?;
         let count: usize = axes.iter().map(|&a| self.shape()[a]).product();
         let shape = keep_shape(self.shape(), &axes);
         let out_numel: usize = shape.iter().product();

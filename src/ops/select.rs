@@ -61,9 +61,8 @@ fn select_core(
         }
     }
     super::same_device(name, &[mask, &ts[0]])?;
-    let inputs = [mask.clone(), ts[0].clone(), ts[1].clone()];
-    run(name, &inputs, dt, out, |be, v, o| {
-        be.select(&v[0], &v[1], &v[2], o)
+    run(name, &[mask, &ts[0], &ts[1]], dt, out, |be, v, o| {
+        be.select(v[0], v[1], v[2], o)
     })
 }
 

@@ -84,6 +84,7 @@ mod search_unique;
 mod shape;
 mod signal;
 mod simd_levels;
+mod small_paths;
 mod softmax;
 mod sort;
 mod stats;

@@ -1,0 +1,265 @@
+//! The short paths for small calls (issue 27) against brute-force references
+//! and against the general paths they bypass: the elementwise frame's
+//! fresh-output path (inputs of the result's shape, any strides), the plain
+//! 2-D matmul, the ranges-only slice view and the inline axis resolution of
+//! reductions. Same values, same errors, same aliasing results.
+
+use rnx::{s, DType, NewAxis, Tensor};
+
+/// A `shape` tensor of `dt` with small distinct-ish values (exact in every dtype).
+fn seq(dt: DType, shape: &[usize], start: f64) -> Tensor {
+    let n: usize = shape.iter().product();
+    let v: Vec<f64> = (0..n).map(|i| ((i * 7 + 3) % 11) as f64 + start).collect();
+    Tensor::create(dt, shape, &v).unwrap()
+}
+
+/// Row-major values of `t` as f64 (any layout).
+fn vals(t: &Tensor) -> Vec<f64> {
+    t.to_vec_f64().unwrap()
+}
+
+const DTYPES: [DType; 7] = [
+    DType::F32,
+    DType::F64,
+    DType::I32,
+    DType::I64,
+    DType::U8,
+    DType::F16,
+    DType::BF16,
+];
+
+#[test]
+fn add_fresh_output_matches_reference_for_strided_inputs_of_the_result_shape() {
+    for dt in DTYPES {
+        let a = seq(dt, &[3, 4], 1.0);
+        // Same shape, other layouts: a transposed view and a stepped slice.
+        let bt = seq(dt, &[4, 3], 2.0).transpose(None).unwrap();
+        let bs = seq(dt, &[3, 8], 0.0).slice(s![.., 7..;-2]).unwrap();
+        for b in [&a, &bt, &bs] {
+            let r = a.add(b).unwrap();
+            assert_eq!(r.shape(), &[3, 4]);
+            assert_eq!(r.dtype(), dt);
+            let want: Vec<f64> = vals(&a).iter().zip(vals(b)).map(|(x, y)| x + y).collect();
+            assert_eq!(vals(&r), want, "{dt} add");
+            // The general path (an out-form) gives the same values.
+            let out = Tensor::zeros(dt, &[3, 4]).unwrap();
+            a.add_out(b, &out).unwrap();
+            assert_eq!(vals(&out), want, "{dt} add_out");
+        }
+        // Broadcasting still goes through the general path.
+        let row = seq(dt, &[4], 0.0);
+        let r = a.add(&row).unwrap();
+        let (av, rv) = (vals(&a), vals(&row));
+        let want: Vec<f64> = (0..12).map(|i| av[i] + rv[i % 4]).collect();
+        assert_eq!(vals(&r), want, "{dt} broadcast add");
+    }
+}
+
+#[test]
+fn unary_and_compare_fresh_outputs_match_reference() {
+    let x = seq(DType::F64, &[2, 5], -4.0).transpose(None).unwrap();
+    let e = x.exp().unwrap();
+    for (y, v) in vals(&e).iter().zip(vals(&x)) {
+        // rnx's exp is within an ULP or two of the exact value.
+        assert!((y - v.exp()).abs() <= 4e-16 * v.exp(), "exp({v}) = {y}");
+    }
+    let n = x.neg().unwrap();
+    assert_eq!(vals(&n), vals(&x).iter().map(|v| -v).collect::<Vec<_>>());
+    let y = seq(DType::F64, &[5, 2], -3.0);
+    let c = x.cmplt(&y).unwrap();
+    assert_eq!(c.dtype(), DType::U8);
+    let want: Vec<f64> = vals(&x)
+        .iter()
+        .zip(vals(&y))
+        .map(|(a, b)| (*a < b) as u8 as f64)
+        .collect();
+    assert_eq!(vals(&c), want);
+}
+
+#[test]
+fn overlapping_inputs_keep_their_aliasing_results() {
+    // x + x (one storage read twice) and x + reversed x on the fresh path.
+    let x = seq(DType::I32, &[6], 0.0);
+    let xv = vals(&x);
+    assert_eq!(
+        vals(&x.add(&x).unwrap()),
+        xv.iter().map(|v| 2.0 * v).collect::<Vec<_>>()
+    );
+    let f = x.flip([0]).unwrap();
+    let want: Vec<f64> = (0..6).map(|i| xv[i] + xv[5 - i]).collect();
+    assert_eq!(vals(&x.add(&f).unwrap()), want);
+    // In place with a partially overlapping input: read as if copied first.
+    x.add_(&f).unwrap();
+    assert_eq!(vals(&x), want);
+    // Shifted overlap through an out-form: out = a[0..5], input a[1..6].
+    let a = seq(DType::F32, &[6], 0.0);
+    let av = vals(&a);
+    let (out, src) = (a.slice(s![0..5]).unwrap(), a.slice(s![1..6]).unwrap());
+    src.mul_out(2.0, &out).unwrap();
+    let mut want = av.clone();
+    for i in 0..5 {
+        want[i] = 2.0 * av[i + 1];
+    }
+    assert_eq!(vals(&a), want);
+}
+
+#[test]
+fn elementwise_errors_are_unchanged() {
+    let a = seq(DType::F32, &[3], 0.0);
+    let b = seq(DType::F64, &[3], 0.0);
+    let e = a.add(&b).unwrap_err().to_string();
+    assert!(
+        e.contains("add") && e.contains("f32") && e.contains("f64"),
+        "{e}"
+    );
+    let c = seq(DType::F32, &[4], 0.0);
+    let e = a.add(&c).unwrap_err().to_string();
+    assert!(
+        e.contains("add") && e.contains("[3]") && e.contains("[4]"),
+        "{e}"
+    );
+    let e = seq(DType::I32, &[3], 0.0).exp().unwrap_err().to_string();
+    assert!(e.contains("exp") && e.contains("i32"), "{e}");
+    // Empty tensors on the fresh path.
+    let z = Tensor::zeros(DType::F32, &[0, 3]).unwrap();
+    let r = z.add(&z).unwrap();
+    assert_eq!(r.shape(), &[0, 3]);
+}
+
+/// Brute-force `[m, k] @ [k, n]` of row-major values.
+fn matmul_ref(a: &[f64], b: &[f64], m: usize, k: usize, n: usize) -> Vec<f64> {
+    let mut c = vec![0.0; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            c[i * n + j] = (0..k).map(|p| a[i * k + p] * b[p * n + j]).sum();
+        }
+    }
+    c
+}
+
+#[test]
+fn matmul_2d_matches_reference_and_the_batched_path() {
+    let shapes = [
+        (2, 3, 4),
+        (4, 4, 4),
+        (5, 2, 3),
+        (1, 3, 4),
+        (3, 1, 2),
+        (3, 4, 1),
+    ];
+    for dt in [DType::F32, DType::F64, DType::I32, DType::I64] {
+        for &(m, k, n) in &shapes {
+            let a = seq(dt, &[m, k], -2.0);
+            let b = seq(dt, &[k, n], -5.0);
+            let want = matmul_ref(&vals(&a), &vals(&b), m, k, n);
+            let r = a.matmul(&b).unwrap();
+            assert_eq!(r.shape(), &[m, n]);
+            assert_eq!(r.dtype(), dt);
+            assert_eq!(vals(&r), want, "{dt} {m}x{k}x{n}");
+            // A transposed operand, read in place.
+            let at = seq(dt, &[k, m], -2.0).transpose(None).unwrap();
+            let want_t = matmul_ref(&vals(&at), &vals(&b), m, k, n);
+            assert_eq!(vals(&at.matmul(&b).unwrap()), want_t, "{dt} transposed");
+            // The batched (general) path gives the same values.
+            let rb = a.expand_dims(0).unwrap().matmul(&b).unwrap();
+            assert_eq!(rb.shape(), &[1, m, n]);
+            assert_eq!(vals(&rb), want, "{dt} batched");
+        }
+    }
+}
+
+#[test]
+fn matmul_2d_errors_are_unchanged() {
+    let a = seq(DType::F32, &[2, 3], 0.0);
+    let e = a
+        .matmul(&seq(DType::F32, &[4, 2], 0.0))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("matmul") && e.contains("inner dimensions differ"),
+        "{e}"
+    );
+    let e = a
+        .matmul(&seq(DType::F64, &[3, 2], 0.0))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("matmul") && e.contains("f32") && e.contains("f64"),
+        "{e}"
+    );
+}
+
+#[test]
+fn ranges_slice_is_a_view_with_reference_values() {
+    let base = Tensor::arange(DType::I32, 0, 24, 1)
+        .unwrap()
+        .reshape([4, 6])
+        .unwrap();
+    // (spec, rows, cols) as explicit index lists.
+    let cases: Vec<(Vec<rnx::Index>, Vec<usize>, Vec<usize>)> = vec![
+        (s![1..3, ..], vec![1, 2], (0..6).collect()),
+        (s![..;-1, 1..5;2], vec![3, 2, 1, 0], vec![1, 3]),
+        (s![-3.., ..-1], vec![1, 2, 3], (0..5).collect()),
+        (s![2..], vec![2, 3], (0..6).collect()),
+        (s![4.., ..], vec![], (0..6).collect()),
+    ];
+    for (spec, rows, cols) in cases {
+        let v = base.slice(&spec).unwrap();
+        assert_eq!(v.shape(), &[rows.len(), cols.len()], "{spec:?}");
+        let want: Vec<f64> = rows
+            .iter()
+            .flat_map(|r| cols.iter().map(move |c| (r * 6 + c) as f64))
+            .collect();
+        assert_eq!(vals(&v), want, "{spec:?}");
+        // The general path (a trailing new axis) selects the same elements.
+        let mut general = spec.clone();
+        general.push(rnx::Index::N);
+        assert_eq!(vals(&base.slice(&general).unwrap()), want, "{spec:?}");
+    }
+    // A view: writes to the base show through it.
+    let v = base.slice(s![1..3, 2..4]).unwrap();
+    base.add_(100).unwrap();
+    assert_eq!(vals(&v), vec![108.0, 109.0, 114.0, 115.0]);
+}
+
+#[test]
+fn ranges_slice_errors_match_the_general_path() {
+    let t = Tensor::zeros(DType::F32, &[4, 6]).unwrap();
+    let e = t.slice(s![5.., ..]).unwrap_err().to_string();
+    let g = t.slice(s![5.., .., NewAxis]).unwrap_err().to_string();
+    assert_eq!(e, g);
+    assert!(e.contains("slice") && e.contains('5'), "{e}");
+    let e = t.slice(s![.., 0..9]).unwrap_err().to_string();
+    assert!(e.contains("slice") && e.contains('9'), "{e}");
+    let e = t.slice(s![.., ..;0]).unwrap_err().to_string();
+    assert!(e.contains("step 0"), "{e}");
+    let e = t.slice(s![.., .., ..]).unwrap_err().to_string();
+    assert!(e.contains("3 index entries"), "{e}");
+}
+
+#[test]
+fn reductions_resolve_axes_as_before() {
+    let x = seq(DType::F64, &[3, 4], 0.0);
+    let xv = vals(&x);
+    let total: f64 = xv.iter().sum();
+    assert_eq!(x.sum(None, false).unwrap().item::<f64>().unwrap(), total);
+    assert_eq!(x.sum([1, 0], false).unwrap().item::<f64>().unwrap(), total);
+    let rows = x.sum([-1], true).unwrap();
+    assert_eq!(rows.shape(), &[3, 1]);
+    let want: Vec<f64> = (0..3).map(|r| xv[r * 4..r * 4 + 4].iter().sum()).collect();
+    assert_eq!(vals(&rows), want);
+    let cols = x.sum(0, false).unwrap();
+    assert_eq!(cols.shape(), &[4]);
+    let want: Vec<f64> = (0..4)
+        .map(|c| (0..3).map(|r| xv[r * 4 + c]).sum())
+        .collect();
+    assert_eq!(vals(&cols), want);
+    let e = x.sum([0, 0], false).unwrap_err().to_string();
+    assert!(e.contains("sum") && e.contains("more than once"), "{e}");
+    let e = x.sum([2], false).unwrap_err().to_string();
+    assert!(e.contains("sum") && e.contains('2'), "{e}");
+    // Rank above the inline capacity of the axis list.
+    let big = Tensor::ones(DType::F32, &[1, 2, 1, 2, 1, 2, 2]).unwrap();
+    assert_eq!(big.sum([6, 0, 3], false).unwrap().shape(), &[2, 1, 1, 2]);
+    assert_eq!(big.sum(None, false).unwrap().item::<f32>().unwrap(), 16.0);
+}

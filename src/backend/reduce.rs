@@ -121,8 +121,9 @@ pub trait ReduceBackend {
     /// size - 1, ..]) / size` (the 1-D pass of `uniform_filter`; `x` is the
     /// input already extended by the boundary mode). The frontend guarantees:
     /// real or integer dtypes (`x` and `out` may differ: `out` has the
-    /// filter's result dtype); `size >= 1`; `out.shape[axis] = x.shape[axis]
-    /// - size + 1 >= 1`, the other axes equal; `out` is fresh and does not
+    /// filter's result dtype); `size >= 1`;
+    /// `out.shape[axis] = x.shape[axis] - size + 1 >= 1`, the other axes
+    /// equal; `out` is fresh and does not
     /// overlap `x`. The sum is taken in f64 where `x` is f64 or the device
     /// is the CPU (SciPy's double line buffer), else in f32; the mean is
     /// rounded once to `out`'s dtype (a float to an integer truncates toward

@@ -25,6 +25,13 @@ pub fn test_window(d: Device) -> usize {
     rnx::gpu_binding_window(d).unwrap() as usize
 }
 
+/// The largest |g - c| of an f32 GPU result `g` and its CPU counterpart `c`.
+fn max_abs_diff(g: &Tensor, c: &Tensor) -> f32 {
+    let g = g.to_device(Device::Cpu).unwrap();
+    let d = g.sub(c).unwrap().abs().unwrap();
+    d.max(None, false).unwrap().item::<f32>().unwrap()
+}
+
 /// The window's setter refuses the CPU, unaligned and out-of-range sizes
 /// with an Err naming the value, and leaves the window as it was.
 #[test]
@@ -166,17 +173,7 @@ fn fast_kernels_across_windows() {
         assert_same(&format!("f32 {what}, 2 windows"), &f(&g), &f(&c));
     }
     let (sg, sc) = (g.softmax(None).unwrap(), c.softmax(None).unwrap());
-    let diff = sg
-        .to_device(Device::Cpu)
-        .unwrap()
-        .sub(&sc)
-        .unwrap()
-        .abs()
-        .unwrap()
-        .max(None, false)
-        .unwrap()
-        .item::<f32>()
-        .unwrap();
+    let diff = max_abs_diff(&sg, &sc);
     assert!(
         diff <= 1e-6,
         "softmax across windows: max |gpu - cpu| {diff}"
@@ -196,17 +193,7 @@ fn fast_kernels_across_windows() {
         ("log_softmax", &|t: &Tensor| t.log_softmax(None).unwrap()),
         ("logsumexp", &|t: &Tensor| t.logsumexp([-1], false).unwrap()),
     ] {
-        let diff = f(&g)
-            .to_device(Device::Cpu)
-            .unwrap()
-            .sub(&f(&c))
-            .unwrap()
-            .abs()
-            .unwrap()
-            .max(None, false)
-            .unwrap()
-            .item::<f32>()
-            .unwrap();
+        let diff = max_abs_diff(&f(&g), &f(&c));
         assert!(
             diff <= 1e-5,
             "{what} of rows of {len} across windows: max |gpu - cpu| {diff}"

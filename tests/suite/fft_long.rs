@@ -3,7 +3,9 @@
 //! and DCT-2s of length >= 2^16 with fewer rows than threads): sampled
 //! outputs against the direct O(n) sum per output in f64, every norm,
 //! inverse(forward(x)) = x, Parseval, real, strided, reversed and padded
-//! inputs, f32, and the DCT-2 (with `orthogonalize`) against its definition.
+//! inputs, f32, and the DCT-2 (with `orthogonalize`) against its definition;
+//! the fused DCT-2 / DST-2 of one row (`dct_long.rs`) against the per-row
+//! path on every output.
 //!
 //! Bounds as in `fft.rs` / `dct.rs`: f64 within `1e-12 * sum|x|` of the
 //! reference, f32 within `2e-6 * sum|x|`; round trips within `1e-12` (f64)
@@ -264,5 +266,135 @@ fn long_dct2_matches_definition_every_norm_and_inverse() {
             "f32 bin {k}: {} vs {want}",
             y[k]
         );
+    }
+}
+
+/// SciPy's unscaled DST-2 output `k`: `2 sum_j x_j sin(π(k+1)(2j+1)/(2n))`.
+fn dst2_at(x: &[f64], k: usize) -> f64 {
+    let n = x.len();
+    let m = 4 * n;
+    2.0 * x
+        .iter()
+        .enumerate()
+        .map(|(j, &v)| v * (2.0 * PI * (((k + 1) * (2 * j + 1)) % m) as f64 / m as f64).sin())
+        .sum::<f64>()
+}
+
+/// The type-2 transform of `t` (one row, the fused path of `dct_long.rs`)
+/// against the same values as a batch of `num_threads` rows (the per-row
+/// path), every output, within `tol * sum|x|` times the norm's scale.
+fn check_fused(t: &Tensor, x: &[f64], o: &DctOptions, sine: bool, tol: f64, what: &str) {
+    let rows = rnx::num_threads().max(1);
+    let rep: Vec<f64> = (0..rows).flat_map(|_| x.iter().copied()).collect();
+    let batch = Tensor::from_vec(rep, &[rows, x.len()])
+        .unwrap()
+        .cast(t.dtype())
+        .unwrap();
+    let run = |t: &Tensor| {
+        let y = if sine { t.dst_with(o) } else { t.dct_with(o) };
+        y.unwrap()
+            .cast(DType::F64)
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap()
+    };
+    let got = run(t);
+    let want = run(&batch);
+    let n = got.len();
+    let s = match o.norm {
+        Norm::Backward => 1.0,
+        Norm::Ortho => 1.0 / (2.0 * n as f64).sqrt(),
+        Norm::Forward => 1.0 / (2 * n) as f64,
+    };
+    let bound = tol * x.iter().map(|v| v.abs()).sum::<f64>() * s;
+    for (k, (a, b)) in got.iter().zip(&want[..n]).enumerate() {
+        assert!((a - b).abs() <= bound, "{what} output {k}: {a} vs {b}");
+    }
+}
+
+#[test]
+fn long_dct2_dst2_fused_every_output_strided_padded_truncated_f32() {
+    let mut rng = Rng(0xf05e);
+    // 2 * 257 * 259: N/2 odd, split 257 x 259 (both odd); and 2N (384 x 512).
+    for n in [2 * 257 * 259, 2 * N] {
+        let v: Vec<f64> = (0..n + 999).map(|_| rng.unit() * 2.0 - 1.0).collect();
+        let x = &v[..n];
+        let t = Tensor::from_vec(x.to_vec(), &[n]).unwrap();
+        for sine in [false, true] {
+            for norm in [Norm::Backward, Norm::Ortho, Norm::Forward] {
+                let o = DctOptions {
+                    norm,
+                    ..Default::default()
+                };
+                let what = format!("n {n} sine {sine} {norm:?}");
+                check_fused(&t, x, &o, sine, 1e-12, &what);
+            }
+            // Direct sums at sampled outputs (ends, h, row/column seams).
+            let o = DctOptions::default();
+            let y = if sine { t.dst_with(&o) } else { t.dct_with(&o) };
+            let y = y.unwrap().to_vec::<f64>().unwrap();
+            let sum: f64 = x.iter().map(|v| v.abs()).sum();
+            for k in [
+                0,
+                1,
+                259,
+                512,
+                n / 4,
+                n / 2 - 1,
+                n / 2,
+                n / 2 + 1,
+                n - 2,
+                n - 1,
+            ] {
+                let want = if sine { dst2_at(x, k) } else { dct2_at(x, k) };
+                assert!(
+                    (y[k] - want).abs() <= 1e-12 * sum,
+                    "n {n} sine {sine} bin {k}: {} vs {want}",
+                    y[k]
+                );
+            }
+        }
+        // Reversed, step -2 input (every other element, backwards).
+        let w: Vec<f64> = (0..2 * n).map(|_| rng.unit() * 2.0 - 1.0).collect();
+        let strided = Tensor::from_vec(w.clone(), &[2 * n])
+            .unwrap()
+            .slice([Index::stepped(.., -2)])
+            .unwrap();
+        let sw: Vec<f64> = w.iter().rev().step_by(2).copied().collect();
+        for sine in [false, true] {
+            let o = DctOptions::default();
+            check_fused(&strided, &sw, &o, sine, 1e-12, "reversed step -2");
+        }
+        // Padded (n past the input) and truncated (n short of it).
+        let short = Tensor::from_vec(v[..n - 1000].to_vec(), &[n - 1000]).unwrap();
+        let mut padded = v[..n - 1000].to_vec();
+        padded.resize(n, 0.0);
+        let long = Tensor::from_vec(v.clone(), &[n + 999]).unwrap();
+        for sine in [false, true] {
+            let o = DctOptions {
+                n: Some(n),
+                norm: Norm::Ortho,
+                ..Default::default()
+            };
+            check_fused(&short, &padded, &o, sine, 1e-12, "padded");
+            check_fused(&long, x, &o, sine, 1e-12, "truncated");
+        }
+        // f32: the fused path against the per-row path, both f32.
+        let t32 = t.cast(DType::F32).unwrap();
+        let x32: Vec<f64> = t32
+            .to_vec::<f32>()
+            .unwrap()
+            .iter()
+            .map(|&v| v as f64)
+            .collect();
+        for sine in [false, true] {
+            for norm in [Norm::Backward, Norm::Ortho] {
+                let o = DctOptions {
+                    norm,
+                    ..Default::default()
+                };
+                check_fused(&t32, &x32, &o, sine, 2e-6, "f32");
+            }
+        }
     }
 }

@@ -9,6 +9,7 @@
 //! `FftBackend::dct` of the CPU calls this.
 
 use super::base_ptr;
+use super::dct_long::{Post, Row};
 use super::dct_plan::{DctFloat, Plan};
 use super::fft::Rows;
 use super::strided::SendPtr;
@@ -75,12 +76,42 @@ fn run<T: DctFloat>(x: &Tensor, axis: usize, spec: &DctSpec, out: &Tensor) -> Re
     let scale = <T as Element>::from_f64(2.0 * spec.scale);
     let xp = SendPtr(base_ptr::<T>(x));
     let op = SendPtr(base_ptr::<T>(out));
+    if rows < crate::device::num_threads() && spec.ty == 2 && !pre.contains(&true) {
+        if let Some(long) = plan.long_dct2() {
+            let first = if post.contains(&true) {
+                inv_sqrt2
+            } else {
+                <T as Element>::one()
+            };
+            let post = Post {
+                scale,
+                first,
+                sine: spec.kind == TrigKind::Sin,
+            };
+            for r in 0..rows {
+                let src = Row {
+                    // SAFETY: offset to the first element of row `r`.
+                    ptr: SendPtr(unsafe { xp.get().offset(xr.base(r)) }),
+                    step: xr.step,
+                };
+                let dst = Row {
+                    // SAFETY: as above, of `out`.
+                    ptr: SendPtr(unsafe { op.get().offset(or.base(r)) }),
+                    step: or.step,
+                };
+                // SAFETY: row `r` of `x` has `m` readable elements, `step`
+                // apart; row `r` of `out` has `n`, the frontend's fresh,
+                // unique output, which nothing else touches meanwhile.
+                unsafe { long.run(src, m, dst, post) };
+            }
+            return Ok(());
+        }
+    }
     let per = (CHUNK_ELEMS / n).clamp(1, rows);
     let chunks = rows.div_ceil(per);
     let failed: Mutex<Option<Error>> = Mutex::new(None);
     for_each_chunk(chunks, &|c| {
         let mut work = plan.work();
-        work.parallel = rows < crate::device::num_threads();
         for r in c * per..((c + 1) * per).min(rows) {
             let (xb, ob) = (xr.base(r), or.base(r));
             for (j, b) in work.row.iter_mut().enumerate() {

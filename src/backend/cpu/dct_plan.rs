@@ -22,22 +22,18 @@
 //! - DST-2 / DST-4: the DCT of `(-1)^j x_j`, output reversed; DST-3:
 //!   `(-1)^k` times the DCT-3 of the reversed input.
 //!
-//! - DCT-2, even `N` of the four-step path (`fft_long.rs`, taken when the
-//!   caller has threads to spare): the same `V`, computed as the complex FFT
-//!   `Z` of length `N/2` of `z_j = v_{2j} + i v_{2j+1}` split over the pool,
-//!   `V_k = E_k + e^{-2πik/N} O_k` with `E_k = (Z_k + conj Z_{N/2-k}) / 2`,
-//!   `O_k = (Z_k - conj Z_{N/2-k}) / 2i` (realfft's own post-processing),
-//!   fused with the twiddle `w_k` above: `w_k V_k = w_k E_k + w'_k O_k`.
+//! - DCT-2 / DST-2, even `N` whose `N/2` takes the four-step path, when the
+//!   caller has threads to spare: `dct_long.rs` (the same `V` from a
+//!   complex FFT of length `N/2`, fused with the reads and writes).
 //!
 //! Every path is one FFT with exactly rounded twiddles (from f64) around it,
 //! so the error stays at the FFT's (about `eps log2 N` relative). Rows of
 //! at most `DIRECT_MAX` elements are multiplied by the cached matrix of that
 //! FFT path instead (`n` terms per output: `n eps` at most, `n <= 16`).
 
+use super::dct_long::Dct2Long;
 use super::fft::{lock, FftFloat};
 use super::fft_long::LongFft;
-use super::strided::SendPtr;
-use super::team::for_each_chunk;
 use crate::backend::fft::TrigKind;
 use crate::dtype::Element;
 use num_complex::Complex;
@@ -83,19 +79,19 @@ impl_dct_float!(f64);
 enum Inner<T> {
     Dct1(Arc<dyn RealToComplex<T>>),
     Dst1(Arc<dyn RealToComplex<T>>),
-    /// The real FFT and `w_k = e^{-iπk/(2N)}`, `k <= N/2`; for the
-    /// four-step path, its plan (length `N/2`), `w_k` again and
-    /// `w'_k = w_k e^{-2πik/N}`, both as [`SplitTwiddle`]s.
-    Dct2(Arc<dyn RealToComplex<T>>, Vec<Complex<T>>, Option<Long<T>>),
+    /// The real FFT, `w_k = e^{-iπk/(2N)}` (`k <= N/2`) and the long plan
+    /// of `dct_long.rs` where `N/2` takes the four-step path.
+    Dct2(
+        Arc<dyn RealToComplex<T>>,
+        SplitTwiddle<T>,
+        Option<Dct2Long<T>>,
+    ),
     /// The complex-to-real FFT and `conj(w_k)`, `k <= N/2`.
     Dct3(Arc<dyn ComplexToReal<T>>, Vec<Complex<T>>),
     /// The length-`N/2` FFT, `e^{-iπj/N}` and `e^{-iπ(4k+1)/(4N)}`.
     Dct4Even(Arc<dyn Fft<T>>, Vec<Complex<T>>, Vec<Complex<T>>),
     Dct4Odd(Arc<dyn RealToComplex<T>>),
 }
-
-/// The four-step plan of a DCT-2 and its two twiddle factors.
-type Long<T> = (Arc<LongFft<T>>, SplitTwiddle<T>, SplitTwiddle<T>);
 
 /// Bits of `k` that index [`SplitTwiddle`]'s low table.
 const SPLIT_BITS: usize = 10;
@@ -104,7 +100,7 @@ const SPLIT_BITS: usize = 10;
 /// `hi[k >> SPLIT_BITS] * lo[k & (2^SPLIT_BITS - 1)]` (each entry from
 /// `sin_cos` in f64, rounded once): within a few units in the last place of
 /// the direct value, while both tables (a few thousand entries) stay in
-/// cache. The full tables of a DCT-2 of 2^20 f64 are 16 MB, streamed from
+/// cache. The full table of a DCT-2 of 2^20 f64 is 8 MB, streamed from
 /// memory on every call.
 pub(super) struct SplitTwiddle<T> {
     hi: Vec<Complex<T>>,
@@ -129,9 +125,6 @@ impl<T: DctFloat> SplitTwiddle<T> {
         self.hi[k >> SPLIT_BITS] * self.lo[k & ((1 << SPLIT_BITS) - 1)]
     }
 }
-
-/// Elements per chunk of the DCT-2's parallel post-processing.
-const POST_CHUNK: usize = 1 << 15;
 
 /// One planned transform of one length `n`.
 pub(super) struct Plan<T> {
@@ -158,9 +151,6 @@ const DIRECT_MAX: usize = 16;
 pub(super) struct Work<T> {
     /// The row being transformed (the caller's).
     pub(super) row: Vec<T>,
-    /// Whether the transform may split itself over the pool (the caller
-    /// has fewer rows than threads); only the DCT-2's four-step path does.
-    pub(super) parallel: bool,
     real: Vec<T>,
     cplx: Vec<Complex<T>>,
     scratch: Vec<Complex<T>>,
@@ -204,25 +194,20 @@ impl<T: DctFloat> Plan<T> {
         let long = (algo == Algo::Dct2 && n.is_multiple_of(2))
             .then(|| LongFft::get(n / 2, FftDirection::Forward))
             .flatten()
-            .map(|f| {
-                let w = SplitTwiddle::new(-PI / (2.0 * nf), n / 2);
-                let w2 = SplitTwiddle::new(-PI * 2.5 / nf, n / 2);
-                (f, w, w2)
-            });
+            .map(|f| Dct2Long::new(n, f));
         let mut p = lock(T::planners());
         let inner = match algo {
             Algo::Dct1 => Inner::Dct1(p.real.plan_fft_forward(2 * (n - 1))),
             Algo::Dst1 => Inner::Dst1(p.real.plan_fft_forward(2 * (n + 1))),
-            Algo::Dct2 | Algo::Dct3 => {
-                let sign = if algo == Algo::Dct2 { -1.0 } else { 1.0 };
+            Algo::Dct2 => {
+                let tw = SplitTwiddle::new(-PI / (2.0 * nf), n / 2);
+                Inner::Dct2(p.real.plan_fft_forward(n), tw, long)
+            }
+            Algo::Dct3 => {
                 let tw = (0..=n / 2)
-                    .map(|k| cis(sign * PI * k as f64 / (2.0 * nf)))
+                    .map(|k| cis(PI * k as f64 / (2.0 * nf)))
                     .collect();
-                if algo == Algo::Dct2 {
-                    Inner::Dct2(p.real.plan_fft_forward(n), tw, long)
-                } else {
-                    Inner::Dct3(p.real.plan_fft_inverse(n), tw)
-                }
+                Inner::Dct3(p.real.plan_fft_inverse(n), tw)
             }
             Algo::Dct4 if n.is_multiple_of(2) => {
                 let m = n / 2;
@@ -258,6 +243,15 @@ impl<T: DctFloat> Plan<T> {
         plan
     }
 
+    /// The long DCT-2 of `dct_long.rs`, where this plan has one (a DCT-2 or
+    /// DST-2 of even length whose half takes the four-step path).
+    pub(super) fn long_dct2(&self) -> Option<&Dct2Long<T>> {
+        match &self.inner {
+            Inner::Dct2(_, _, long) => long.as_ref(),
+            _ => None,
+        }
+    }
+
     /// Buffers sized for this plan (one set per thread): a spare set, or a
     /// new one.
     pub(super) fn work(&self) -> Work<T> {
@@ -275,7 +269,6 @@ impl<T: DctFloat> Plan<T> {
         let c0 = Complex::new(zero(), zero());
         Work {
             row: vec![zero(); n],
-            parallel: false,
             real: vec![zero(); real],
             cplx: vec![c0; cplx],
             scratch: vec![c0; scratch],
@@ -339,7 +332,6 @@ impl<T: DctFloat> Plan<T> {
         match &self.inner {
             Inner::Dct1(f) => dct1(f.as_ref(), buf, w)?,
             Inner::Dst1(f) => dst1(f.as_ref(), buf, w)?,
-            Inner::Dct2(_, _, Some((f, tw, tw2))) if w.parallel => dct2_long(f, tw, tw2, buf, w),
             Inner::Dct2(f, tw, _) => dct2(f.as_ref(), tw, buf, w)?,
             Inner::Dct3(f, tw) => dct3(f.as_ref(), tw, buf, w)?,
             Inner::Dct4Even(f, pre, post) => dct4_even(f.as_ref(), pre, post, buf, w),
@@ -391,7 +383,7 @@ fn dst1<T: DctFloat>(
 
 fn dct2<T: DctFloat>(
     f: &dyn RealToComplex<T>,
-    tw: &[Complex<T>],
+    tw: &SplitTwiddle<T>,
     buf: &mut [T],
     w: &mut Work<T>,
 ) -> Result<(), FftError> {
@@ -406,64 +398,13 @@ fn dct2<T: DctFloat>(
     f.process_with_scratch(&mut w.real, &mut w.cplx, &mut w.scratch)?;
     buf[0] = w.cplx[0].re;
     for k in 1..=n / 2 {
-        let z = tw[k] * w.cplx[k];
+        let z = tw.at(k) * w.cplx[k];
         buf[k] = z.re;
         if n - k != k {
             buf[n - k] = -z.im;
         }
     }
     Ok(())
-}
-
-fn dct2_long<T: DctFloat>(
-    f: &LongFft<T>,
-    tw: &SplitTwiddle<T>,
-    tw2: &SplitTwiddle<T>,
-    buf: &mut [T],
-    w: &mut Work<T>,
-) {
-    let n = buf.len();
-    let h = n / 2;
-    let zp = SendPtr(w.cplx.as_mut_ptr());
-    {
-        let x = &*buf;
-        // Makhoul's reordering, read in place: evens up, odds down.
-        let v = |i: usize| {
-            if i < h {
-                x[2 * i]
-            } else {
-                x[2 * (n - 1 - i) + 1]
-            }
-        };
-        f.process(
-            |j| Complex::new(v(2 * j), v(2 * j + 1)),
-            // SAFETY: `k < h <= w.cplx.len()`, each `k` written once, and
-            // nothing else touches `w.cplx` during `process`.
-            |k, z| unsafe { *zp.get().add(k) = z },
-        );
-    }
-    let z = &w.cplx[..h];
-    let bp = SendPtr(buf.as_mut_ptr());
-    let (half, mhalf_i) = (num::<T>(0.5), Complex::new(zero(), num::<T>(-0.5)));
-    for_each_chunk((h + 1).div_ceil(POST_CHUNK), &|c| {
-        for k in c * POST_CHUNK..((c + 1) * POST_CHUNK).min(h + 1) {
-            // Z is periodic: Z_h = Z_0.
-            let zk = if k == h { z[0] } else { z[k] };
-            let zc = if k == 0 { z[0] } else { z[h - k] }.conj();
-            let e = (zk + zc) * half;
-            let o = (zk - zc) * mhalf_i;
-            let y = tw.at(k) * e + tw2.at(k) * o;
-            // SAFETY: `k <= h < n` and `n - k` (for `k` in `1..h`) are
-            // written by step `k` alone, and `buf` is not otherwise used
-            // during the loop.
-            unsafe {
-                *bp.get().add(k) = y.re;
-                if k != 0 && k != h {
-                    *bp.get().add(n - k) = -y.im;
-                }
-            }
-        }
-    });
 }
 
 fn dct3<T: DctFloat>(

@@ -113,6 +113,11 @@ impl<T: FftFloat> LongFft<T> {
         }
     }
 
+    /// The split `(n1, n2)`.
+    pub(super) fn dims(&self) -> (usize, usize) {
+        (self.n1, self.n2)
+    }
+
     /// The transform of the length-`n` sequence `read(j)`, `j < n`, handed
     /// to `write(k, X_k)` once for every `k < n`. Both are called from any
     /// thread of the pool, in no particular order.
@@ -123,14 +128,111 @@ impl<T: FftFloat> LongFft<T> {
     {
         let (n1, n2) = (self.n1, self.n2);
         let ld = n1 + PAD;
-        let mut m = lock(&self.spare)
-            .take()
-            .unwrap_or_else(|| vec![zero(); n2 * ld]);
+        let mut m = self.take_m();
+        self.columns(&mut m, read);
         let mp = SendPtr(m.as_mut_ptr());
-        let threads = crate::device::num_threads().max(1);
-        // Pass 1: the columns, stored transposed (twiddled) into `M`.
+        // Pass 2: the rows of `M`, written out transposed.
+        let blocks = n2.div_ceil(G);
+        let per = blocks.div_ceil(4 * threads());
+        for_each_chunk(blocks.div_ceil(per), &|c| {
+            let mut scratch = vec![zero(); self.row.get_inplace_scratch_len()];
+            for b in c * per..((c + 1) * per).min(blocks) {
+                let k0 = b * G;
+                let g = G.min(n2 - k0);
+                for i in 0..g {
+                    // SAFETY: row `k0 + i` of `m` (`n1` elements from
+                    // `(k0 + i) * ld`) belongs to this block alone, and pass
+                    // 1 has finished writing it.
+                    let r =
+                        unsafe { std::slice::from_raw_parts_mut(mp.get().add((k0 + i) * ld), n1) };
+                    self.row.process_with_scratch(r, &mut scratch);
+                }
+                for k1 in 0..n1 {
+                    for i in 0..g {
+                        // SAFETY: as above; read only.
+                        let v = unsafe { *mp.get().add((k0 + i) * ld + k1) };
+                        write(k0 + i + n2 * k1, v);
+                    }
+                }
+            }
+        });
+        lock(&self.spare).get_or_insert(m);
+    }
+
+    /// The transform of `read(j)` (as in [`LongFft::process`]) handed out
+    /// by pairs of rows of the four-step result: `pair(k2, a, b)` once for
+    /// every `k2 <= n2 / 2`, with `a[k1] = X_{k2 + n2 k1}` and `b[k1] =
+    /// X_{k2' + n2 k1}`, `k2' = (n2 - k2) mod n2` (`k1 < n1`; `a` and `b` the
+    /// same row for `k2 = 0` and `2 k2 = n2`). Bins `k` and `n - k` lie in
+    /// the pair (`n - k2 - n2 k1 = k2' + n2 (n1 - 1 - k1)`, or `n2 (n1 - k1)`
+    /// for `k2 = 0`), so a caller that needs both (a real transform's
+    /// post-processing) writes its output straight from here. Called from
+    /// any thread, rows in increasing order within a chunk.
+    pub(super) fn process_pairs<R, P>(&self, read: R, pair: P)
+    where
+        R: Fn(usize) -> Complex<T> + Sync,
+        P: Fn(usize, &[Complex<T>], &[Complex<T>]) + Sync,
+    {
+        let (n1, n2) = (self.n1, self.n2);
+        let ld = n1 + PAD;
+        let mut m = self.take_m();
+        self.columns(&mut m, read);
+        let mp = SendPtr(m.as_mut_ptr());
+        let rows = n2 / 2 + 1;
+        let blocks = rows.div_ceil(G);
+        let per = blocks.div_ceil(4 * threads());
+        for_each_chunk(blocks.div_ceil(per), &|c| {
+            let mut scratch = vec![zero(); self.row.get_inplace_scratch_len()];
+            for b in c * per..((c + 1) * per).min(blocks) {
+                let k0 = b * G;
+                let ks = k0..(k0 + G).min(rows);
+                for k2 in ks.clone() {
+                    let mirror = (n2 - k2) % n2;
+                    let both = [k2, mirror];
+                    for &r in &both[..if mirror == k2 { 1 } else { 2 }] {
+                        // SAFETY: rows `k2` and `mirror` (`n1` elements from
+                        // `row * ld`, inside `m`) belong to this block alone
+                        // (`k2 <= n2 / 2 <= mirror` or both 0), and pass 1
+                        // has finished writing them.
+                        let row =
+                            unsafe { std::slice::from_raw_parts_mut(mp.get().add(r * ld), n1) };
+                        self.row.process_with_scratch(row, &mut scratch);
+                    }
+                }
+                for k2 in ks {
+                    let mirror = (n2 - k2) % n2;
+                    // SAFETY: as above, transformed; read only from here.
+                    let (a, b) = unsafe {
+                        (
+                            std::slice::from_raw_parts(mp.get().add(k2 * ld), n1),
+                            std::slice::from_raw_parts(mp.get().add(mirror * ld), n1),
+                        )
+                    };
+                    pair(k2, a, b);
+                }
+            }
+        });
+        lock(&self.spare).get_or_insert(m);
+    }
+
+    /// The work matrix `M`: the spare one, or a new one.
+    fn take_m(&self) -> Vec<Complex<T>> {
+        lock(&self.spare)
+            .take()
+            .unwrap_or_else(|| vec![zero(); self.n2 * (self.n1 + PAD)])
+    }
+
+    /// Pass 1: the columns of `read`, stored transposed (twiddled) into `m`.
+    fn columns<R>(&self, m: &mut [Complex<T>], read: R)
+    where
+        R: Fn(usize) -> Complex<T> + Sync,
+    {
+        let (n1, n2) = (self.n1, self.n2);
+        let ld = n1 + PAD;
+        assert!(m.len() >= n2 * ld, "work matrix too short");
+        let mp = SendPtr(m.as_mut_ptr());
         let blocks = n1.div_ceil(G);
-        let per = blocks.div_ceil(4 * threads);
+        let per = blocks.div_ceil(4 * threads());
         for_each_chunk(blocks.div_ceil(per), &|c| {
             let lb = n2 + PAD;
             let mut buf = vec![zero(); G * lb];
@@ -170,33 +272,12 @@ impl<T: FftFloat> LongFft<T> {
                 }
             }
         });
-        // Pass 2: the rows of `M`, written out transposed.
-        let blocks = n2.div_ceil(G);
-        let per = blocks.div_ceil(4 * threads);
-        for_each_chunk(blocks.div_ceil(per), &|c| {
-            let mut scratch = vec![zero(); self.row.get_inplace_scratch_len()];
-            for b in c * per..((c + 1) * per).min(blocks) {
-                let k0 = b * G;
-                let g = G.min(n2 - k0);
-                for i in 0..g {
-                    // SAFETY: row `k0 + i` of `m` (`n1` elements from
-                    // `(k0 + i) * ld`) belongs to this block alone, and pass
-                    // 1 has finished writing it.
-                    let r =
-                        unsafe { std::slice::from_raw_parts_mut(mp.get().add((k0 + i) * ld), n1) };
-                    self.row.process_with_scratch(r, &mut scratch);
-                }
-                for k1 in 0..n1 {
-                    for i in 0..g {
-                        // SAFETY: as above; read only.
-                        let v = unsafe { *mp.get().add((k0 + i) * ld + k1) };
-                        write(k0 + i + n2 * k1, v);
-                    }
-                }
-            }
-        });
-        lock(&self.spare).get_or_insert(m);
     }
+}
+
+/// The pool's thread count (at least 1).
+fn threads() -> usize {
+    crate::device::num_threads().max(1)
 }
 
 #[cfg(feature = "internal-tests")]

@@ -5,6 +5,7 @@
 pub mod blocked;
 pub mod copy;
 pub mod dct;
+mod dct_long;
 mod dct_plan;
 pub mod decomp;
 pub mod elementwise;

@@ -1,0 +1,171 @@
+//! The DCT-2 (and DST-2) of one long row split over the pool, read from and
+//! written to the caller's strided tensors directly: Makhoul's algorithm
+//! (see `dct_plan.rs`) on the four-step complex FFT of length `h = N/2`
+//! (`fft_long.rs`), with every step fused into the four-step's two passes
+//! over memory, so the row is read once and the output written once:
+//!
+//! - pass 1 reads `z_j = v_{2j} + i v_{2j+1}` (Makhoul's reordering `v` of
+//!   the input, evens up and odds down) straight from the input while it
+//!   gathers its columns (no row copy, no reordered buffer);
+//! - pass 2 hands out the rows of `Z` in pairs holding `Z_k` and `Z_{h-k}`
+//!   together ([`LongFft::process_pairs`]), and each pair becomes four
+//!   outputs at once: with `E_k = (Z_k + conj Z_{h-k}) / 2`, `O_k = (Z_k -
+//!   conj Z_{h-k}) / 2i`, `a = w_k E_k`, `b = w'_k O_k` (`w_k =
+//!   e^{-iπk/(2N)}`, `w'_k = w_k e^{-2πik/N}`), `y_k = Re(a + b)`, `y_{N-k}
+//!   = -Im(a + b)`, and, as `E_{h-k} = conj E_k`, `O_{h-k} = conj O_k`,
+//!   `w_{h-k} = r conj w_k`, `w'_{h-k} = -r conj w'_k` (`r = e^{-iπ/4}`):
+//!   `y_{h-k} = Re(r conj(a - b))`, `y_{h+k} = -Im(r conj(a - b))`.
+//!
+//! The twiddles of `k = k2 + n2 k1` are products of two exactly rounded
+//! factors (a table over `k1`, one value per `k2`), so each carries about 2
+//! ulp and the error stays at the FFT's. Only `dct.rs` (through the plan of
+//! `dct_plan.rs`) calls this.
+
+use super::dct_plan::DctFloat;
+use super::fft_long::LongFft;
+use super::strided::SendPtr;
+use crate::dtype::Element;
+use num_complex::Complex;
+use std::f64::consts::{FRAC_1_SQRT_2, PI};
+use std::sync::Arc;
+
+/// A planned long DCT-2 of length `n` (even, `n / 2` a four-step length).
+pub(super) struct Dct2Long<T> {
+    n: usize,
+    fft: Arc<LongFft<T>>,
+    /// `w_{n2 k1}`, `k1 < n1`.
+    wa: Vec<Complex<T>>,
+    /// `w'_{n2 k1}`, `k1 < n1`.
+    wb: Vec<Complex<T>>,
+    /// `w_{k2}` and `w'_{k2}`, `k2 <= n2 / 2`.
+    row: Vec<(Complex<T>, Complex<T>)>,
+}
+
+/// One strided row of a tensor: element `j` at `ptr + j * step`.
+#[derive(Clone, Copy)]
+pub(super) struct Row<T> {
+    pub(super) ptr: SendPtr<T>,
+    pub(super) step: isize,
+}
+
+/// How the outputs are scaled and which transform is taken.
+#[derive(Clone, Copy)]
+pub(super) struct Post<T> {
+    /// Every output's factor.
+    pub(super) scale: T,
+    /// The extra factor of output `k = 0` (`1/sqrt 2` for orthogonalize).
+    pub(super) first: T,
+    /// The DST-2: the input's odd elements negated, the output reversed.
+    pub(super) sine: bool,
+}
+
+/// `e^{i a}` rounded to `T` from f64.
+fn cis<T: Element>(a: f64) -> Complex<T> {
+    let (s, c) = a.sin_cos();
+    Complex::new(<T as Element>::from_f64(c), <T as Element>::from_f64(s))
+}
+
+impl<T: DctFloat> Dct2Long<T> {
+    /// The plan of length `n` on the four-step FFT `fft` of length `n / 2`.
+    pub(super) fn new(n: usize, fft: Arc<LongFft<T>>) -> Dct2Long<T> {
+        let (n1, n2) = fft.dims();
+        debug_assert_eq!(2 * n1 * n2, n);
+        let t = -PI / (2.0 * n as f64);
+        Dct2Long {
+            n,
+            wa: (0..n1).map(|k1| cis(t * (n2 * k1) as f64)).collect(),
+            wb: (0..n1).map(|k1| cis(5.0 * t * (n2 * k1) as f64)).collect(),
+            row: (0..=n2 / 2)
+                .map(|k2| (cis(t * k2 as f64), cis(5.0 * t * k2 as f64)))
+                .collect(),
+            fft,
+        }
+    }
+
+    /// The DCT-2 (half of SciPy's unscaled one, times `post`'s factors) of
+    /// the row `src` (its first `m` elements; zeros past them) into `dst`
+    /// (`n` elements), split over the pool.
+    ///
+    /// # Safety
+    /// `src + j * step` for `j < m` must be readable elements, and `dst +
+    /// k * step` for `k < n` writable elements that nothing else reads or
+    /// writes during the call.
+    pub(super) unsafe fn run(&self, src: Row<T>, m: usize, dst: Row<T>, post: Post<T>) {
+        let n = self.n;
+        let h = n / 2;
+        let (n1, n2) = self.fft.dims();
+        let zero = <T as Element>::zero();
+        let sign = <T as Element>::from_f64(if post.sine { -1.0 } else { 1.0 });
+        let val = |j: usize| {
+            if j < m {
+                // SAFETY: `j < m`, readable by the caller's contract.
+                unsafe { *src.ptr.get().offset(j as isize * src.step) }
+            } else {
+                zero
+            }
+        };
+        // Makhoul's `v_i`: evens up, odds (negated for the DST) down.
+        let v = |i: usize| {
+            if i < h {
+                val(2 * i)
+            } else {
+                val(2 * (n - 1 - i) + 1) * sign
+            }
+        };
+        // The DST's output runs backwards from element `n - 1`.
+        let (base, step) = if post.sine {
+            (
+                dst.ptr.get().wrapping_offset((n - 1) as isize * dst.step),
+                -dst.step,
+            )
+        } else {
+            (dst.ptr.get(), dst.step)
+        };
+        let out = SendPtr(base);
+        let put = |k: usize, y: T| {
+            // SAFETY: `k < n`: element `k` of the output (reversed for the
+            // DST), written by the step of its pair `{k, h - k}` alone.
+            unsafe { *out.get().offset(k as isize * step) = y * post.scale }
+        };
+        let half = <T as Element>::from_f64(0.5);
+        let s = <T as Element>::from_f64(FRAC_1_SQRT_2);
+        // Outputs k, N - k, h - k, h + k from Z_k and Z_{h-k} (k2 + n2 k1 = k).
+        let quad =
+            |k: usize, k1: usize, wr: (Complex<T>, Complex<T>), zk: Complex<T>, zm: Complex<T>| {
+                let zc = zm.conj();
+                let e = (zk + zc) * half;
+                let d = zk - zc;
+                // (Z_k - conj Z_{h-k}) / 2i.
+                let o = Complex::new(d.im * half, -d.re * half);
+                let a = (self.wa[k1] * wr.0) * e;
+                let b = (self.wb[k1] * wr.1) * o;
+                let (y, d) = (a + b, a - b);
+                put(k, y.re);
+                put(n - k, -y.im);
+                put(h - k, (d.re - d.im) * s);
+                put(h + k, (d.re + d.im) * s);
+            };
+        self.fft.process_pairs(
+            |j| Complex::new(v(2 * j), v(2 * j + 1)),
+            |k2, a, b| {
+                let wr = self.row[k2];
+                if k2 == 0 {
+                    // Z_h = Z_0: y_0 = Re Z_0 + Im Z_0, y_h = (Re - Im) / sqrt 2.
+                    put(0, (a[0].re + a[0].im) * post.first);
+                    put(h, (a[0].re - a[0].im) * s);
+                    // Pairs k1 <-> n1 - k1 (k1 = n1 / 2 is its own).
+                    for k1 in 1..=n1 / 2 {
+                        quad(n2 * k1, k1, wr, a[k1], a[n1 - k1]);
+                    }
+                } else {
+                    // Pairs k1 <-> n1 - 1 - k1 across rows k2 and n2 - k2,
+                    // or within row n2 / 2 (its middle its own pair).
+                    let end = if 2 * k2 == n2 { n1.div_ceil(2) } else { n1 };
+                    for k1 in 0..end {
+                        quad(k2 + n2 * k1, k1, wr, a[k1], b[n1 - 1 - k1]);
+                    }
+                }
+            },
+        );
+    }
+}

@@ -138,6 +138,14 @@ pub const TESTS: &[(&str, fn())] = &[
         crate::backend::cpu::matmul::packed::prepacked::tests::claims_partition_the_grid,
     ),
     (
+        "cpu_matmul_packed_row_blocks_split_evenly",
+        crate::backend::cpu::matmul::packed::tests::row_blocks_split_evenly,
+    ),
+    (
+        "cpu_matmul_packed_pack_pack_a_places_every_element",
+        crate::backend::cpu::matmul::packed::pack::tests::pack_a_places_every_element,
+    ),
+    (
         "cpu_matmul_packed_paths_agree_f32",
         crate::backend::cpu::matmul::packed::tests::paths_agree_f32,
     ),

@@ -60,6 +60,8 @@ internal!(
     cpu_matmul_packed_small_direct_mid_matches_f32,
     cpu_matmul_packed_small_direct_mid_matches_f64,
     cpu_matmul_packed_prepacked_claims_partition_the_grid,
+    cpu_matmul_packed_row_blocks_split_evenly,
+    cpu_matmul_packed_pack_pack_a_places_every_element,
     cpu_matmul_packed_paths_agree_f32,
     cpu_matmul_packed_paths_agree_f64,
     cpu_fft_long_matches_direct_dft,

@@ -8,7 +8,7 @@
 //! and types use the `gemm` crate (see the parent module).
 
 mod micro;
-mod pack;
+pub(crate) mod pack;
 pub(crate) mod prepacked;
 pub(crate) mod small;
 
@@ -46,7 +46,8 @@ pub(crate) struct Kernel<T> {
     /// with 192, NumPy 32.3; f32 2048 116.0 ms with 144, 109.9 with 288,
     /// NumPy 120.0.
     mc_par: usize,
-    /// Depth per packed block (a B panel `kc x nr` stays in L1).
+    /// Depth per packed block (a B panel `kc x nr` stays in L1, or L2 for
+    /// the AVX-512 f64 kernel).
     kc: usize,
     /// Columns of B per packed block (stays in L3).
     nc: usize,
@@ -113,12 +114,19 @@ impl Packed for f32 {
 impl Packed for f64 {
     fn kernel() -> Kernel<f64> {
         if avx512() {
+            // 28 zmm accumulators; A block 168 x 512 (672 KiB) in L2, the
+            // B panel 512 x 16 (64 KiB) streams from L2. Depth 512 against
+            // 256 on the Zen 4 VM (`rnx-bench`, one thread, median,
+            // alternated, 2 rounds each): 1024^3 39.4-40.4 ms against
+            // 40.4-41.0, 2048^3 322-325 against 329; 112 rows per block
+            // measured slower at 2048^3 (350-355 ms: B is read from L3
+            // once per block).
             Kernel {
                 mr: micro::MR_AVX512,
                 nr: 16,
                 mc: 168,
                 mc_par: 168,
-                kc: 256,
+                kc: 512,
                 nc: 4096,
                 micro: micro::avx512_f64,
                 mr_direct: micro::MR_AVX512_DIRECT,
@@ -264,8 +272,8 @@ unsafe fn blocked<T: Packed>(
     let (mr, nr) = (kern.mr, kern.nr);
     let kc_max = even(k, kern.kc, 1);
     let nc_max = even(n, kern.nc, nr);
-    let mc_max = rows_per_block(m, kern.mc, mr, nthreads);
-    let m_blocks = m.div_ceil(mc_max);
+    let rows = RowBlocks::new(m, kern.mc, mr, nthreads);
+    let m_blocks = rows.count;
     let b_len = kc_max * nc_max.div_ceil(nr) * nr;
     with_scratch::<T, _>(&SCRATCH_B, b_len, |bbuf| {
         let bbuf = SendPtr(bbuf);
@@ -302,8 +310,7 @@ unsafe fn blocked<T: Packed>(
                 };
                 let unit = |u: usize| {
                     let (bi, part) = (u / parts, u % parts);
-                    let ic = bi * mc_max;
-                    let mc = mc_max.min(m - ic);
+                    let (ic, mc) = rows.block(bi);
                     let q = (part * n_panels / parts)..((part + 1) * n_panels / parts);
                     let a_len = mc.div_ceil(mr) * mr * kc;
                     with_scratch::<T, _>(&SCRATCH_A, a_len, |abuf| unsafe {
@@ -339,6 +346,43 @@ unsafe fn blocked<T: Packed>(
 fn even(len: usize, max: usize, unit: usize) -> usize {
     let blocks = len.div_ceil(max);
     len.div_ceil(blocks).div_ceil(unit) * unit
+}
+
+/// The row blocks of the blocked loop: whole `mr`-row panels of A dealt into
+/// `count` blocks (a multiple of the thread count while there are panels
+/// enough) whose sizes differ by one panel at most, each at most about `mc`
+/// rows. Blocks of one size rounded up to `mr` rows left a last block short
+/// and an odd count: 4096 rows at 168 made 25 blocks, 13 for one of two
+/// threads and 12 for the other, per depth block.
+struct RowBlocks {
+    m: usize,
+    mr: usize,
+    panels: usize,
+    count: usize,
+}
+
+impl RowBlocks {
+    fn new(m: usize, mc: usize, mr: usize, nthreads: usize) -> RowBlocks {
+        let panels = m.div_ceil(mr);
+        let per = (mc / mr).max(1);
+        let count = panels
+            .div_ceil(per)
+            .div_ceil(nthreads.max(1))
+            .saturating_mul(nthreads.max(1))
+            .clamp(1, panels.max(1));
+        RowBlocks {
+            m,
+            mr,
+            panels,
+            count,
+        }
+    }
+
+    /// First row and number of rows of block `bi` (< `count`).
+    fn block(&self, bi: usize) -> (usize, usize) {
+        let at = |b: usize| (b * self.panels / self.count * self.mr).min(self.m);
+        (at(bi), at(bi + 1) - at(bi))
+    }
 }
 
 /// Rows per A block (a multiple of `mr`, about `mc` at most): a number of
@@ -432,6 +476,8 @@ pub(crate) mod tests {
             (145, 17, 256),
             (290, 130, 40),
             (40, 70, 769),
+            (299, 33, 1100),
+            (31, 18, 515),
         ] {
             let a = values::<T>(m * k, 1);
             let b = values::<T>(k * n, 2);
@@ -485,6 +531,46 @@ pub(crate) mod tests {
                         assert!(got == want, "blocked, {t} threads, ({m}, {n}, {k})");
                     }
                 });
+            }
+        }
+    }
+
+    /// Row blocks tile `0..m` in order, each a whole number of `mr`-row
+    /// panels (the last may end at `m`), sizes at most one panel apart and
+    /// at most `mc` rounded up to a panel; the count is a multiple of the
+    /// thread count whenever there are that many panels.
+    pub(crate) fn row_blocks_split_evenly() {
+        for (m, mc, mr, threads) in [
+            (4096, 168, 14, 2),
+            (1024, 168, 14, 1),
+            (1024, 168, 14, 2),
+            (150, 72, 6, 2),
+            (13, 168, 14, 2),
+            (29, 28, 14, 3),
+            (1, 168, 14, 2),
+            (700, 96, 6, 4),
+        ] {
+            let rb = RowBlocks::new(m, mc, mr, threads);
+            let panels = m.div_ceil(mr);
+            if panels >= threads {
+                assert_eq!(rb.count % threads, 0, "({m}, {mc}, {mr}, {threads})");
+            }
+            let mut next = 0;
+            let mut sizes = Vec::new();
+            for bi in 0..rb.count {
+                let (start, rows) = rb.block(bi);
+                assert_eq!(start, next, "({m}, {mc}, {mr}, {threads}) block {bi}");
+                assert!(rows > 0 && rows <= mc.div_ceil(mr) * mr, "{rows}");
+                assert!(start + rows == m || rows % mr == 0, "{rows}");
+                sizes.push(rows.div_ceil(mr));
+                next = start + rows;
+            }
+            assert_eq!(next, m);
+            let (lo, hi) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
+            assert!(hi - lo <= 1, "({m}, {mc}, {mr}, {threads}): {sizes:?}");
+            if (m, threads) == (4096, 2) {
+                // 293 panels in 26 blocks of 11 or 12 (was 25 of 12 and 5).
+                assert_eq!(rb.count, 26);
             }
         }
     }

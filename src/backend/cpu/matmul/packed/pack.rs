@@ -18,6 +18,11 @@ pub(super) unsafe fn pack_a<T: Element>(mc: usize, kc: usize, mr: usize, a: Mat<
     // copies bits, so any 4-byte type qualifies.
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     let fast6 = mr == 6 && a.cs == 1 && std::mem::size_of::<T>() == 4;
+    // Row-major 8-byte blocks into 14-row panels (the AVX-512 f64 kernel,
+    // which runs only on CPUs with AVX-512F): eight depths at a time through
+    // two 8 x 8 register transposes.
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    let fast14 = mr == 14 && a.cs == 1 && std::mem::size_of::<T>() == 8;
     for (p, r0) in (0..mc).step_by(mr).enumerate() {
         let rows = mr.min(mc - r0);
         // SAFETY: caller contract; offsets stay in the block and the panel.
@@ -29,6 +34,15 @@ pub(super) unsafe fn pack_a<T: Element>(mc: usize, kc: usize, mr: usize, a: Mat<
                 // with AVX2; six rows of kc elements at unit stride.
                 let src = a.ptr.get().offset(r0 as isize * a.rs);
                 avx2::panel6(kc, src as *const f32, a.rs, panel as *mut f32);
+                continue;
+            }
+            #[cfg(all(target_arch = "x86_64", not(miri)))]
+            if fast14 && rows == 14 {
+                // SAFETY: a 14-row panel means the AVX-512 kernels (the only
+                // ones that are 14 rows tall), so the CPU has AVX-512F;
+                // fourteen rows of kc elements at unit stride.
+                let src = a.ptr.get().offset(r0 as isize * a.rs);
+                avx512::panel14(kc, src as *const f64, a.rs, panel as *mut f64);
                 continue;
             }
             for i in 0..mr {
@@ -90,6 +104,89 @@ mod avx2 {
             for k in k8..kc {
                 for i in 0..6 {
                     *panel.add(k * 6 + i) = *src.offset(i as isize * rs).add(k);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+mod avx512 {
+    use std::arch::x86_64::*;
+
+    /// The 8 x 8 transpose of eight rows of eight f64: output `j` holds
+    /// element `j` of every row.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn transpose8x8(r: [__m512d; 8]) -> [__m512d; 8] {
+        // Pairs of rows interleaved: t[2i] holds the even columns of rows
+        // 2i and 2i + 1, t[2i + 1] the odd ones (two per 128-bit lane).
+        let t = [
+            _mm512_unpacklo_pd(r[0], r[1]),
+            _mm512_unpackhi_pd(r[0], r[1]),
+            _mm512_unpacklo_pd(r[2], r[3]),
+            _mm512_unpackhi_pd(r[2], r[3]),
+            _mm512_unpacklo_pd(r[4], r[5]),
+            _mm512_unpackhi_pd(r[4], r[5]),
+            _mm512_unpacklo_pd(r[6], r[7]),
+            _mm512_unpackhi_pd(r[6], r[7]),
+        ];
+        // 0x88 takes 128-bit lanes 0 and 2 of each source, 0xdd lanes 1
+        // and 3; two rounds gather one column's four lane pairs.
+        let even = |x: __m512d, y: __m512d| _mm512_shuffle_f64x2::<0x88>(x, y);
+        let odd = |x: __m512d, y: __m512d| _mm512_shuffle_f64x2::<0xdd>(x, y);
+        let mut out = [_mm512_setzero_pd(); 8];
+        for h in 0..2 {
+            // h = 0: columns 0, 2, 4, 6; h = 1: columns 1, 3, 5, 7.
+            let u0 = even(t[h], t[2 + h]);
+            let u2 = odd(t[h], t[2 + h]);
+            let u4 = even(t[4 + h], t[6 + h]);
+            let u6 = odd(t[4 + h], t[6 + h]);
+            out[h] = even(u0, u4);
+            out[4 + h] = odd(u0, u4);
+            out[2 + h] = even(u2, u6);
+            out[6 + h] = odd(u2, u6);
+        }
+        out
+    }
+
+    /// One full panel of fourteen rows of f64 (row stride `rs`, unit column
+    /// stride) packed depth-major: element `(i, k)` at `panel[k * 14 + i]`.
+    ///
+    /// # Safety
+    /// AVX-512F is available; fourteen rows of `kc` readable elements at
+    /// `src`; `panel` has room for `14 * kc` elements.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn panel14(kc: usize, src: *const f64, rs: isize, panel: *mut f64) {
+        let k8 = kc / 8 * 8;
+        let z = _mm512_setzero_pd();
+        // SAFETY: caller contract; every load reads inside a row's first
+        // `kc` elements and every store writes inside the panel.
+        unsafe {
+            for k0 in (0..k8).step_by(8) {
+                let row = |i: isize| _mm512_loadu_pd(src.offset(i * rs).add(k0));
+                let lo = transpose8x8([
+                    row(0),
+                    row(1),
+                    row(2),
+                    row(3),
+                    row(4),
+                    row(5),
+                    row(6),
+                    row(7),
+                ]);
+                let hi = transpose8x8([row(8), row(9), row(10), row(11), row(12), row(13), z, z]);
+                // Depth k0 + j: rows 0-7 from lo[j], rows 8-13 from the
+                // first six lanes of hi[j].
+                let d = panel.add(k0 * 14);
+                for j in 0..8 {
+                    _mm512_storeu_pd(d.add(j * 14), lo[j]);
+                    _mm512_mask_storeu_pd(d.add(j * 14 + 8), 0x3f, hi[j]);
+                }
+            }
+            for k in k8..kc {
+                for i in 0..14 {
+                    *panel.add(k * 14 + i) = *src.offset(i as isize * rs).add(k);
                 }
             }
         }
@@ -189,6 +286,68 @@ unsafe fn pack_b_strided<T: Element, const NR: usize>(
                         T::zero()
                     };
                 }
+            }
+        }
+    }
+}
+
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    use super::*;
+    use crate::backend::cpu::strided::SendPtr;
+
+    /// `pack_a` puts element `(i, k)` of panel `p` at `p * mr * kc + k * mr + i`
+    /// and zero in the rows past `mc`, for the register-transpose panels (6
+    /// rows of f32 at AVX2, 14 rows of f64 at AVX-512) and the scalar loop
+    /// (other widths, strided columns, partial panels), across depth tails
+    /// (`kc` not a multiple of 8).
+    pub(crate) fn pack_a_places_every_element() {
+        use crate::backend::cpu::elementwise::simd::{isa, Isa};
+        fn check<T: Element>(mr: usize, mc: usize, kc: usize, col_major: bool) {
+            let (rs, cs) = if col_major { (1, mc + 1) } else { (kc + 3, 1) };
+            let len = if col_major {
+                (mc + 1) * kc
+            } else {
+                mc * (kc + 3)
+            };
+            let src: Vec<T> = (0..len).map(|x| T::from_f64(x as f64 + 1.0)).collect();
+            let panels = mc.div_ceil(mr);
+            let mut dst = vec![T::from_f64(-7.0); panels * mr * kc];
+            let a = Mat {
+                ptr: SendPtr(src.as_ptr() as *mut T),
+                rs: rs as isize,
+                cs: cs as isize,
+            };
+            // SAFETY: the block's mc x kc elements lie in `src`; `dst` holds
+            // the padded panels.
+            unsafe { pack_a(mc, kc, mr, a, dst.as_mut_ptr()) };
+            for p in 0..panels {
+                for k in 0..kc {
+                    for i in 0..mr {
+                        let r = p * mr + i;
+                        let want = if r < mc {
+                            src[r * rs + k * cs].to_f64()
+                        } else {
+                            0.0
+                        };
+                        let got = dst[p * mr * kc + k * mr + i].to_f64();
+                        assert_eq!(got, want, "mr {mr} mc {mc} kc {kc} ({r}, {k})");
+                    }
+                }
+            }
+        }
+        let levels = isa();
+        for kc in [1, 7, 8, 9, 64, 77] {
+            for col_major in [false, true] {
+                if levels >= Isa::Avx2 {
+                    check::<f32>(6, 20, kc, col_major);
+                }
+                if levels == Isa::Avx512 {
+                    check::<f64>(14, 31, kc, col_major);
+                    check::<f64>(14, 28, kc, col_major);
+                    check::<f32>(14, 31, kc, col_major);
+                }
+                check::<f64>(8, 11, kc, col_major);
             }
         }
     }

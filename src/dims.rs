@@ -31,7 +31,7 @@ pub struct Dims<T: Copy + Default> {
 
 #[derive(Clone)]
 enum Repr<T: Copy + Default> {
-    Inline { len: u8, buf: [T; INLINE] },
+    Inline { len: usize, buf: [T; INLINE] },
     Heap(Vec<T>),
 }
 
@@ -51,13 +51,18 @@ impl<T: Copy + Default> Dims<T> {
     #[inline]
     pub fn from_slice(s: &[T]) -> Dims<T> {
         if s.len() <= INLINE {
+            // A fixed-length loop, not a `copy_from_slice` of variable length:
+            // that becomes a `memcpy` call whose narrow stores the next move of
+            // the `Dims` reads back with wide loads (a store-forwarding stall
+            // on every layout built).
             let mut buf = [T::default(); INLINE];
-            buf[..s.len()].copy_from_slice(s);
+            for (i, b) in buf.iter_mut().enumerate() {
+                if i < s.len() {
+                    *b = s[i];
+                }
+            }
             Dims {
-                repr: Repr::Inline {
-                    len: s.len() as u8,
-                    buf,
-                },
+                repr: Repr::Inline { len: s.len(), buf },
             }
         } else {
             Dims {
@@ -72,7 +77,7 @@ impl<T: Copy + Default> Dims<T> {
         if n <= INLINE {
             Dims {
                 repr: Repr::Inline {
-                    len: n as u8,
+                    len: n,
                     buf: [v; INLINE],
                 },
             }
@@ -87,7 +92,7 @@ impl<T: Copy + Default> Dims<T> {
     #[inline]
     pub fn as_slice(&self) -> &[T] {
         match &self.repr {
-            Repr::Inline { len, buf } => &buf[..*len as usize],
+            Repr::Inline { len, buf } => &buf[..*len],
             Repr::Heap(v) => v,
         }
     }
@@ -96,7 +101,7 @@ impl<T: Copy + Default> Dims<T> {
     #[inline]
     pub fn as_mut_slice(&mut self) -> &mut [T] {
         match &mut self.repr {
-            Repr::Inline { len, buf } => &mut buf[..*len as usize],
+            Repr::Inline { len, buf } => &mut buf[..*len],
             Repr::Heap(v) => v,
         }
     }
@@ -105,7 +110,7 @@ impl<T: Copy + Default> Dims<T> {
     fn spill(&mut self) -> &mut Vec<T> {
         if let Repr::Inline { len, buf } = &self.repr {
             let mut v = Vec::with_capacity(INLINE * 2);
-            v.extend_from_slice(&buf[..*len as usize]);
+            v.extend_from_slice(&buf[..*len]);
             self.repr = Repr::Heap(v);
         }
         match &mut self.repr {
@@ -118,8 +123,8 @@ impl<T: Copy + Default> Dims<T> {
     #[inline]
     pub fn push(&mut self, v: T) {
         match &mut self.repr {
-            Repr::Inline { len, buf } if (*len as usize) < INLINE => {
-                buf[*len as usize] = v;
+            Repr::Inline { len, buf } if (*len) < INLINE => {
+                buf[*len] = v;
                 *len += 1;
             }
             _ => self.spill().push(v),
@@ -129,8 +134,8 @@ impl<T: Copy + Default> Dims<T> {
     /// Insert `v` at `index` (<= len), shifting the later entries.
     pub fn insert(&mut self, index: usize, v: T) {
         match &mut self.repr {
-            Repr::Inline { len, buf } if (*len as usize) < INLINE => {
-                let n = *len as usize;
+            Repr::Inline { len, buf } if (*len) < INLINE => {
+                let n = *len;
                 assert!(index <= n, "Dims::insert: index {index} > len {n}");
                 buf.copy_within(index..n, index + 1);
                 buf[index] = v;
@@ -144,7 +149,7 @@ impl<T: Copy + Default> Dims<T> {
     pub fn remove(&mut self, index: usize) -> T {
         match &mut self.repr {
             Repr::Inline { len, buf } => {
-                let n = *len as usize;
+                let n = *len;
                 assert!(index < n, "Dims::remove: index {index} >= len {n}");
                 let v = buf[index];
                 buf.copy_within(index + 1..n, index);
@@ -163,7 +168,7 @@ impl<T: Copy + Default> Dims<T> {
                     None
                 } else {
                     *len -= 1;
-                    Some(buf[*len as usize])
+                    Some(buf[*len])
                 }
             }
             Repr::Heap(v) => v.pop(),
@@ -173,7 +178,7 @@ impl<T: Copy + Default> Dims<T> {
     /// Keep the first `n` entries.
     pub fn truncate(&mut self, n: usize) {
         match &mut self.repr {
-            Repr::Inline { len, .. } => *len = (*len as usize).min(n) as u8,
+            Repr::Inline { len, .. } => *len = (*len).min(n),
             Repr::Heap(v) => v.truncate(n),
         }
     }
@@ -240,7 +245,7 @@ impl<T: Copy + Default> From<Dims<T>> for Vec<T> {
     fn from(d: Dims<T>) -> Self {
         match d.repr {
             Repr::Heap(v) => v,
-            Repr::Inline { len, buf } => buf[..len as usize].to_vec(),
+            Repr::Inline { len, buf } => buf[..len].to_vec(),
         }
     }
 }
@@ -253,10 +258,7 @@ impl<T: Copy + Default> FromIterator<T> for Dims<T> {
         for len in 0..=INLINE {
             let Some(v) = it.next() else {
                 return Dims {
-                    repr: Repr::Inline {
-                        len: len as u8,
-                        buf,
-                    },
+                    repr: Repr::Inline { len, buf },
                 };
             };
             if len == INLINE {

@@ -34,13 +34,13 @@ fn c_strides_dims(shape: &[usize]) -> Dims<isize> {
     if shape.len() <= crate::dims::INLINE {
         // The usual rank: computed in a plain array (no per-entry dispatch
         // on the vector's representation), then copied in once.
-        let mut s = [0isize; crate::dims::INLINE];
+        let mut s = Dims::from_elem(0isize, shape.len());
         let mut acc = 1isize;
         for i in (0..shape.len()).rev() {
             s[i] = acc;
             acc = acc.saturating_mul(shape[i].max(1) as isize);
         }
-        return Dims::from_slice(&s[..shape.len()]);
+        return s;
     }
     let mut s = Dims::from_elem(0isize, shape.len());
     let mut acc = 1isize;

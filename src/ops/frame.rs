@@ -217,7 +217,7 @@ pub(crate) fn run(
         if same {
             // A fresh output overlaps no input, and each input has the
             // result's shape: it is its own broadcast view.
-            return compute(op, inputs, out, f);
+            return compute(op, inputs, out, true, f);
         }
         return broadcast_views(op, inputs, &shape, out, true, f);
     };
@@ -248,32 +248,37 @@ fn broadcast_views(
     match inputs {
         [a] => {
             let v = view(a)?;
-            compute(op, &[&v], out, f)
+            compute(op, &[&v], out, fresh, f)
         }
         [a, b] => {
             let (va, vb) = (view(a)?, view(b)?);
-            compute(op, &[&va, &vb], out, f)
+            compute(op, &[&va, &vb], out, fresh, f)
         }
         _ => {
             let v = inputs.iter().map(|t| view(t)).collect::<Result<Vec<_>>>()?;
             let r: Vec<&Tensor> = v.iter().collect();
-            compute(op, &r, out, f)
+            compute(op, &r, out, fresh, f)
         }
     }
 }
 
-/// The end of [`run`]: lock the views and the output and call `f` (nothing
-/// for an empty output).
+/// The end of [`run`]: lock the views and the output (not a `fresh` one:
+/// see [`super::locked_fresh`]) and call `f` (nothing for an empty output).
 fn compute(
     op: &str,
     views: &[&Tensor],
     out: Tensor,
+    fresh: bool,
     f: impl FnOnce(&dyn Backend, &[&Tensor], &Tensor) -> Result<()>,
 ) -> Result<Tensor> {
     if out.size() == 0 {
         return Ok(out);
     }
     let backend = out.backend();
-    super::locked(op, views, &[&out], || f(backend, views, &out))?;
+    if fresh {
+        super::locked_fresh(op, views, &out, || f(backend, views, &out))?;
+    } else {
+        super::locked(op, views, &[&out], || f(backend, views, &out))?;
+    }
     Ok(out)
 }

@@ -2,7 +2,7 @@
 //! holds the shape rules (1-D promotion, batch broadcasting), validation and the
 //! aliasing policy of outputs; the arithmetic is the backend's `matmul`.
 
-use super::{locked, same_device, same_dtype, unique_output};
+use super::{locked, locked_fresh, same_device, same_dtype, unique_output};
 use crate::dims::Dims;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
@@ -131,7 +131,7 @@ impl Product {
     /// Compute into a fresh tensor of the user-visible shape.
     fn run(&self, op: &str, src_a: &Tensor, src_b: &Tensor) -> Result<Tensor> {
         let out = Tensor::empty_on(self.a.dtype(), &self.full, self.a.device())?;
-        locked(op, &[src_a, src_b], &[&out], || {
+        locked_fresh(op, &[src_a, src_b], &out, || {
             out.backend().matmul(&self.a, &self.b, &out, false)
         })?;
         let l = out
@@ -282,7 +282,7 @@ fn matmul_2d(op: &str, a: &Tensor, b: &Tensor) -> Option<Result<Tensor>> {
     }
     let run = || {
         let out = Tensor::empty_on(a.dtype(), &[m, n], a.device())?;
-        locked(op, &[a, b], &[&out], || {
+        locked_fresh(op, &[a, b], &out, || {
             out.backend().matmul(a, b, &out, false)
         })?;
         Ok(out)

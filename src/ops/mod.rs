@@ -113,6 +113,26 @@ pub(crate) fn locked<R>(
     f()
 }
 
+/// [`locked`] for an op whose only written tensor is `fresh`, an output it
+/// has just allocated: `reads` are locked shared, `fresh` not at all. Nobody
+/// else can reach a buffer that only this op holds (its reference count is
+/// one and no view or borrowed slice of it exists yet), so a write lock on it
+/// would exclude no one; skipping it saves the lock's atomics and its sort.
+pub(crate) fn locked_fresh<R>(
+    op: &str,
+    reads: &[&Tensor],
+    fresh: &Tensor,
+    f: impl FnOnce() -> Result<R>,
+) -> Result<R> {
+    debug_assert_eq!(
+        std::sync::Arc::strong_count(fresh.storage()),
+        1,
+        "{op}: locked_fresh on a shared buffer"
+    );
+    let _guard = lock_tensors(op, reads, &[])?;
+    f()
+}
+
 /// The locks of [`locked`] (not generic: compiled once, not per caller).
 fn lock_tensors<'a>(
     op: &str,

@@ -108,7 +108,7 @@ impl Tensor {
             dt
         };
         let out = Tensor::empty_on(out_dt, &shape, self.device())?;
-        super::locked(name, &[self], &[&out], || {
+        super::locked_fresh(name, &[self], &out, || {
             self.backend().reduce(op, self, &axes, &out)
         })?;
         Ok(finish_shape(out, &axes, keepdims))

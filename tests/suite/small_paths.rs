@@ -263,3 +263,66 @@ fn reductions_resolve_axes_as_before() {
     assert_eq!(big.sum([6, 0, 3], false).unwrap().shape(), &[2, 1, 1, 2]);
     assert_eq!(big.sum(None, false).unwrap().item::<f32>().unwrap(), 16.0);
 }
+
+/// Every value of `v` equal to one of `allowed` and all equal to each other.
+fn uniform_in(v: &[f64], allowed: &[f64]) -> bool {
+    v.iter().all(|&x| x == v[0]) && allowed.contains(&v[0])
+}
+
+#[test]
+fn fresh_outputs_still_lock_their_inputs() {
+    // The ops that write only a buffer they just allocated skip its write
+    // lock, not the read locks of their inputs: a writer on another thread
+    // alternating the input between all-1 and all-2 is never seen half done.
+    let a = Tensor::zeros(DType::F32, &[4, 4]).unwrap();
+    a.fill(1.0).unwrap();
+    std::thread::scope(|sc| {
+        let w = a.clone();
+        sc.spawn(move || {
+            for i in 0..4000 {
+                w.fill(if i % 2 == 0 { 2.0 } else { 1.0 }).unwrap();
+            }
+        });
+        for _ in 0..2000 {
+            assert!(uniform_in(&vals(&(&a + &a)), &[2.0, 4.0]));
+            let e = vals(&a.exp().unwrap());
+            assert!(uniform_in(&e, &[1f32.exp() as f64, 2f32.exp() as f64]));
+            assert!(uniform_in(
+                &vals(&a.sum(None, false).unwrap()),
+                &[16.0, 32.0]
+            ));
+            assert!(uniform_in(&vals(&a.matmul(&a).unwrap()), &[4.0, 16.0]));
+        }
+    });
+}
+
+#[test]
+fn fresh_outputs_read_borrowed_inputs_and_out_forms_still_refuse_them() {
+    let x = seq(DType::F32, &[4, 4], 1.0);
+    let before = vals(&x);
+    let held = x.as_slice::<f32>().unwrap();
+    // Reading a borrowed tensor into a fresh output is allowed.
+    let want: Vec<f64> = before.iter().map(|v| v + v).collect();
+    assert_eq!(vals(&(&x + &x)), want);
+    assert_eq!(
+        vals(&x.sum(None, false).unwrap()),
+        vec![before.iter().sum::<f64>()]
+    );
+    assert_eq!(
+        vals(&x.matmul(&x).unwrap()),
+        matmul_ref(&before, &before, 4, 4, 4)
+    );
+    // Writing into it (the out forms, which lock their output) is refused and
+    // leaves it as it was.
+    assert!(matches!(
+        x.add_out(&x, &x),
+        Err(rnx::Error::Borrowed { .. })
+    ));
+    assert!(matches!(
+        x.matmul_out(&x, &x),
+        Err(rnx::Error::Borrowed { .. })
+    ));
+    assert_eq!(held.iter().map(|&v| v as f64).collect::<Vec<_>>(), before);
+    drop(held);
+    assert_eq!(vals(&x), before);
+}

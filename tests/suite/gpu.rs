@@ -122,6 +122,24 @@ pub(crate) fn assert_same(what: &str, g: &Tensor, c: &Tensor) {
     }
 }
 
+/// `|g - c| <= atol + rtol |c|` element by element, as f64 (NaN matches NaN,
+/// infinities must be equal); `g` on any device, shapes equal.
+pub(crate) fn assert_within(what: &str, g: &Tensor, c: &Tensor, rtol: f64, atol: f64) {
+    assert_eq!(g.shape(), c.shape(), "{what}: shape");
+    let f = |t: &Tensor| {
+        t.to_device(Device::Cpu)
+            .unwrap()
+            .cast(DType::F64)
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap()
+    };
+    for (i, (x, y)) in f(c).iter().zip(f(g)).enumerate() {
+        let ok = (x.is_nan() && y.is_nan()) || *x == y || (x - y).abs() <= atol + rtol * x.abs();
+        assert!(ok, "{what}[{i}]: cpu {x} gpu {y}");
+    }
+}
+
 /// Float results within `rel` of the CPU's (relative to max(|c|, tiny)).
 pub(crate) fn assert_close(what: &str, g: &Tensor, c: &Tensor, rel: f64) {
     assert_eq!(g.shape(), c.shape(), "{what}: shape");

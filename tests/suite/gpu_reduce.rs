@@ -5,6 +5,7 @@
 //! tests print "skipped" and pass, unless RNX_REQUIRE_GPU=1.
 #![allow(clippy::type_complexity)] // tables of view/op closures
 
+use super::gpu::assert_within;
 use rnx::ops::index::Index;
 use rnx::{DType, Device, Tensor};
 
@@ -107,14 +108,6 @@ fn exact(c: &Tensor, g: &Tensor, what: &str) {
     }
 }
 
-fn close(c: &Tensor, g: &Tensor, rtol: f64, atol: f64, what: &str) {
-    let (a, b) = (f64s(c), f64s(g));
-    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
-        let ok = (x.is_nan() && y.is_nan()) || x == y || (x - y).abs() <= atol + rtol * x.abs();
-        assert!(ok, "{what}: element {i}: cpu {x} gpu {y}");
-    }
-}
-
 type View = (&'static str, fn(&Tensor) -> Tensor);
 
 /// Views of a rank-3 base [a, b, c].
@@ -173,7 +166,7 @@ fn all_reductions(dtype: DType, shape: &[usize], rtol: f64) {
                 for (name, f) in &sums {
                     let (c, g) = both(&base, &view, f.as_ref());
                     if dtype.is_float() {
-                        close(&c, &g, rtol, rtol, &what(name));
+                        assert_within(&what(name), &g, &c, rtol, rtol);
                     } else {
                         exact(&c, &g, &what(name));
                     }
@@ -197,7 +190,7 @@ fn all_reductions(dtype: DType, shape: &[usize], rtol: f64) {
                     ];
                     for (name, f) in &stats {
                         let (c, g) = both(&base, &view, f.as_ref());
-                        close(&c, &g, rtol, rtol, &what(name));
+                        assert_within(&what(name), &g, &c, rtol, rtol);
                     }
                 }
             }
@@ -340,7 +333,7 @@ fn gpu_reduce_many_outputs() {
     let (c, g) = both(&base, &id, &|t| t.max([1], false).unwrap());
     exact(&c, &g, "max many");
     let (c, g) = both(&base, &id, &|t| t.sum([1], false).unwrap());
-    close(&c, &g, 1e-6, 1e-6, "sum many");
+    assert_within("sum many", &g, &c, 1e-6, 1e-6);
     let (c, g) = both(&base, &id, &|t| t.argmin(Some(1), false).unwrap());
     exact(&c, &g, "argmin many");
     // Sub-word output words shared by neighbouring workgroups.
@@ -442,12 +435,12 @@ fn gpu_softmax_family() {
                 ];
                 for (name, f) in &fs {
                     let (c, g) = both(&base, &view, f.as_ref());
-                    close(
-                        &c,
+                    assert_within(
+                        &format!("{d:?} {name} {vname} {axes:?}"),
                         &g,
+                        &c,
                         rtol,
                         atol,
-                        &format!("{d:?} {name} {vname} {axes:?}"),
                     );
                     for (x, y) in f64s(&c).iter().zip(f64s(&g)) {
                         worst = worst.max((x - y).abs() / x.abs().max(1e-6));
@@ -598,12 +591,12 @@ fn gpu_long_reductions() {
     // another order than the CPU's: within the float sum bound).
     let base = data(DType::F32, &[300, 4, 200], 32);
     let (c, g) = both(&base, &id, &|t| t.mean([0, 2], false).unwrap());
-    close(&c, &g, 1e-5, 1e-6, "f32 mean over axes 0, 2");
+    assert_within("f32 mean over axes 0, 2", &g, &c, 1e-5, 1e-6);
     let (c, g) = both(&ones.to_device(Device::Cpu).unwrap(), &id, &|t| {
         t.cumsum(0).unwrap()
     });
     exact(&c, &g, "f32 cumsum of ones (exact below 2^24)");
     let base = data(DType::F32, &[3, 50_000], 33);
     let (c, g) = both(&base, &id, &|t| t.cumsum(1).unwrap());
-    close(&c, &g, 1e-4, 1e-3, "f32 cumsum of long rows");
+    assert_within("f32 cumsum of long rows", &g, &c, 1e-4, 1e-3);
 }

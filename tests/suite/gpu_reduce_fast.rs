@@ -13,7 +13,7 @@
 //! print "skipped" and pass, unless RNX_REQUIRE_GPU=1.
 #![allow(clippy::type_complexity)] // tables of op closures
 
-use super::gpu::{assert_close, assert_same, gpu};
+use super::gpu::{assert_close, assert_same, assert_within, gpu};
 use rnx::{s, DType, Device, Tensor};
 use std::sync::{Mutex, MutexGuard};
 
@@ -344,24 +344,6 @@ fn ties_and_nan() {
     }
 }
 
-/// `|g - c| <= atol + rtol |c|` element by element (NaN matches NaN,
-/// infinities must be equal).
-fn close(what: &str, g: &Tensor, c: &Tensor, rtol: f64, atol: f64) {
-    assert_eq!(g.shape(), c.shape(), "{what}: shape");
-    let f = |t: &Tensor| {
-        t.to_device(Device::Cpu)
-            .unwrap()
-            .cast(DType::F64)
-            .unwrap()
-            .to_vec::<f64>()
-            .unwrap()
-    };
-    for (i, (x, y)) in f(c).iter().zip(f(g)).enumerate() {
-        let ok = (x.is_nan() && y.is_nan()) || *x == y || (x - y).abs() <= atol + rtol * x.abs();
-        assert!(ok, "{what}[{i}]: cpu {x} gpu {y}");
-    }
-}
-
 /// Softmax, log_softmax and logsumexp over contiguous rows (the row kernel,
 /// rows up to 16,384 held in registers, longer ones in chunks of 4,096 in
 /// three passes; `vec4` stores where the output is aligned like the input)
@@ -390,21 +372,21 @@ fn softmax_rows() {
             for (vname, view) in row_views() {
                 let (cv, gv) = (view(&base), view(&g));
                 let what = format!("{dt} rows of {n} ({vname})");
-                close(
+                assert_within(
                     &format!("{what} softmax"),
                     &gv.softmax(None).unwrap(),
                     &cv.softmax(None).unwrap(),
                     rtol,
                     satol,
                 );
-                close(
+                assert_within(
                     &format!("{what} log_softmax"),
                     &gv.log_softmax(None).unwrap(),
                     &cv.log_softmax(None).unwrap(),
                     rtol,
                     atol,
                 );
-                close(
+                assert_within(
                     &format!("{what} logsumexp"),
                     &gv.logsumexp([-1], true).unwrap(),
                     &cv.logsumexp([-1], true).unwrap(),
@@ -432,7 +414,7 @@ fn softmax_rows() {
         ("log_softmax", &|t: &Tensor| t.log_softmax(None).unwrap()),
         ("logsumexp", &|t: &Tensor| t.logsumexp([-1], false).unwrap()),
     ] {
-        close(&format!("specials {name}"), &f(&g), &f(&base), 1e-5, 1e-6);
+        assert_within(&format!("specials {name}"), &f(&g), &f(&base), 1e-5, 1e-6);
     }
 }
 
@@ -485,21 +467,21 @@ fn softmax_long_row_specials() {
         for (vname, view) in views {
             let (cv, gv) = (view(&base), view(&g));
             let what = format!("{dt} long rows of {n} with specials ({vname})");
-            close(
+            assert_within(
                 &format!("{what} logsumexp"),
                 &gv.logsumexp([-1], false).unwrap(),
                 &cv.logsumexp([-1], false).unwrap(),
                 rtol,
                 atol,
             );
-            close(
+            assert_within(
                 &format!("{what} log_softmax"),
                 &gv.log_softmax(None).unwrap(),
                 &cv.log_softmax(None).unwrap(),
                 rtol,
                 atol,
             );
-            close(
+            assert_within(
                 &format!("{what} softmax"),
                 &gv.softmax(None).unwrap(),
                 &cv.softmax(None).unwrap(),

@@ -122,19 +122,21 @@ pub(crate) fn assert_same(what: &str, g: &Tensor, c: &Tensor) {
     }
 }
 
+/// A tensor's values as f64, read back to the CPU from any device.
+pub(crate) fn values_f64(t: &Tensor) -> Vec<f64> {
+    t.to_device(Device::Cpu)
+        .unwrap()
+        .cast(DType::F64)
+        .unwrap()
+        .to_vec::<f64>()
+        .unwrap()
+}
+
 /// `|g - c| <= atol + rtol |c|` element by element, as f64 (NaN matches NaN,
 /// infinities must be equal); `g` on any device, shapes equal.
 pub(crate) fn assert_within(what: &str, g: &Tensor, c: &Tensor, rtol: f64, atol: f64) {
     assert_eq!(g.shape(), c.shape(), "{what}: shape");
-    let f = |t: &Tensor| {
-        t.to_device(Device::Cpu)
-            .unwrap()
-            .cast(DType::F64)
-            .unwrap()
-            .to_vec::<f64>()
-            .unwrap()
-    };
-    for (i, (x, y)) in f(c).iter().zip(f(g)).enumerate() {
+    for (i, (x, y)) in values_f64(c).iter().zip(values_f64(g)).enumerate() {
         let ok = (x.is_nan() && y.is_nan()) || *x == y || (x - y).abs() <= atol + rtol * x.abs();
         assert!(ok, "{what}[{i}]: cpu {x} gpu {y}");
     }
@@ -143,14 +145,7 @@ pub(crate) fn assert_within(what: &str, g: &Tensor, c: &Tensor, rtol: f64, atol:
 /// Float results within `rel` of the CPU's (relative to max(|c|, tiny)).
 pub(crate) fn assert_close(what: &str, g: &Tensor, c: &Tensor, rel: f64) {
     assert_eq!(g.shape(), c.shape(), "{what}: shape");
-    let gv = g
-        .to_device(Device::Cpu)
-        .unwrap()
-        .cast(DType::F64)
-        .unwrap()
-        .to_vec::<f64>()
-        .unwrap();
-    let cv = c.cast(DType::F64).unwrap().to_vec::<f64>().unwrap();
+    let (gv, cv) = (values_f64(g), values_f64(c));
     for (i, (a, b)) in gv.iter().zip(&cv).enumerate() {
         if a.is_nan() || b.is_nan() {
             assert!(a.is_nan() && b.is_nan(), "{what}[{i}]: {a} vs {b}");
@@ -180,15 +175,7 @@ pub(crate) fn assert_ulps(
     ulps: impl Fn(f64) -> f64,
 ) {
     assert_eq!(g.shape(), c.shape(), "{what}: shape");
-    let f = |t: &Tensor| {
-        t.to_device(Device::Cpu)
-            .unwrap()
-            .cast(DType::F64)
-            .unwrap()
-            .to_vec::<f64>()
-            .unwrap()
-    };
-    let (gv, cv, xv) = (f(g), f(c), f(x));
+    let (gv, cv, xv) = (values_f64(g), values_f64(c), values_f64(x));
     let slack = if rnx::gpu_devices()[0].is_software {
         0.0
     } else {

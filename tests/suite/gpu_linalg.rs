@@ -10,15 +10,7 @@
 
 use super::gpu::{f64s, gpu, ints, units, ALL};
 use rnx::{s, Conv1dOptions, Conv2dOptions, DType, Device, Padding, Tensor};
-use std::sync::{Mutex, MutexGuard};
-
-/// The GPU and a lock held while using it (the tests of this file run one at
-/// a time, as `gpu_reduce`'s do: parallel lavapipe queues have hung).
-pub(crate) fn dev() -> Option<(Device, MutexGuard<'static, ()>)> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    let d = gpu()?;
-    Some((d, LOCK.lock().unwrap_or_else(|e| e.into_inner())))
-}
+use std::sync::Mutex;
 
 /// Deterministic data of `dtype`: floats normal, integers wrapping into the
 /// dtype from a wide range (so products and sums wrap).
@@ -123,7 +115,7 @@ pub(crate) fn mm(a: &Tensor, b: &Tensor) -> Tensor {
 
 #[test]
 fn matmul_every_dtype_matches_cpu() {
-    let Some((d, _g)) = dev() else { return };
+    let Some(d) = gpu() else { return };
     for (i, &dt) in ALL.iter().enumerate() {
         let seed = 10 * i as u64;
         for &(m, k, n) in &[(1, 1, 1), (67, 33, 95), (5, 17, 3)] {
@@ -142,7 +134,7 @@ fn matmul_every_dtype_matches_cpu() {
 
 #[test]
 fn matmul_shapes_batches_and_vectors() {
-    let Some((d, _g)) = dev() else { return };
+    let Some(d) = gpu() else { return };
     for dt in [DType::F32, DType::I32] {
         let g = |shape: &[usize], seed| data(dt, shape, seed).to_device(d).unwrap();
         // k == 0: zeros; m == 0 and n == 0: empty results.
@@ -217,7 +209,7 @@ fn matmul_shapes_batches_and_vectors() {
 
 #[test]
 fn matmul_strided_views_and_outputs() {
-    let Some((d, _g)) = dev() else { return };
+    let Some(d) = gpu() else { return };
     for dt in [DType::F32, DType::U8, DType::F16, DType::I64] {
         let g = |shape: &[usize], seed| data(dt, shape, seed).to_device(d).unwrap();
         // Transposed operands, negative strides, stepped slices.
@@ -307,7 +299,7 @@ fn ints_or_bits(t: &Tensor) -> Vec<i128> {
 /// 2^15 iterations).
 #[test]
 fn matmul_long_k_in_chunks() {
-    let Some((d, _g)) = dev() else { return };
+    let Some(d) = gpu() else { return };
     let a = data(DType::F32, &[2, 600_000], 1).to_device(d).unwrap();
     let b = data(DType::F32, &[600_000, 3], 2).to_device(d).unwrap();
     check_matmul("f32 K = 600000", &a.matmul(&b).unwrap(), &a, &b, mm);
@@ -407,7 +399,7 @@ fn check_conv2(what: &str, x: &Tensor, w: &Tensor, o: &Conv2dOptions, flip: bool
 
 #[test]
 fn conv_every_option_matches_cpu() {
-    let Some((d, _g)) = dev() else { return };
+    let Some(d) = gpu() else { return };
     let pads = [Padding::Valid, Padding::Same, Padding::Full];
     let mut case = 0u64;
     for dt in [DType::F32, DType::I32, DType::F16, DType::F64, DType::I8] {
@@ -489,7 +481,7 @@ fn conv_every_option_matches_cpu() {
 /// views whose elements lie in both windows give the CPU's results.
 #[test]
 fn matmul_across_binding_windows() {
-    let Some((d, _g)) = dev() else { return };
+    let Some(d) = gpu() else { return };
     let wb = crate::gpu_memory::test_window(d);
     // i32: two windows.
     let n = wb / 4 + 1_000_003;

@@ -8,7 +8,8 @@
 //! 128 tiles, broadcast batch operands, K in several dispatches, an operand
 //! read through the other's binding, offsets, strided outputs.
 
-use super::gpu_linalg::{check_matmul, data, dev, mm};
+use super::gpu::gpu;
+use super::gpu_linalg::{check_matmul, data, mm};
 use rnx::{s, DType, Device, Tensor};
 
 /// A `[rows, cols]` operand on `d`, contiguous along its columns (row-major)
@@ -45,7 +46,7 @@ fn operand(
 /// Sizes around the tiles and K steps, every operand layout.
 #[test]
 fn tiled_tile_edges_and_layouts() {
-    let Some((d, _g)) = dev() else { return };
+    let Some(d) = gpu() else { return };
     let mns = [
         (1, 1),
         (3, 5),
@@ -76,7 +77,7 @@ fn tiled_tile_edges_and_layouts() {
 /// (one binding), offsets, a transposed output.
 #[test]
 fn tiled_batches_chunks_and_outputs() {
-    let Some((d, _g)) = dev() else { return };
+    let Some(d) = gpu() else { return };
     let g = |dt, shape: &[usize], seed| data(dt, shape, seed).to_device(d).unwrap();
     // 512 tiles of 128: one per batch element; edges in every tile.
     let (a, b) = (

@@ -16,18 +16,13 @@ use rnx::backend::elementwise::{BinaryOp, MathFn, UnaryOp};
 use rnx::ops::elementwise::{binary, unary};
 use rnx::ops::index::Index;
 use rnx::{DType, Device, Tensor};
-use std::sync::{Mutex, MutexGuard};
 
-/// The GPU and a lock held while using it: the properties of this file run
-/// one at a time (parallel lavapipe queues have hung, see `gpu_reduce`).
-/// `None` when there is no adapter (and none is required) or when the
-/// adapter lacks `dt` (f64 / 64-bit integers).
-fn dev(dt: DType) -> Option<(Device, MutexGuard<'static, ()>)> {
-    static LOCK: Mutex<()> = Mutex::new(());
+/// The GPU, or `None` when there is no adapter (and none is required) or
+/// when the adapter lacks `dt` (f64 / 64-bit integers).
+fn dev(dt: DType) -> Option<Device> {
     let d = gpu()?;
-    let g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     Tensor::zeros_on(dt, &[1], d).ok()?;
-    Some((d, g))
+    Some(d)
 }
 
 /// One step of a view chain: a kind and three random parameters.
@@ -280,7 +275,7 @@ proptest! {
         dt in dtype(), shape in base_shape(), steps in chain(),
         op in 0usize..8, bits in any::<u32>(), seed in any::<u64>(), sp in any::<u32>(), swap in any::<bool>(),
     ) {
-        let Some((d, _l)) = dev(dt) else { return Ok(()) };
+        let Some(d) = dev(dt) else { return Ok(()) };
         let (ga, ca, desc) = chained(d, &base(dt, &shape, seed, 100.0, sp), &steps, true);
         let bshape = broadcastable(ca.shape(), bits);
         let (gb, cb, bdesc) = strided(d, dt, &bshape, seed ^ 0x5555, 100.0, sp >> 1);
@@ -309,7 +304,7 @@ proptest! {
         dt in dtype(), shape in base_shape(), steps in chain(),
         op in 0usize..5, seed in any::<u64>(), sp in any::<u32>(),
     ) {
-        let Some((d, _l)) = dev(dt) else { return Ok(()) };
+        let Some(d) = dev(dt) else { return Ok(()) };
         let (gx, cx, desc) = chained(d, &base(dt, &shape, seed, 12.0, sp), &steps, true);
         let ops = if dt.is_int() {
             &[UnaryOp::Neg, UnaryOp::Abs, UnaryOp::Square][..]
@@ -337,7 +332,7 @@ proptest! {
         dt in dtype(), to in dtype(), shape in base_shape(), steps in chain(),
         seed in any::<u64>(), sp in any::<u32>(), big in any::<bool>(),
     ) {
-        let Some((d, _l)) = dev(dt) else { return Ok(()) };
+        let Some(d) = dev(dt) else { return Ok(()) };
         if Tensor::zeros_on(to, &[1], d).is_err() { return Ok(()) }
         let r = if big { 1e6 } else { 300.0 };
         let (gx, cx, desc) = chained(d, &base(dt, &shape, seed, r, sp), &steps, true);
@@ -354,7 +349,7 @@ proptest! {
         dt in dtype(), shape in base_shape(), steps in chain(),
         op in 0usize..4, axes in any::<u32>(), keep in any::<bool>(), seed in any::<u64>(), sp in any::<u32>(),
     ) {
-        let Some((d, _l)) = dev(dt) else { return Ok(()) };
+        let Some(d) = dev(dt) else { return Ok(()) };
         let (gx, cx, desc) = chained(d, &base(dt, &shape, seed, 100.0, sp), &steps, true);
         let nd = cx.ndim();
         let all = axes % 5 == 0;
@@ -408,7 +403,7 @@ proptest! {
         dt in dtype(), shape in base_shape(), steps in chain(),
         axis in any::<u32>(), seed in any::<u64>(), sp in any::<u32>(),
     ) {
-        let Some((d, _l)) = dev(dt) else { return Ok(()) };
+        let Some(d) = dev(dt) else { return Ok(()) };
         let (gx, cx, desc) = chained(d, &base(dt, &shape, seed, 100.0, sp), &steps, true);
         let nd = cx.ndim() as isize;
         let ax = (axis as isize % (2 * nd)) - nd;
@@ -437,7 +432,7 @@ proptest! {
         axis in any::<u32>(), desc_order in any::<bool>(), arg in any::<bool>(),
         seed in any::<u64>(), sp in any::<u32>(), ties in any::<bool>(),
     ) {
-        let Some((d, _l)) = dev(dt) else { return Ok(()) };
+        let Some(d) = dev(dt) else { return Ok(()) };
         let mut x = base(dt, &shape, seed, 100.0, sp);
         if ties {
             x = x.cast(DType::F64).unwrap().rem(4).unwrap().round().unwrap().cast(dt).unwrap();
@@ -469,7 +464,7 @@ proptest! {
         dt in dtype(), shape in prop::collection::vec(1usize..=9, 2..=3), steps in chain(),
         n in 1usize..=9, bbatch in 0usize..=2, swap in any::<bool>(), seed in any::<u64>(),
     ) {
-        let Some((d, _l)) = dev(dt) else { return Ok(()) };
+        let Some(d) = dev(dt) else { return Ok(()) };
         let (ga, ca, desc) = chained(d, &sample(dt, &shape, seed, 4.0), &steps, true);
         let nd = ca.ndim();
         let k = if swap { ca.shape()[0] } else { ca.shape()[nd - 1] };
@@ -507,7 +502,7 @@ proptest! {
         axis in any::<u32>(), list in prop::collection::vec(any::<u32>(), 1..6),
         st in 0usize..4, seed in any::<u64>(), sp in any::<u32>(),
     ) {
-        let Some((d, _l)) = dev(dt) else { return Ok(()) };
+        let Some(d) = dev(dt) else { return Ok(()) };
         let (gx, cx, desc) = chained(d, &base(dt, &shape, seed, 100.0, sp), &steps, true);
         let sh = cx.shape().to_vec();
         let ax = axis as usize % sh.len();
@@ -535,7 +530,7 @@ proptest! {
         axis in any::<u32>(), pick in any::<u32>(), bits in any::<u32>(),
         st in 0usize..4, seed in any::<u64>(), sp in any::<u32>(),
     ) {
-        let Some((d, _l)) = dev(dt) else { return Ok(()) };
+        let Some(d) = dev(dt) else { return Ok(()) };
         let cbase = base(dt, &shape, seed, 100.0, sp);
         let gbase = cbase.to_device(d).unwrap();
         let mut desc = Vec::new();
@@ -580,7 +575,7 @@ proptest! {
         dt in dtype(), shape in base_shape(), steps in chain(),
         axis in any::<u32>(), len in 1usize..=4, swap in any::<bool>(), seed in any::<u64>(), sp in any::<u32>(),
     ) {
-        let Some((d, _l)) = dev(dt) else { return Ok(()) };
+        let Some(d) = dev(dt) else { return Ok(()) };
         let (ga, ca, desc) = chained(d, &base(dt, &shape, seed, 100.0, sp), &steps, true);
         let nd = ca.ndim();
         let flat = axis % 6 == 0;

@@ -5,28 +5,11 @@
 //! tests print "skipped" and pass, unless RNX_REQUIRE_GPU=1.
 #![allow(clippy::type_complexity)] // tables of view/op closures
 
-use super::gpu::assert_within;
+use super::gpu::{assert_within, gpu};
 use rnx::ops::index::Index;
 use rnx::{DType, Device, Tensor};
 
 const GPU: Device = Device::Gpu(0);
-
-/// The lock every test here holds while it uses the GPU: these tests hung
-/// (lavapipe, two test threads blocked in the driver's queue wait, CPU idle)
-/// when run in parallel, and pass when run one at a time; until that is
-/// understood they run serially. `None` (after printing "skipped") without an
-/// adapter, a panic instead when RNX_REQUIRE_GPU=1.
-fn have_gpu() -> Option<std::sync::MutexGuard<'static, ()>> {
-    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    if GPU.is_available() {
-        return Some(LOCK.lock().unwrap_or_else(|e| e.into_inner()));
-    }
-    if std::env::var("RNX_REQUIRE_GPU").as_deref() == Ok("1") {
-        panic!("RNX_REQUIRE_GPU=1 but gpu:0 is not available");
-    }
-    eprintln!("gpu_reduce: skipped (no GPU adapter)");
-    None
-}
 
 /// Deterministic values: integers in `lo..hi` (as f64).
 fn ints(n: usize, lo: i64, hi: i64, seed: u64) -> Vec<f64> {
@@ -200,9 +183,9 @@ fn all_reductions(dtype: DType, shape: &[usize], rtol: f64) {
 
 #[test]
 fn gpu_reduce_f32_views_axes() {
-    let Some(_gpu) = have_gpu() else {
+    if gpu().is_none() {
         return;
-    };
+    }
     // Counts here are at most 6 * 7 * 5 = 210: the sum bound is
     // (1 + 8) * 2^-24 * sum|x|, well inside 1e-5 relative plus 1e-5 absolute
     // for unit-normal data of these sizes.
@@ -211,9 +194,9 @@ fn gpu_reduce_f32_views_axes() {
 
 #[test]
 fn gpu_reduce_other_dtypes() {
-    let Some(_gpu) = have_gpu() else {
+    if gpu().is_none() {
         return;
-    };
+    }
     // Halves: both devices accumulate in f32 and round once; the two f32
     // results differ by far less than one half ulp, so the stored values are
     // equal or one half ulp apart (2^-10 resp. 2^-7 relative).
@@ -233,9 +216,9 @@ fn gpu_reduce_other_dtypes() {
 
 #[test]
 fn gpu_reduce_empty_and_nan() {
-    let Some(_gpu) = have_gpu() else {
+    if gpu().is_none() {
         return;
-    };
+    }
     for d in [DType::F32, DType::F16, DType::I32, DType::U8] {
         let base = Tensor::zeros(d, &[3, 0, 2]).unwrap();
         let id = |t: &Tensor| t.clone();
@@ -290,9 +273,9 @@ fn gpu_reduce_empty_and_nan() {
 
 #[test]
 fn gpu_arg_reduce() {
-    let Some(_gpu) = have_gpu() else {
+    if gpu().is_none() {
         return;
-    };
+    }
     let mut dts = vec![DType::F32, DType::F16, DType::I32, DType::U8, DType::I8];
     if rnx::gpu_devices()[0].i64 {
         dts.push(DType::I64);
@@ -324,9 +307,9 @@ fn gpu_arg_reduce() {
 
 #[test]
 fn gpu_reduce_many_outputs() {
-    let Some(_gpu) = have_gpu() else {
+    if gpu().is_none() {
         return;
-    };
+    }
     // 70,001 outputs: past the 65,535 workgroups of one dispatch dimension.
     let base = data(DType::F32, &[70_001, 3], 5);
     let id = |t: &Tensor| t.clone();
@@ -346,9 +329,9 @@ fn gpu_reduce_many_outputs() {
 
 #[test]
 fn gpu_sum_error_bound() {
-    let Some(_gpu) = have_gpu() else {
+    if gpu().is_none() {
         return;
-    };
+    }
     // 2^20 + 3 contiguous elements: the row kernel in two passes (bound
     // stated in src/backend/gpu/reduce.rs): chunks of c = 4096 with t = 256
     // invocations, ceil(c / 4t) + 2 + log2 t = 14 roundings; then the 257
@@ -390,9 +373,9 @@ fn gpu_sum_error_bound() {
 
 #[test]
 fn gpu_softmax_family() {
-    let Some(_gpu) = have_gpu() else {
+    if gpu().is_none() {
         return;
-    };
+    }
     // WGSL exp/log are built-ins of vendor-defined precision: the bound
     // asserted is 1e-5 relative + 1e-6 absolute for f32 (the largest error
     // measured is printed), one half ulp (plus f32 noise) for f16/bf16.
@@ -454,9 +437,9 @@ fn gpu_softmax_family() {
 
 #[test]
 fn gpu_scan_bit_identical() {
-    let Some(_gpu) = have_gpu() else {
+    if gpu().is_none() {
         return;
-    };
+    }
     let mut dts = vec![
         DType::F32,
         DType::F16,
@@ -495,9 +478,9 @@ fn gpu_scan_bit_identical() {
 /// sum to 65534 and argmax of arange(n) stop at 8388224 for n >= 2^23.
 #[test]
 fn gpu_long_reductions() {
-    let Some(_gpu) = have_gpu() else {
+    if gpu().is_none() {
         return;
-    };
+    }
     let n = (1usize << 23) + 77;
     let ones = Tensor::ones(DType::F32, &[n])
         .unwrap()

@@ -15,15 +15,6 @@
 
 use super::gpu::{assert_close, assert_same, assert_within, gpu};
 use rnx::{s, DType, Device, Tensor};
-use std::sync::{Mutex, MutexGuard};
-
-/// The GPU and the lock of this file's tests (run one at a time, as the
-/// other GPU reduction tests: parallel lavapipe queues have hung).
-fn dev() -> Option<(Device, MutexGuard<'static, ()>)> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    let d = gpu()?;
-    Some((d, LOCK.lock().unwrap_or_else(|e| e.into_inner())))
-}
 
 /// Small integers in `-8..8` (floats) or a wide range (integers), with
 /// zeros every 7th element, of `dtype` and `shape` on the CPU.
@@ -155,7 +146,7 @@ fn row_views() -> Vec<View> {
 /// 4-byte dtypes (`vec4` loads) and the others (single loads).
 #[test]
 fn rows_of_every_length() {
-    let Some((d, _g)) = dev() else { return };
+    let Some(d) = gpu() else { return };
     let lens = [
         1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 33, 63, 64, 65, 255, 256, 257, 1023, 1024, 1025, 4095,
         4096, 4097, 5003, 16384, 16385, 40_000,
@@ -203,7 +194,7 @@ fn rows_of_every_length() {
 /// offset too.
 #[test]
 fn rows_many_few_and_all() {
-    let Some((d, _g)) = dev() else { return };
+    let Some(d) = gpu() else { return };
     let id = |t: &Tensor| t.clone();
     for (rows, n) in [(70_001, 3), (600, 5003), (2, 5003), (5, 70_000)] {
         let base = data(DType::F32, &[rows, n], 7);
@@ -244,7 +235,7 @@ fn col_views() -> Vec<View> {
 /// and many), and a middle axis of a 3-D tensor.
 #[test]
 fn columns_of_every_shape() {
-    let Some((d, _g)) = dev() else { return };
+    let Some(d) = gpu() else { return };
     let widths = [2usize, 3, 5, 8, 9, 33, 128, 129, 131, 260];
     let heights = [3usize, 10, 66, 700, 3000];
     for (dt, ws, hs) in [
@@ -309,7 +300,7 @@ fn columns_of_every_shape() {
 /// on both kernels and in the chunked passes; max/min propagate NaN.
 #[test]
 fn ties_and_nan() {
-    let Some((d, _g)) = dev() else { return };
+    let Some(d) = gpu() else { return };
     for &(r, c) in &[(3usize, 5001usize), (2, 40_000), (3001, 6), (9000, 130)] {
         // Values 0..3: ties everywhere.
         let mut v: Vec<f64> = (0..r * c).map(|i| ((i * 7919) % 4) as f64).collect();
@@ -352,7 +343,7 @@ fn ties_and_nan() {
 /// +inf and NaN.
 #[test]
 fn softmax_rows() {
-    let Some((d, _g)) = dev() else { return };
+    let Some(d) = gpu() else { return };
     for (dt, rtol, atol, satol) in softmax_dtypes() {
         let lens: &[usize] = if dt == DType::F32 {
             &[
@@ -445,7 +436,7 @@ fn softmax_dtypes() -> Vec<(DType, f64, f64, f64)> {
 /// flipped; every float dtype. logsumexp first (it skips the last pass).
 #[test]
 fn softmax_long_row_specials() {
-    let Some((d, _g)) = dev() else { return };
+    let Some(d) = gpu() else { return };
     let n = 4 * 4096 + 1000;
     let mut v: Vec<f64> = (0..7 * n)
         .map(|i| ((i * 7919) % 1013) as f64 / 64.0 - 8.0)
@@ -499,7 +490,9 @@ fn softmax_long_row_specials() {
 /// `RNX_GPU_FAST=0` itself) this test does nothing.
 #[test]
 fn softmax_general_kernels() {
-    let Some((_d, _g)) = dev() else { return };
+    if gpu().is_none() {
+        return;
+    }
     if std::env::var("RNX_GPU_FAST").as_deref() == Ok("0") {
         return;
     }

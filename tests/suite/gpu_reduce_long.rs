@@ -6,26 +6,13 @@
 //! NaN / infinity propagation. Without an adapter the tests print "skipped"
 //! and pass, unless RNX_REQUIRE_GPU=1.
 
+use super::gpu::gpu;
 use rnx::{DType, Device, Tensor};
 
 const GPU: Device = Device::Gpu(0);
 
 /// The multi-pass threshold of the GPU kernels (elements per output).
 const CHUNK: usize = 16_384;
-
-/// The GPU lock (see `gpu_reduce.rs`: lavapipe tests run one at a time), or
-/// `None` after printing "skipped"; a panic instead when RNX_REQUIRE_GPU=1.
-fn have_gpu() -> Option<std::sync::MutexGuard<'static, ()>> {
-    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    if GPU.is_available() {
-        return Some(LOCK.lock().unwrap_or_else(|e| e.into_inner()));
-    }
-    if std::env::var("RNX_REQUIRE_GPU").as_deref() == Ok("1") {
-        panic!("RNX_REQUIRE_GPU=1 but gpu:0 is not available");
-    }
-    eprintln!("gpu_reduce_long: skipped (no GPU adapter)");
-    None
-}
 
 /// `scale * randn` of `shape` in `d`.
 fn data(d: DType, shape: &[usize], seed: u64, scale: f64, shift: f64) -> Tensor {
@@ -83,9 +70,9 @@ const VAR_DTYPES: [(DType, f64); 4] = [
 
 #[test]
 fn gpu_var_std_long_groups() {
-    let Some(_gpu) = have_gpu() else {
+    if gpu().is_none() {
         return;
-    };
+    }
     for (d, rtol) in VAR_DTYPES {
         let mut worst = 0f64;
         // Per output: just below / at the threshold (one pass), just above
@@ -139,9 +126,9 @@ fn gpu_var_std_long_groups() {
 
 #[test]
 fn gpu_var_std_past_old_limit_and_specials() {
-    let Some(_gpu) = have_gpu() else {
+    if gpu().is_none() {
         return;
-    };
+    }
     // Just below and above 2^21 elements (the old limit of the one-workgroup
     // kernel, past which var/std went through the CPU).
     for n in [(1 << 21) - 3, (1 << 21) + 5] {
@@ -189,9 +176,9 @@ fn gpu_var_std_past_old_limit_and_specials() {
 
 #[test]
 fn gpu_softmax_long_groups() {
-    let Some(_gpu) = have_gpu() else {
+    if gpu().is_none() {
         return;
-    };
+    }
     // The one-pass kernel's bound (gpu_reduce.rs) for f32, half an ulp of
     // the storage type plus f32 noise for f16/bf16.
     for (d, rtol) in [
@@ -247,9 +234,9 @@ fn gpu_softmax_long_groups() {
 
 #[test]
 fn gpu_softmax_past_old_limit_and_specials() {
-    let Some(_gpu) = have_gpu() else {
+    if gpu().is_none() {
         return;
-    };
+    }
     for n in [(1 << 21) - 3, (1 << 21) + 5] {
         let x = data(DType::F32, &[n], 3, 4.0, 0.0);
         let w = compare(

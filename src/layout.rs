@@ -76,7 +76,33 @@ pub fn normalize_axis(op: &str, axis: isize, ndim: usize) -> Result<usize> {
 
 impl Layout {
     /// A row-major layout of `shape` at offset 0.
+    #[inline(always)]
     pub fn contiguous(shape: &[usize]) -> Layout {
+        let n = shape.len();
+        if n <= crate::dims::INLINE {
+            // The usual rank: shape and strides built in two plain arrays in
+            // one loop (every op's fresh output takes this path).
+            let mut sh = [0usize; crate::dims::INLINE];
+            let mut st = [0isize; crate::dims::INLINE];
+            let mut acc = 1isize;
+            for i in (0..crate::dims::INLINE).rev() {
+                if i < n {
+                    sh[i] = shape[i];
+                    st[i] = acc;
+                    acc = acc.saturating_mul(shape[i].max(1) as isize);
+                }
+            }
+            return Layout {
+                shape: Dims::from_inline(sh, n),
+                strides: Dims::from_inline(st, n),
+                offset: 0,
+            };
+        }
+        Layout::contiguous_long(shape)
+    }
+
+    /// [`Layout::contiguous`] above the inline rank (not inlined).
+    fn contiguous_long(shape: &[usize]) -> Layout {
         Layout {
             shape: Dims::from_slice(shape),
             strides: c_strides_dims(shape),

@@ -158,23 +158,23 @@ impl Layout {
     }
 
     /// Row-major contiguous (size-1 axes may have any stride).
+    #[inline]
     pub fn is_c_contiguous(&self) -> bool {
-        if self.shape.contains(&0) {
-            return true;
-        }
+        // One pass: a zero dimension anywhere makes any strides contiguous,
+        // so a stride mismatch is only remembered until the end.
+        let (shape, strides) = (self.shape(), self.strides());
         let mut expected = 1isize;
-        for i in (0..self.ndim()).rev() {
-            if self.shape[i] == 0 {
+        let mut ok = true;
+        for (&d, &s) in shape.iter().zip(strides).rev() {
+            if d == 0 {
                 return true;
             }
-            if self.shape[i] != 1 {
-                if self.strides[i] != expected {
-                    return false;
-                }
-                expected *= self.shape[i] as isize;
+            if d != 1 {
+                ok &= s == expected;
+                expected = expected.wrapping_mul(d as isize);
             }
         }
-        true
+        ok
     }
 
     /// Element offset of a multi-index (no bounds check beyond debug).

@@ -203,6 +203,29 @@ impl Storage {
         ))
     }
 
+    /// [`Storage::cpu_for_overwrite`], shared, when this thread's cache of
+    /// small buffers has one of the size (the usual small output); `None`
+    /// otherwise. The `Arc` comes back in a register, not a storage through
+    /// memory (whose field-by-field stores the caller's wide loads would stall on).
+    #[inline(never)]
+    pub(crate) fn cpu_cached_shared(dtype: DType, len: usize) -> Option<std::sync::Arc<Storage>> {
+        let bytes = dtype.buffer_bytes(len)?;
+        let (ptr, layout) = crate::buffer_cache::take_small(bytes)?;
+        let buffer = Buffer::Cpu(CpuBuffer {
+            ptr,
+            bytes,
+            owner: Owner::Aligned(Some(layout)),
+        });
+        Some(std::sync::Arc::new(Storage::wrap(dtype, len, buffer)))
+    }
+
+    /// The shared lock of this storage alone (what [`lock`] takes for one
+    /// storage that is only read).
+    #[inline]
+    pub(crate) fn read_lock(&self) -> RwLockReadGuard<'_, ()> {
+        self.lock.read().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// A storage over a GPU buffer of `len` elements of `dtype`.
     #[cfg(feature = "gpu")]
     pub(crate) fn gpu(dtype: DType, len: usize, b: crate::backend::gpu::GpuBuffer) -> Storage {

@@ -90,12 +90,16 @@ impl Tensor {
         let storage = match device {
             // What the CPU backend's `alloc_for_overwrite` does, without the
             // two dynamic calls that return the storage through memory (every
-            // allocating op's output comes from here).
-            Device::Cpu => Storage::cpu_for_overwrite(dtype, n)?,
-            _ => backend::get(device, "empty")?.alloc_for_overwrite(dtype, n)?,
+            // allocating op's output comes from here); a small buffer from
+            // the thread's cache first.
+            Device::Cpu => match Storage::cpu_cached_shared(dtype, n) {
+                Some(s) => s,
+                None => Arc::new(Storage::cpu_for_overwrite(dtype, n)?),
+            },
+            _ => Arc::new(backend::get(device, "empty")?.alloc_for_overwrite(dtype, n)?),
         };
         Ok(Tensor {
-            storage: Arc::new(storage),
+            storage,
             layout: Layout::contiguous(shape),
         })
     }

@@ -510,11 +510,22 @@ fn direct_matmul_rows_equal_the_strided_loop_bit_for_bit() {
             }
         }
     }
-    // -0.0 products keep their sign on both paths (sums start from -0.0).
-    let a = Tensor::create(DType::F32, &[2, 2], &[-0.0, 0.0, 1.0, -1.0]).unwrap();
-    let b = Tensor::create(DType::F32, &[2, 2], &[1.0, 2.0, 0.0, 0.0]).unwrap();
-    let r = vals(&a.matmul(&b).unwrap());
-    assert_eq!(r[0].to_bits(), (-0.0f64).to_bits());
+    // A sum of -0.0 products stays -0.0 on both paths (sums start from -0.0).
+    let a = Tensor::create(DType::F32, &[2, 2], &[-0.0, -0.0, 1.0, -1.0]).unwrap();
+    let b = Tensor::create(DType::F32, &[2, 2], &[1.0, 2.0, 1.0, 2.0]).unwrap();
+    let bt = b
+        .transpose(None)
+        .unwrap()
+        .copy()
+        .unwrap()
+        .transpose(None)
+        .unwrap();
+    for r in [a.matmul(&b).unwrap(), a.matmul(&bt).unwrap()] {
+        let r = vals(&r);
+        assert_eq!(r[0].to_bits(), (-0.0f64).to_bits());
+        assert_eq!(r[1].to_bits(), (-0.0f64).to_bits());
+        assert_eq!(&r[2..], &[0.0, 0.0]);
+    }
 }
 
 #[test]

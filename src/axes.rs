@@ -57,6 +57,11 @@ impl Axes {
         self.0 == Repr::Default
     }
 
+    /// Whether this is the default (`None`) or [`Axes::all`]: no list.
+    pub(crate) fn is_default_or_all(&self) -> bool {
+        !matches!(self.0, Repr::List(_))
+    }
+
     /// The listed axes as given (not normalised); `None` for the default and
     /// for [`Axes::all`].
     pub fn as_list(&self) -> Option<&[isize]> {
@@ -77,7 +82,7 @@ impl Axes {
     /// allocation).
     pub(crate) fn resolve_dims(&self, op: &str, ndim: usize) -> Result<Dims<usize>> {
         let list = match &self.0 {
-            Repr::Default | Repr::All => return Ok((0..ndim).collect()),
+            Repr::Default | Repr::All => return Ok(every_axis(ndim)),
             Repr::List(v) => v,
         };
         let mut seen = Dims::from_elem(false, ndim);
@@ -104,9 +109,25 @@ impl Axes {
     /// rank).
     pub(crate) fn resolve_sorted_dims(&self, op: &str, ndim: usize) -> Result<Dims<usize>> {
         let mut v = self.resolve_dims(op, ndim)?;
-        v.sort_unstable();
+        // The default, `Axes::all()` and most lists come sorted already.
+        if !v.is_sorted() {
+            v.sort_unstable();
+        }
         Ok(v)
     }
+}
+
+/// `0..ndim` (inline, without a push per axis, for the usual rank).
+#[inline]
+fn every_axis(ndim: usize) -> Dims<usize> {
+    if ndim <= crate::dims::INLINE {
+        let mut buf = [0usize; crate::dims::INLINE];
+        for (i, b) in buf.iter_mut().enumerate() {
+            *b = i;
+        }
+        return Dims::from_inline(buf, ndim);
+    }
+    (0..ndim).collect()
 }
 
 impl From<isize> for Axes {

@@ -180,6 +180,13 @@ pub fn alloc_zeroed(bytes: usize) -> Option<(NonNull<u8>, Layout)> {
     }
 }
 
+/// [`take`] for a small request (what `take(bytes, align_for(bytes))`
+/// gives when `bytes` is at most [`SMALL_MAX`]); `None` for other sizes.
+#[inline]
+pub fn take_small(bytes: usize) -> Option<(NonNull<u8>, Layout)> {
+    small_pop(small_class(bytes)?)
+}
+
 /// Take a cached allocation of at least `bytes` (and at most 25% more) with
 /// alignment `align`, if one is there.
 pub fn take(bytes: usize, align: usize) -> Option<(NonNull<u8>, Layout)> {

@@ -71,6 +71,16 @@ impl<T: Copy + Default> Dims<T> {
         }
     }
 
+    /// The first `len` (<= [`INLINE`]) entries of `buf`, held inline (no
+    /// copy loop: the array moves in whole).
+    #[inline]
+    pub(crate) fn from_inline(buf: [T; INLINE], len: usize) -> Dims<T> {
+        debug_assert!(len <= INLINE);
+        Dims {
+            repr: Repr::Inline { len, buf },
+        }
+    }
+
     /// `n` copies of `v`.
     #[inline]
     pub fn from_elem(v: T, n: usize) -> Dims<T> {

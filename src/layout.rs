@@ -76,7 +76,33 @@ pub fn normalize_axis(op: &str, axis: isize, ndim: usize) -> Result<usize> {
 
 impl Layout {
     /// A row-major layout of `shape` at offset 0.
+    #[inline(always)]
     pub fn contiguous(shape: &[usize]) -> Layout {
+        let n = shape.len();
+        if n <= crate::dims::INLINE {
+            // The usual rank: shape and strides built in two plain arrays in
+            // one loop (every op's fresh output takes this path).
+            let mut sh = [0usize; crate::dims::INLINE];
+            let mut st = [0isize; crate::dims::INLINE];
+            let mut acc = 1isize;
+            for i in (0..crate::dims::INLINE).rev() {
+                if i < n {
+                    sh[i] = shape[i];
+                    st[i] = acc;
+                    acc = acc.saturating_mul(shape[i].max(1) as isize);
+                }
+            }
+            return Layout {
+                shape: Dims::from_inline(sh, n),
+                strides: Dims::from_inline(st, n),
+                offset: 0,
+            };
+        }
+        Layout::contiguous_long(shape)
+    }
+
+    /// [`Layout::contiguous`] above the inline rank (not inlined).
+    fn contiguous_long(shape: &[usize]) -> Layout {
         Layout {
             shape: Dims::from_slice(shape),
             strides: c_strides_dims(shape),
@@ -132,23 +158,23 @@ impl Layout {
     }
 
     /// Row-major contiguous (size-1 axes may have any stride).
+    #[inline]
     pub fn is_c_contiguous(&self) -> bool {
-        if self.shape.contains(&0) {
-            return true;
-        }
+        // One pass: a zero dimension anywhere makes any strides contiguous,
+        // so a stride mismatch is only remembered until the end.
+        let (shape, strides) = (self.shape(), self.strides());
         let mut expected = 1isize;
-        for i in (0..self.ndim()).rev() {
-            if self.shape[i] == 0 {
+        let mut ok = true;
+        for (&d, &s) in shape.iter().zip(strides).rev() {
+            if d == 0 {
                 return true;
             }
-            if self.shape[i] != 1 {
-                if self.strides[i] != expected {
-                    return false;
-                }
-                expected *= self.shape[i] as isize;
+            if d != 1 {
+                ok &= s == expected;
+                expected = expected.wrapping_mul(d as isize);
             }
         }
-        true
+        ok
     }
 
     /// Element offset of a multi-index (no bounds check beyond debug).

@@ -21,6 +21,31 @@ pub const ALIGN: usize = 64;
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
+/// Ids a thread takes from [`NEXT_ID`] at once.
+const ID_BLOCK: u64 = 1 << 16;
+
+thread_local! {
+    /// This thread's unused ids: `next..end`.
+    static IDS: std::cell::Cell<(u64, u64)> = const { std::cell::Cell::new((0, 0)) };
+}
+
+/// A new storage id, unique in the process: from this thread's block of
+/// ids (no shared atomic per storage), a new block when it is used up.
+#[inline]
+fn next_id() -> u64 {
+    IDS.try_with(|c| {
+        let (next, end) = c.get();
+        if next < end {
+            c.set((next + 1, end));
+            return next;
+        }
+        let start = NEXT_ID.fetch_add(ID_BLOCK, Ordering::Relaxed);
+        c.set((start + 1, start + ID_BLOCK));
+        start
+    })
+    .unwrap_or_else(|_| NEXT_ID.fetch_add(1, Ordering::Relaxed))
+}
+
 /// Host memory of the CPU backend.
 pub struct CpuBuffer {
     ptr: NonNull<u8>,
@@ -53,7 +78,7 @@ impl CpuBuffer {
                 owner: Owner::Aligned(None),
             });
         }
-        let (p, layout) = crate::buffer_cache::alloc_zeroed(bytes).ok_or(Error::Alloc {
+        let (p, layout) = crate::buffer_cache::alloc_zeroed(bytes).ok_or_else(|| Error::Alloc {
             op: "alloc".into(),
             bytes,
         })?;
@@ -66,6 +91,7 @@ impl CpuBuffer {
 
     /// An aligned allocation of `bytes` bytes whose contents are unspecified but
     /// initialised: a cached buffer when one fits, else a fresh zeroed one.
+    #[inline]
     fn for_overwrite(bytes: usize) -> Result<CpuBuffer> {
         match crate::buffer_cache::take(bytes, crate::buffer_cache::align_for(bytes)) {
             Some((ptr, layout)) => Ok(CpuBuffer {
@@ -135,9 +161,10 @@ impl std::fmt::Debug for Storage {
 }
 
 impl Storage {
+    #[inline]
     fn wrap(dtype: DType, len: usize, buffer: Buffer) -> Storage {
         Storage {
-            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            id: next_id(),
             dtype,
             len,
             buffer,
@@ -147,8 +174,9 @@ impl Storage {
     }
 
     /// A zero-filled host buffer of `len` elements of `dtype`.
+    #[inline]
     pub fn cpu_zeroed(dtype: DType, len: usize) -> Result<Storage> {
-        let bytes = dtype.buffer_bytes(len).ok_or(Error::Alloc {
+        let bytes = dtype.buffer_bytes(len).ok_or_else(|| Error::Alloc {
             op: "alloc".into(),
             bytes: usize::MAX,
         })?;
@@ -162,8 +190,9 @@ impl Storage {
     /// A host buffer of `len` elements whose contents are unspecified (possibly
     /// values of a dropped tensor; never uninitialised memory), for outputs that
     /// are overwritten completely. Large buffers are reused from the cache.
+    #[inline]
     pub fn cpu_for_overwrite(dtype: DType, len: usize) -> Result<Storage> {
-        let bytes = dtype.buffer_bytes(len).ok_or(Error::Alloc {
+        let bytes = dtype.buffer_bytes(len).ok_or_else(|| Error::Alloc {
             op: "alloc".into(),
             bytes: usize::MAX,
         })?;
@@ -172,6 +201,29 @@ impl Storage {
             len,
             Buffer::Cpu(CpuBuffer::for_overwrite(bytes)?),
         ))
+    }
+
+    /// [`Storage::cpu_for_overwrite`], shared, when this thread's cache of
+    /// small buffers has one of the size (the usual small output); `None`
+    /// otherwise. The `Arc` comes back in a register, not a storage through
+    /// memory (whose field-by-field stores the caller's wide loads would stall on).
+    #[inline(never)]
+    pub(crate) fn cpu_cached_shared(dtype: DType, len: usize) -> Option<std::sync::Arc<Storage>> {
+        let bytes = dtype.buffer_bytes(len)?;
+        let (ptr, layout) = crate::buffer_cache::take_small(bytes)?;
+        let buffer = Buffer::Cpu(CpuBuffer {
+            ptr,
+            bytes,
+            owner: Owner::Aligned(Some(layout)),
+        });
+        Some(std::sync::Arc::new(Storage::wrap(dtype, len, buffer)))
+    }
+
+    /// The shared lock of this storage alone (what [`lock`] takes for one
+    /// storage that is only read).
+    #[inline]
+    pub(crate) fn read_lock(&self) -> RwLockReadGuard<'_, ()> {
+        self.lock.read().unwrap_or_else(|e| e.into_inner())
     }
 
     /// A storage over a GPU buffer of `len` elements of `dtype`.
@@ -270,7 +322,7 @@ impl Storage {
 }
 
 /// One held lock of an operation.
-enum Guard<'a> {
+pub(crate) enum Guard<'a> {
     Read(#[allow(dead_code)] RwLockReadGuard<'a, ()>),
     Write(#[allow(dead_code)] RwLockWriteGuard<'a, ()>),
 }
@@ -279,9 +331,30 @@ enum Guard<'a> {
 const INLINE_LOCKS: usize = 6;
 
 /// Locks held while an operation reads and writes storages (released on drop).
-pub(crate) struct Access<'a> {
-    _inline: [Option<Guard<'a>>; INLINE_LOCKS],
-    _more: Vec<Guard<'a>>,
+pub(crate) enum Access<'a> {
+    /// One storage's lock (the common small call: nothing to sort, one
+    /// guard to drop).
+    One(#[allow(dead_code)] Guard<'a>),
+    /// Any number of locks.
+    Many {
+        _inline: [Option<Guard<'a>>; INLINE_LOCKS],
+        _more: Vec<Guard<'a>>,
+    },
+}
+
+/// The lock of one storage: exclusive (refused while a borrowed slice of it
+/// lives) or shared.
+#[inline(always)]
+fn lock_one<'a>(op: &str, s: &'a Storage, write: bool) -> Result<Guard<'a>> {
+    Ok(if write {
+        let g = s.lock.write().unwrap_or_else(|e| e.into_inner());
+        if s.borrows.load(Ordering::Acquire) != 0 {
+            return Err(Error::Borrowed { op: op.to_string() });
+        }
+        Guard::Write(g)
+    } else {
+        Guard::Read(s.lock.read().unwrap_or_else(|e| e.into_inner()))
+    })
 }
 
 /// Lock `writes` exclusively and `reads` shared, in id order (no deadlock between
@@ -295,11 +368,15 @@ pub(crate) fn lock<'a>(
 ) -> Result<Access<'a>> {
     let n = reads.len() + writes.len();
     let Some(&first) = writes.first().or(reads.first()) else {
-        return Ok(Access {
+        return Ok(Access::Many {
             _inline: Default::default(),
             _more: Vec::new(),
         });
     };
+    // One storage named once, or only read (`x + x`): its one lock.
+    if n == 1 || (writes.is_empty() && reads.iter().all(|r| r.id == first.id)) {
+        return Ok(Access::One(lock_one(op, first, !writes.is_empty())?));
+    }
     let mut inline = [(first, false); INLINE_LOCKS];
     let mut heap = Vec::new();
     let all: &mut [(&'a Storage, bool)] = if n <= INLINE_LOCKS {
@@ -331,10 +408,8 @@ pub(crate) fn lock<'a>(
     } else {
         all.sort_unstable_by_key(key);
     }
-    let mut acc = Access {
-        _inline: Default::default(),
-        _more: Vec::new(),
-    };
+    let mut inline_guards: [Option<Guard<'a>>; INLINE_LOCKS] = Default::default();
+    let mut more = Vec::new();
     let mut held = 0usize;
     let mut last_id = None;
     for &(s, w) in all.iter() {
@@ -342,21 +417,16 @@ pub(crate) fn lock<'a>(
             continue;
         }
         last_id = Some(s.id);
-        let g = if w {
-            let g = s.lock.write().unwrap_or_else(|e| e.into_inner());
-            if s.borrows.load(Ordering::Acquire) != 0 {
-                return Err(Error::Borrowed { op: op.to_string() });
-            }
-            Guard::Write(g)
-        } else {
-            Guard::Read(s.lock.read().unwrap_or_else(|e| e.into_inner()))
-        };
+        let g = lock_one(op, s, w)?;
         if held < INLINE_LOCKS {
-            acc._inline[held] = Some(g);
+            inline_guards[held] = Some(g);
         } else {
-            acc._more.push(g);
+            more.push(g);
         }
         held += 1;
     }
-    Ok(acc)
+    Ok(Access::Many {
+        _inline: inline_guards,
+        _more: more,
+    })
 }

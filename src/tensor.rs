@@ -70,7 +70,11 @@ impl Tensor {
     /// A fresh zero-filled contiguous tensor on `device`.
     pub fn zeros_on(dtype: DType, shape: &[usize], device: Device) -> Result<Tensor> {
         let n = checked_numel("zeros", shape)?;
-        let storage = backend::get(device, "zeros")?.alloc(dtype, n)?;
+        let storage = match device {
+            // The CPU backend's `alloc`, called directly (as in `empty_on`).
+            Device::Cpu => Storage::cpu_zeroed(dtype, n)?,
+            _ => backend::get(device, "zeros")?.alloc(dtype, n)?,
+        };
         Ok(Tensor {
             storage: Arc::new(storage),
             layout: Layout::contiguous(shape),
@@ -83,9 +87,19 @@ impl Tensor {
     /// page faults.
     pub fn empty_on(dtype: DType, shape: &[usize], device: Device) -> Result<Tensor> {
         let n = checked_numel("empty", shape)?;
-        let storage = backend::get(device, "empty")?.alloc_for_overwrite(dtype, n)?;
+        let storage = match device {
+            // What the CPU backend's `alloc_for_overwrite` does, without the
+            // two dynamic calls that return the storage through memory (every
+            // allocating op's output comes from here); a small buffer from
+            // the thread's cache first.
+            Device::Cpu => match Storage::cpu_cached_shared(dtype, n) {
+                Some(s) => s,
+                None => Arc::new(Storage::cpu_for_overwrite(dtype, n)?),
+            },
+            _ => Arc::new(backend::get(device, "empty")?.alloc_for_overwrite(dtype, n)?),
+        };
         Ok(Tensor {
-            storage: Arc::new(storage),
+            storage,
             layout: Layout::contiguous(shape),
         })
     }
@@ -468,10 +482,13 @@ impl Tensor {
                 ),
             ));
         }
-        let base = self.storage.host_ptr().ok_or(Error::UnsupportedOnDevice {
-            op: "as_slice".into(),
-            device: self.device(),
-        })?;
+        let base = self
+            .storage
+            .host_ptr()
+            .ok_or_else(|| Error::UnsupportedOnDevice {
+                op: "as_slice".into(),
+                device: self.device(),
+            })?;
         self.storage.add_borrow()?;
         let len = self.size();
         let ptr = if len == 0 {
@@ -495,10 +512,13 @@ impl Tensor {
     /// the file writers of `io`.
     pub(crate) fn as_bytes(&self, op: &str) -> Result<SliceRef<'_, u8>> {
         self.not_packed(op)?;
-        let base = self.storage.host_ptr().ok_or(Error::UnsupportedOnDevice {
-            op: op.into(),
-            device: self.device(),
-        })?;
+        let base = self
+            .storage
+            .host_ptr()
+            .ok_or_else(|| Error::UnsupportedOnDevice {
+                op: op.into(),
+                device: self.device(),
+            })?;
         if !self.is_c_contiguous() {
             return Err(Error::invalid(op, "tensor is not contiguous"));
         }

@@ -198,7 +198,7 @@ pub(crate) fn run(
 ) -> Result<Tensor> {
     // Operands of one shape (the common case) need no broadcasting pass.
     let same = match inputs.split_first() {
-        Some((first, rest)) => rest.iter().all(|t| t.shape() == first.shape()),
+        Some((first, rest)) => rest.iter().all(|t| same_shape(t.shape(), first.shape())),
         None => true,
     };
     let shape: Dims<usize> = match inputs.first() {
@@ -223,6 +223,13 @@ pub(crate) fn run(
     };
     check_out(op, out, &shape, out_dtype, inputs)?;
     broadcast_views(op, inputs, &shape, out.clone(), false, f)
+}
+
+/// `a == b` for two shapes, without a `bcmp` call for these few entries
+/// (and at once for one tensor given twice, as in `x + x`).
+#[inline]
+fn same_shape(a: &[usize], b: &[usize]) -> bool {
+    std::ptr::eq(a, b) || (a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y))
 }
 
 /// The general end of [`run`]: each input broadcast to `shape`, snapshotted

@@ -129,6 +129,17 @@ pub(crate) fn locked_fresh<R>(
         1,
         "{op}: locked_fresh on a shared buffer"
     );
+    if let [first, rest @ ..] = reads {
+        if rest
+            .iter()
+            .all(|t| std::sync::Arc::ptr_eq(t.storage(), first.storage()))
+        {
+            // One storage read (`x.sum()`, `x + x`): its shared lock, as
+            // `lock_tensors` would take it, held here without an `Access`.
+            let _guard = first.storage().read_lock();
+            return f();
+        }
+    }
     let _guard = lock_tensors(op, reads, &[])?;
     f()
 }

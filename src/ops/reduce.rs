@@ -11,6 +11,9 @@ use crate::error::{Error, Result};
 use crate::layout::{normalize_axis, Layout};
 use crate::tensor::Tensor;
 
+/// Every axis of a tensor of rank up to 6 (`&ALL[..ndim]`).
+const ALL: [usize; 6] = [0, 1, 2, 3, 4, 5];
+
 /// Resolve `axes` (the default = all) against `ndim`: sorted, unique,
 /// non-negative.
 pub(crate) fn resolve_axes(op: &str, ndim: usize, axes: &Axes) -> Result<Vec<usize>> {
@@ -30,6 +33,10 @@ pub(crate) fn keep_shape(shape: &[usize], axes: &[usize]) -> Dims<usize> {
 pub(crate) fn finish_shape(out: Tensor, axes: &[usize], keepdims: bool) -> Tensor {
     if keepdims {
         return out;
+    }
+    if axes.len() == out.ndim() {
+        // Every axis reduced (axes are unique): a rank-0 result.
+        return out.into_layout(Layout::contiguous(&[]));
     }
     let shape: Dims<usize> = (0..out.ndim())
         .filter(|a| !axes.contains(a))
@@ -61,14 +68,11 @@ impl Tensor {
                 };
                 Ok((kind, shape))
             },
-            |o, _| {
-                o[0].as_tensor()
-                    .reduce_core(name, op, axes.clone(), keepdims)
-            },
+            |o, _| o[0].as_tensor().reduce_core(name, op, &axes, keepdims),
         )
     }
 
-    fn reduce_core(&self, name: &str, op: ReduceOp, axes: Axes, keepdims: bool) -> Result<Tensor> {
+    fn reduce_core(&self, name: &str, op: ReduceOp, axes: &Axes, keepdims: bool) -> Result<Tensor> {
         let dt = self.dtype();
         let ok = match op {
             ReduceOp::Sum | ReduceOp::Prod | ReduceOp::All | ReduceOp::Any => true,
@@ -79,10 +83,30 @@ impl Tensor {
         if !ok {
             return Err(Error::dtype(name, dt));
         }
+        if axes.is_default_or_all() && self.ndim() <= ALL.len() {
+            // Every axis (the default): no list to resolve, the keepdims shape
+            // is all ones.
+            let nd = self.ndim();
+            return self.reduce_axes(name, op, &ALL[..nd], &[1; ALL.len()][..nd], keepdims);
+        }
         // Inline (no allocation) for the usual rank.
         let axes = axes.resolve_sorted_dims(name, self.ndim())?;
-        let count: usize = axes.iter().map(|&a| self.shape()[a]).product();
         let shape = keep_shape(self.shape(), &axes);
+        self.reduce_axes(name, op, &axes, &shape, keepdims)
+    }
+
+    /// [`Tensor::reduce_core`] after the dtype check, over the resolved,
+    /// sorted `axes` into an output of the keepdims `shape`.
+    fn reduce_axes(
+        &self,
+        name: &str,
+        op: ReduceOp,
+        axes: &[usize],
+        shape: &[usize],
+        keepdims: bool,
+    ) -> Result<Tensor> {
+        let dt = self.dtype();
+        let count: usize = axes.iter().map(|&a| self.shape()[a]).product();
         let out_numel: usize = shape.iter().product();
         match op {
             ReduceOp::Max | ReduceOp::Min if count == 0 && out_numel > 0 => {
@@ -107,11 +131,11 @@ impl Tensor {
         } else {
             dt
         };
-        let out = Tensor::empty_on(out_dt, &shape, self.device())?;
+        let out = Tensor::empty_on(out_dt, shape, self.device())?;
         super::locked_fresh(name, &[self], &out, || {
-            self.backend().reduce(op, self, &axes, &out)
+            self.backend().reduce(op, self, axes, &out)
         })?;
-        Ok(finish_shape(out, &axes, keepdims))
+        Ok(finish_shape(out, axes, keepdims))
     }
 
     /// Sum over `axes` (any [`Axes`]: `None` = all, one axis, or a list;

@@ -5,6 +5,7 @@
 use super::reduce::{finish_shape, keep_shape, resolve_axes};
 use crate::axes::Axes;
 use crate::backend::SoftmaxOp;
+use crate::dims::Dims;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 
@@ -36,11 +37,12 @@ impl Default for SoftmaxOptions {
 impl Tensor {
     /// `axes` for softmax-like ops: the default is the last axis (none for
     /// rank 0).
-    fn softmax_axes(&self, op: &str, axes: &Axes) -> Result<Vec<usize>> {
+    fn softmax_axes(&self, op: &str, axes: &Axes) -> Result<Dims<usize>> {
         match axes {
-            a if a.is_default() && self.ndim() == 0 => Ok(vec![]),
-            a if a.is_default() => resolve_axes(op, self.ndim(), &Axes::from(-1)),
-            a => resolve_axes(op, self.ndim(), a),
+            a if a.is_default() && self.ndim() == 0 => Ok(Dims::new()),
+            // The last axis (inline: no allocation, no resolution).
+            a if a.is_default() => Ok(Dims::from_slice(&[self.ndim() - 1])),
+            a => a.resolve_sorted_dims(op, self.ndim()),
         }
     }
 
@@ -73,7 +75,7 @@ impl Tensor {
             return Err(Error::dtype(name, self.dtype()));
         }
         let out = Tensor::empty_on(self.dtype(), shape, self.device())?;
-        super::locked(name, &[self], &[&out], || {
+        super::locked_fresh(name, &[self], &out, || {
             self.backend().softmax(op, self, axes, &out)
         })?;
         Ok(out)

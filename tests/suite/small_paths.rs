@@ -292,6 +292,8 @@ fn fresh_outputs_still_lock_their_inputs() {
                 &[16.0, 32.0]
             ));
             assert!(uniform_in(&vals(&a.matmul(&a).unwrap()), &[4.0, 16.0]));
+            // A torn read (a row of 1s and 2s) would not be uniform.
+            assert!(uniform_in(&vals(&a.softmax(None).unwrap()), &[0.25]));
         }
     });
 }
@@ -312,6 +314,10 @@ fn fresh_outputs_read_borrowed_inputs_and_out_forms_still_refuse_them() {
         vals(&x.matmul(&x).unwrap()),
         matmul_ref(&before, &before, 4, 4, 4)
     );
+    let sm = x.softmax(None).unwrap();
+    assert_eq!(sm.shape(), &[4, 4]);
+    let row0: f64 = vals(&sm)[..4].iter().sum();
+    assert!((row0 - 1.0).abs() < 1e-6, "{row0}");
     // Writing into it (the out forms, which lock their output) is refused and
     // leaves it as it was.
     assert!(matches!(
@@ -325,4 +331,221 @@ fn fresh_outputs_read_borrowed_inputs_and_out_forms_still_refuse_them() {
     assert_eq!(held.iter().map(|&v| v as f64).collect::<Vec<_>>(), before);
     drop(held);
     assert_eq!(vals(&x), before);
+}
+
+/// `f` over every element of `x` (row-major values), brute force.
+fn fold(x: &Tensor, init: f64, f: impl Fn(f64, f64) -> f64) -> f64 {
+    vals(x).into_iter().fold(init, f)
+}
+
+#[test]
+fn full_reductions_match_brute_force_and_the_axis_list() {
+    // The default and `Axes::all()` skip the axis resolution; an explicit
+    // list of every axis takes the general path. Same values, shapes, errors.
+    let shapes: [&[usize]; 6] = [&[], &[5], &[3, 4], &[2, 3, 2], &[0], &[2, 0]];
+    for dt in DTYPES {
+        for shape in shapes {
+            let x = seq(dt, shape, 1.0);
+            let xt = x.transpose(None).unwrap(); // non-contiguous from rank 2
+            let every: Vec<isize> = (0..shape.len() as isize).collect();
+            for t in [&x, &xt] {
+                for keep in [false, true] {
+                    let want_shape: Vec<usize> = if keep { vec![1; shape.len()] } else { vec![] };
+                    let cases: [(&str, f64); 4] = [
+                        ("sum", fold(t, 0.0, |a, v| a + v)),
+                        ("max", fold(t, f64::NEG_INFINITY, f64::max)),
+                        ("min", fold(t, f64::INFINITY, f64::min)),
+                        ("any", fold(t, 0.0, |a, v| if v != 0.0 { 1.0 } else { a })),
+                    ];
+                    for (op, want) in cases {
+                        let run = |axes: rnx::Axes| match op {
+                            "sum" => t.sum(axes, keep),
+                            "max" => t.max(axes, keep),
+                            "min" => t.min(axes, keep),
+                            _ => t.any(axes, keep),
+                        };
+                        let (d, a, l) = (
+                            run(None.into()),
+                            run(rnx::Axes::all()),
+                            run((&every).into()),
+                        );
+                        let tag = format!("{dt} {op} {shape:?} keep={keep}");
+                        match (d, a, l) {
+                            (Ok(d), Ok(a), Ok(l)) => {
+                                for r in [&d, &a, &l] {
+                                    assert_eq!(r.shape(), &want_shape[..], "{tag}");
+                                    assert_eq!(vals(r), vec![want], "{tag}");
+                                }
+                                let want_dt = if op == "any" { DType::U8 } else { dt };
+                                assert_eq!(d.dtype(), want_dt, "{tag}");
+                            }
+                            // Max/min of nothing: the same error three ways.
+                            (Err(d), Err(a), Err(l)) => {
+                                assert!(t.size() == 0 && op != "sum" && op != "any", "{tag}");
+                                assert_eq!(d.to_string(), l.to_string(), "{tag}");
+                                assert_eq!(a.to_string(), l.to_string(), "{tag}");
+                                assert!(d.to_string().contains(op), "{d}");
+                            }
+                            r => panic!("{tag}: paths disagree: {r:?}"),
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Mean and var over everything; ddof too large is the same error.
+    let x = seq(DType::F64, &[2, 3], 0.0);
+    let xv = vals(&x);
+    let mean = xv.iter().sum::<f64>() / 6.0;
+    assert_eq!(x.mean(None, false).unwrap().item::<f64>().unwrap(), mean);
+    let var = xv.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / 5.0;
+    let got = x.var(None, true, 1).unwrap();
+    assert_eq!(got.shape(), &[1, 1]);
+    assert!((got.item::<f64>().unwrap() - var).abs() < 1e-12);
+    let (d, l) = (x.var(None, false, 6), x.var([0, 1], false, 6));
+    assert_eq!(d.unwrap_err().to_string(), l.unwrap_err().to_string());
+    // Rank 7 (above the short path's) and a dtype the op refuses.
+    let big = seq(DType::I32, &[1, 2, 1, 2, 1, 2, 2], 0.0);
+    assert_eq!(
+        big.sum(None, true).unwrap().to_vec_f64().unwrap(),
+        vec![fold(&big, 0.0, |a, v| a + v)]
+    );
+    let e = seq(DType::I32, &[3], 0.0).mean(None, false).unwrap_err();
+    assert!(
+        e.to_string().contains("mean") && e.to_string().contains("i32"),
+        "{e}"
+    );
+}
+
+#[test]
+fn short_sums_equal_the_strided_sums_bit_for_bit() {
+    // Up to 32 contiguous elements skip the blocked pairwise kernel; a
+    // strided view of the same values takes the lane loop, which must give
+    // the same bits (same lanes, same tree), also for -0.0 and NaN.
+    for dt in [DType::F32, DType::F64] {
+        for n in (0..=40).chain([63, 64, 65, 2047, 2048]) {
+            let v: Vec<f64> = (0..n)
+                .map(|i| ((i * 37 % 101) as f64 - 50.0) / 7.3)
+                .collect();
+            let c = Tensor::create(dt, &[n], &v).unwrap();
+            let wide: Vec<f64> = v.iter().flat_map(|&x| [x, 1e30]).collect();
+            let s = Tensor::create(dt, &[2 * n], &wide)
+                .unwrap()
+                .slice(s![..;2])
+                .unwrap();
+            assert_eq!(vals(&s), vals(&c));
+            let (a, b) = (c.sum(None, false).unwrap(), s.sum(None, false).unwrap());
+            assert_eq!(
+                a.item_f64().unwrap().to_bits(),
+                b.item_f64().unwrap().to_bits(),
+                "{dt} n={n}"
+            );
+            let exact: f64 = v.iter().sum();
+            let tol = if dt == DType::F32 { 1e-4 } else { 1e-12 };
+            assert!((a.item_f64().unwrap() - exact).abs() <= tol * (1.0 + exact.abs()));
+        }
+        let z = Tensor::create(dt, &[3], &[-0.0, -0.0, -0.0]).unwrap();
+        let zs = Tensor::create(dt, &[6], &[-0.0; 6])
+            .unwrap()
+            .slice(s![..;2])
+            .unwrap();
+        let (a, b) = (z.sum(None, false).unwrap(), zs.sum(None, false).unwrap());
+        assert_eq!(
+            a.item_f64().unwrap().to_bits(),
+            b.item_f64().unwrap().to_bits()
+        );
+        let nan = Tensor::create(dt, &[3], &[1.0, f64::NAN, 2.0]).unwrap();
+        assert!(nan.sum(None, false).unwrap().item_f64().unwrap().is_nan());
+    }
+    // Integers (wrapping) and halves (through f32) on the same short path.
+    let u = Tensor::create(DType::U8, &[5], &[200.0, 100.0, 1.0, 2.0, 3.0]).unwrap();
+    assert_eq!(u.sum(None, false).unwrap().item::<u8>().unwrap(), 50);
+    let h = seq(DType::F16, &[7], 0.5);
+    assert_eq!(
+        h.sum(None, false).unwrap().item_f64().unwrap(),
+        fold(&h, 0.0, |a, v| a + v)
+    );
+}
+
+#[test]
+fn direct_matmul_rows_equal_the_strided_loop_bit_for_bit() {
+    // Products whose b has contiguous rows of 2, 3, 4, 8 or 16 run the
+    // fixed-width rows; b as a transposed view (column stride != 1) runs the
+    // general direct loop. Same products, same order of sums: same bits.
+    for dt in [DType::F32, DType::F64] {
+        for &(m, k) in &[(1usize, 1usize), (2, 3), (4, 4), (7, 2), (3, 16)] {
+            for n in [1usize, 2, 3, 4, 5, 8, 16] {
+                if m * n * k > 1 << 11 {
+                    continue;
+                }
+                let av: Vec<f64> = (0..m * k)
+                    .map(|i| ((i * 13 % 17) as f64 - 8.0) / 3.1)
+                    .collect();
+                let bv: Vec<f64> = (0..k * n)
+                    .map(|i| ((i * 7 % 19) as f64 - 9.0) / 2.7)
+                    .collect();
+                let a = Tensor::create(dt, &[m, k], &av).unwrap();
+                let b = Tensor::create(dt, &[k, n], &bv).unwrap();
+                let bt = b
+                    .transpose(None)
+                    .unwrap()
+                    .copy()
+                    .unwrap()
+                    .transpose(None)
+                    .unwrap();
+                assert_eq!(vals(&bt), vals(&b));
+                let (r, rt) = (a.matmul(&b).unwrap(), a.matmul(&bt).unwrap());
+                assert_eq!(r.shape(), &[m, n]);
+                let bits =
+                    |t: &Tensor| -> Vec<u64> { vals(t).iter().map(|v| v.to_bits()).collect() };
+                assert_eq!(bits(&r), bits(&rt), "{dt} {m}x{k}x{n}");
+                let want = matmul_ref(&av, &bv, m, k, n);
+                let tol = if dt == DType::F32 { 1e-4 } else { 1e-12 };
+                for (g, w) in vals(&r).iter().zip(&want) {
+                    assert!(
+                        (g - w).abs() <= tol * (1.0 + w.abs()),
+                        "{dt} {m}x{k}x{n}: {g} vs {w}"
+                    );
+                }
+            }
+        }
+    }
+    // A sum of -0.0 products stays -0.0 on both paths (sums start from -0.0).
+    let a = Tensor::create(DType::F32, &[2, 2], &[-0.0, -0.0, 1.0, -1.0]).unwrap();
+    let b = Tensor::create(DType::F32, &[2, 2], &[1.0, 2.0, 1.0, 2.0]).unwrap();
+    let bt = b
+        .transpose(None)
+        .unwrap()
+        .copy()
+        .unwrap()
+        .transpose(None)
+        .unwrap();
+    for r in [a.matmul(&b).unwrap(), a.matmul(&bt).unwrap()] {
+        let r = vals(&r);
+        assert_eq!(r[0].to_bits(), (-0.0f64).to_bits());
+        assert_eq!(r[1].to_bits(), (-0.0f64).to_bits());
+        assert_eq!(&r[2..], &[0.0, 0.0]);
+    }
+}
+
+#[test]
+fn storage_ids_are_unique_across_threads() {
+    // Ids come from per-thread blocks; every live storage still has its own.
+    let ids: Vec<u64> = std::thread::scope(|sc| {
+        let hs: Vec<_> = (0..4)
+            .map(|_| {
+                sc.spawn(|| {
+                    let ts: Vec<Tensor> = (0..300)
+                        .map(|_| Tensor::zeros(DType::F32, &[2]).unwrap())
+                        .collect();
+                    ts.iter().map(|t| t.storage().id()).collect::<Vec<u64>>()
+                })
+            })
+            .collect();
+        hs.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    let mut sorted = ids.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    assert_eq!(sorted.len(), ids.len());
 }

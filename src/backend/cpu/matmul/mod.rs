@@ -169,6 +169,21 @@ pub(super) unsafe fn direct_gemm<T: Element + num_traits::Float>(
     accumulate: bool,
 ) {
     debug_assert!(n <= DIRECT_MAX_DIM);
+    if b.cs == 1 {
+        // Rows of b in place: a fixed-width row kept in registers. The same
+        // products and sums in the same order as the loop below.
+        // SAFETY: caller contract; b's rows are contiguous (cs == 1).
+        unsafe {
+            match n {
+                2 => return direct_rows::<T, 2>(m, k, a, b, out, accumulate),
+                3 => return direct_rows::<T, 3>(m, k, a, b, out, accumulate),
+                4 => return direct_rows::<T, 4>(m, k, a, b, out, accumulate),
+                8 => return direct_rows::<T, 8>(m, k, a, b, out, accumulate),
+                16 => return direct_rows::<T, 16>(m, k, a, b, out, accumulate),
+                _ => {}
+            }
+        }
+    }
     // Sums start from -0.0, the identity of IEEE addition (so that a sum of
     // one product -0.0 stays -0.0, as in the gemm kernels).
     let start = <T as num_traits::Float>::neg_zero();
@@ -184,6 +199,51 @@ pub(super) unsafe fn direct_gemm<T: Element + num_traits::Float>(
             for (j, r) in row.iter_mut().enumerate() {
                 // SAFETY: as above.
                 *r = *r + x * unsafe { *bp.offset(j as isize * b.cs) };
+            }
+        }
+        for (j, &r) in row.iter().enumerate() {
+            // SAFETY: (i, j) is an element of the unique output, which
+            // overlaps neither input (caller contract).
+            unsafe {
+                let o = out.ptr.0.offset(i * out.rs + j as isize * out.cs);
+                *o = if accumulate { *o + r } else { r };
+            }
+        }
+    }
+}
+
+/// [`direct_gemm`] for `n == N` and contiguous rows of `b` (`b.cs == 1`):
+/// each row of `b` is read as one `[T; N]` and the output row stays in
+/// registers (the general loop's dynamic row length keeps it in memory, a
+/// load-add-store chain per multiply-add).
+///
+/// # Safety
+/// As [`direct_gemm`], with `b.cs == 1`.
+#[inline]
+unsafe fn direct_rows<T: Element + num_traits::Float, const N: usize>(
+    m: usize,
+    k: usize,
+    a: Mat<T>,
+    b: Mat<T>,
+    out: Mat<T>,
+    accumulate: bool,
+) {
+    debug_assert_eq!(b.cs, 1);
+    let start = <T as num_traits::Float>::neg_zero();
+    for i in 0..m as isize {
+        let mut row = [start; N];
+        for p in 0..k as isize {
+            // SAFETY: (i, p) is an element of a; row p of b holds N
+            // contiguous elements (caller contract, cs == 1); [T; N] has T's
+            // alignment.
+            let (x, bp) = unsafe {
+                (
+                    *a.ptr.0.offset(i * a.rs + p * a.cs),
+                    *(b.ptr.0.offset(p * b.rs) as *const [T; N]),
+                )
+            };
+            for (r, &y) in row.iter_mut().zip(&bp) {
+                *r = *r + x * y;
             }
         }
         for (j, &r) in row.iter().enumerate() {

@@ -169,6 +169,13 @@ impl<T: Summable> Reducer<T> for Sum {
         if stride == 1 {
             // SAFETY: caller contract (contiguous run of `len`).
             let xs = unsafe { std::slice::from_raw_parts(p, len) };
+            if len <= SUM_LANES {
+                // At most one element per lane: the value `sum_block` gives
+                // (one leaf's lanes added to zero lanes, which changes none:
+                // a lane that starts at +0 is never -0), without its stack of
+                // leaves or the ISA entry.
+                return fold_lanes(leaf_lanes(xs));
+            }
             return with_best(
                 #[inline(always)]
                 || sum_block(xs),

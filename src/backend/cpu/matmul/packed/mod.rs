@@ -348,10 +348,10 @@ fn even(len: usize, max: usize, unit: usize) -> usize {
     len.div_ceil(blocks).div_ceil(unit) * unit
 }
 
-/// The row blocks of the blocked loop: whole `mr`-row panels of A dealt into
-/// `count` blocks (a multiple of the thread count while there are panels
-/// enough) whose sizes differ by one panel at most, each at most about `mc`
-/// rows. Blocks of one size rounded up to `mr` rows left a last block short
+/// The row blocks of the blocked loop and of `prepacked.rs`: whole `mr`-row
+/// panels of A dealt into `count` blocks (a multiple of the thread count
+/// while there are panels enough) whose sizes differ by one panel at most,
+/// each at most about `mc` rows. Blocks of one size rounded up to `mr` rows left a last block short
 /// and an odd count: 4096 rows at 168 made 25 blocks, 13 for one of two
 /// threads and 12 for the other, per depth block.
 struct RowBlocks {
@@ -383,13 +383,6 @@ impl RowBlocks {
         let at = |b: usize| (b * self.panels / self.count * self.mr).min(self.m);
         (at(bi), at(bi + 1) - at(bi))
     }
-}
-
-/// Rows per A block (a multiple of `mr`, about `mc` at most): a number of
-/// blocks that is a multiple of the thread count, so the blocks split evenly.
-fn rows_per_block(m: usize, mc: usize, mr: usize, nthreads: usize) -> usize {
-    let blocks = m.div_ceil(mc).div_ceil(nthreads) * nthreads;
-    m.div_ceil(blocks).div_ceil(mr) * mr
 }
 
 /// Multiply one packed A block (`mc x kc`) by the packed B panels `panels` of

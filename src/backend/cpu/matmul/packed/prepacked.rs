@@ -6,7 +6,7 @@
 //! ([`Claims`]), so the threads finish together even when one of them is held
 //! up for a while.
 
-use super::{even, macro_kernel, pack, rows_per_block, Kernel, Packed};
+use super::{even, macro_kernel, pack, Kernel, Packed, RowBlocks};
 use crate::backend::cpu::matmul::Mat;
 use crate::backend::cpu::strided::SendPtr;
 use crate::backend::cpu::team::par_range;
@@ -48,13 +48,12 @@ pub(super) unsafe fn gemm<T: Packed>(
     let (mr, nr) = (kern.mr, kern.nr);
     let kc_max = even(k, kern.kc, 1);
     let k_blocks = k.div_ceil(kc_max);
-    let mc_max = rows_per_block(m, kern.mc_par, mr, nthreads);
-    let m_blocks = m.div_ceil(mc_max);
-    // Rows of a packed A block (panels of mr), columns of packed B.
-    let mcp = mc_max.div_ceil(mr) * mr;
+    let rows = RowBlocks::new(m, kern.mc_par, mr, nthreads);
+    let m_blocks = rows.count;
+    // Columns of packed B (whole panels).
     let n_panels = n.div_ceil(nr);
     let np = n_panels * nr;
-    let a_len = m_blocks * mcp * k;
+    let a_len = m.div_ceil(mr) * mr * k;
     let len = a_len + k * np;
     let size = std::mem::size_of::<T>();
     if len.saturating_mul(size) > MAX_BYTES {
@@ -65,12 +64,16 @@ pub(super) unsafe fn gemm<T: Packed>(
         return false;
     };
     let base = SendPtr(buf.as_mut_ptr() as *mut T);
-    // Packed A block `bi` at depth block `pi`: `mcp * k` items per row block,
-    // each depth block after the previous ones (`mc` rounded up to `mr` rows
+    // Packed A block `bi` at depth block `pi`: the blocks before it are whole
+    // `mr`-row panels, so it starts at its first row times the depth, and
+    // its depth block after the earlier ones (its rows rounded up to `mr`
     // times the depth before it). Packed B depth block `pi`: after all of A,
     // `np` columns times the depth before it.
-    let block_rows = |bi: usize| mc_max.min(m - bi * mc_max);
-    let a_at = |bi: usize, pi: usize| bi * mcp * k + block_rows(bi).div_ceil(mr) * mr * pi * kc_max;
+    let block_rows = |bi: usize| rows.block(bi).1;
+    let a_at = |bi: usize, pi: usize| {
+        let (ic, mc) = rows.block(bi);
+        ic * k + mc.div_ceil(mr) * mr * pi * kc_max
+    };
     let b_at = |pi: usize| a_len + pi * kc_max * np;
     let depth = |pi: usize| kc_max.min(k - pi * kc_max);
 
@@ -83,14 +86,13 @@ pub(super) unsafe fn gemm<T: Packed>(
         if j < a_jobs {
             let (bi, pi) = (j / k_blocks, j % k_blocks);
             unsafe {
-                let src = Mat {
-                    ptr: SendPtr(
-                        a.ptr
-                            .get()
-                            .offset((bi * mc_max) as isize * a.rs + (pi * kc_max) as isize * a.cs),
-                    ),
-                    ..a
-                };
+                let src =
+                    Mat {
+                        ptr: SendPtr(a.ptr.get().offset(
+                            rows.block(bi).0 as isize * a.rs + (pi * kc_max) as isize * a.cs,
+                        )),
+                        ..a
+                    };
                 pack::pack_a(
                     block_rows(bi),
                     depth(pi),
@@ -122,7 +124,7 @@ pub(super) unsafe fn gemm<T: Packed>(
         // tile's rows and panels of `c` belong to this claim alone.
         unsafe {
             let cblock = Mat {
-                ptr: SendPtr(c.ptr.get().offset((bi * mc_max) as isize * c.rs)),
+                ptr: SendPtr(c.ptr.get().offset(rows.block(bi).0 as isize * c.rs)),
                 ..c
             };
             for pi in 0..k_blocks {

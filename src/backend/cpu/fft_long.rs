@@ -207,8 +207,8 @@ impl<T: FftFloat> LongFft<T> {
     /// the blocks covering `k2 <= n2 / 2`, with `a[i][k1] = X_{k2 + n2 k1}`
     /// and `b[i][k1] = X_{k2' + n2 k1}`, `k2' = (n2 - k2) mod n2` (`k1 <
     /// n1`; `a[i]` and `b[i]` the same row for `k2 = 0` and `2 k2 = n2`).
-    /// Bins `k` and `n - k` lie in the pair (`n - k2 - n2 k1 = k2' + n2 (n1
-    /// - 1 - k1)`, or `n2 (n1 - k1)` for `k2 = 0`), so a caller that needs
+    /// Bins `k` and `n - k` lie in the pair (`n - k2 - n2 k1 = k2' + n2
+    /// (n1 - 1 - k1)`, or `n2 (n1 - k1)` for `k2 = 0`), so a caller that needs
     /// both (a real transform's post-processing) writes its output straight
     /// from here, and over a block it can write runs of consecutive bins.
     /// Called from any thread.
@@ -243,7 +243,8 @@ impl<T: FftFloat> LongFft<T> {
                         self.row.process_with_scratch(row, &mut scratch);
                     }
                 }
-                let (mut a, mut b): ([&[Complex<T>]; G], [&[Complex<T>]; G]) = ([&[]; G], [&[]; G]);
+                let mut a: [&[Complex<T>]; G] = [&[]; G];
+                let mut b = a;
                 for (i, k2) in ks.clone().enumerate() {
                     let mirror = (n2 - k2) % n2;
                     // SAFETY: as above, transformed; read only from here.

@@ -40,6 +40,11 @@ fn l1(x: &[C64]) -> f64 {
     x.iter().map(|z| z.norm()).sum::<f64>().max(1.0)
 }
 
+/// The largest `dist(a_i, b_i)` over the pairs of `a` and `b`.
+fn max_err<A, B>(a: &[A], b: &[B], dist: impl Fn(&A, &B) -> f64) -> f64 {
+    a.iter().zip(b).map(|(x, y)| dist(x, y)).fold(0.0, f64::max)
+}
+
 fn opts(n: Option<usize>, norm: Norm) -> FftOptions {
     FftOptions {
         n,
@@ -87,11 +92,7 @@ fn long_complex_fft_every_norm_and_round_trip() {
             .unwrap()
             .to_vec::<C64>()
             .unwrap();
-        let err = back
-            .iter()
-            .zip(&x)
-            .map(|(a, b)| (a - b).norm())
-            .fold(0.0, f64::max);
+        let err = max_err(&back, &x, |a, b| (a - b).norm());
         assert!(err < 1e-12, "round trip {norm:?}: {err}");
         if norm == Norm::Ortho {
             // Parseval: the orthonormal transform keeps the 2-norm.
@@ -163,11 +164,9 @@ fn long_fft_real_strided_reversed_padded_and_f32() {
         .unwrap()
         .to_vec::<C32>()
         .unwrap();
-    let err = back
-        .iter()
-        .zip(&x32)
-        .map(|(a, b)| ((a.re - b.re).abs()).max((a.im - b.im).abs()))
-        .fold(0.0f32, f32::max);
+    let err = max_err(&back, &x32, |a, b| {
+        ((a.re - b.re).abs()).max((a.im - b.im).abs()) as f64
+    });
     assert!(err < 1e-5, "c32 round trip: {err}");
 }
 
@@ -236,11 +235,7 @@ fn long_dct2_matches_definition_every_norm_and_inverse() {
             .unwrap()
             .to_vec::<f64>()
             .unwrap();
-        let err = back
-            .iter()
-            .zip(&v)
-            .map(|(a, b)| (a - b).abs())
-            .fold(0.0, f64::max);
+        let err = max_err(&back, &v, |a, b| (a - b).abs());
         assert!(err < 1e-12, "{norm:?} round trip: {err}");
     }
     // f32 against the f64 definition.
@@ -395,6 +390,59 @@ fn long_dct2_dst2_fused_every_output_strided_padded_truncated_f32() {
                 };
                 check_fused(&t32, &x32, &o, sine, 2e-6, "f32");
             }
+        }
+    }
+}
+
+/// The contiguous fast gather of the fused DCT-2 / DST-2 (each input line
+/// read once, a column block with its mirror block) on every output against
+/// the per-row path, and sampled outputs against the direct sums: N/2 split
+/// 275 x 288 (odd n1: the middle column shares the last block), 625 x 800
+/// (the benchmark's length: the middle column alone in its block), and 256 x
+/// 257 (n2 odd: contiguous but the general gather); f64 and f32.
+#[test]
+fn long_dct2_dst2_fused_contiguous_mirrored_blocks() {
+    let mut rng = Rng(0x3d17);
+    for n in [2 * 275 * 288, 1_000_000, 2 * 256 * 257] {
+        let x: Vec<f64> = (0..n).map(|_| rng.unit() * 2.0 - 1.0).collect();
+        let t = Tensor::from_vec(x.clone(), &[n]).unwrap();
+        let sum: f64 = x.iter().map(|v| v.abs()).sum();
+        for sine in [false, true] {
+            for norm in [Norm::Backward, Norm::Ortho] {
+                let o = DctOptions {
+                    norm,
+                    ..Default::default()
+                };
+                check_fused(
+                    &t,
+                    &x,
+                    &o,
+                    sine,
+                    1e-12,
+                    &format!("n {n} sine {sine} {norm:?}"),
+                );
+            }
+            let o = DctOptions::default();
+            let y = if sine { t.dst_with(&o) } else { t.dct_with(&o) };
+            let y = y.unwrap().to_vec::<f64>().unwrap();
+            for k in [0, 1, 287, 288, 800, n / 4 + 1, n / 2 - 1, n / 2, n - 1] {
+                let want = if sine { dst2_at(&x, k) } else { dct2_at(&x, k) };
+                assert!(
+                    (y[k] - want).abs() <= 1e-12 * sum,
+                    "n {n} sine {sine} bin {k}: {} vs {want}",
+                    y[k]
+                );
+            }
+        }
+        let t32 = t.cast(DType::F32).unwrap();
+        let x32: Vec<f64> = t32
+            .to_vec::<f32>()
+            .unwrap()
+            .iter()
+            .map(|&v| v as f64)
+            .collect();
+        for sine in [false, true] {
+            check_fused(&t32, &x32, &DctOptions::default(), sine, 2e-6, "f32");
         }
     }
 }

@@ -22,7 +22,7 @@
 //! `dct_plan.rs`) calls this.
 
 use super::dct_plan::DctFloat;
-use super::fft_long::LongFft;
+use super::fft_long::{Block, LongFft};
 use super::strided::SendPtr;
 use crate::dtype::Element;
 use num_complex::Complex;
@@ -145,27 +145,102 @@ impl<T: DctFloat> Dct2Long<T> {
                 put(h - k, (d.re - d.im) * s);
                 put(h + k, (d.re + d.im) * s);
             };
+        let zv = |j: usize| Complex::new(v(2 * j), v(2 * j + 1));
+        // A contiguous row of `n` elements: `z` straight from slices, four
+        // elements at a time (see `fill_fast`); else element by element.
+        let fast = m == n && src.step == 1 && n2 % 2 == 0;
+        // SAFETY: `m == n` elements from `src.ptr`, readable by the caller's
+        // contract and not written during the call (`dst` is another tensor).
+        let x = fast.then(|| unsafe { std::slice::from_raw_parts(src.ptr.get(), n) });
         self.fft.process_pairs(
-            |j| Complex::new(v(2 * j), v(2 * j + 1)),
-            |k2, a, b| {
-                let wr = self.row[k2];
-                if k2 == 0 {
+            true,
+            |blk, buf, lb| match x {
+                Some(x) => fill_fast(x, n1, n2, sign, blk, buf, lb),
+                None => {
+                    // Rows j2 and n2 - 1 - j2 read the same input lines.
+                    for t in 0..n2.div_ceil(2) {
+                        for j2 in [t, n2 - 1 - t]
+                            .into_iter()
+                            .take(1 + usize::from(2 * t + 1 < n2))
+                        {
+                            for i in 0..blk.rows() {
+                                buf[i * lb + j2] = zv(blk.col(i, n1) + n1 * j2);
+                            }
+                        }
+                    }
+                }
+            },
+            |k0, a, b| {
+                let mut i0 = 0;
+                if k0 == 0 {
                     // Z_h = Z_0: y_0 = Re Z_0 + Im Z_0, y_h = (Re - Im) / sqrt 2.
-                    put(0, (a[0].re + a[0].im) * post.first);
-                    put(h, (a[0].re - a[0].im) * s);
+                    let a0 = a[0];
+                    put(0, (a0[0].re + a0[0].im) * post.first);
+                    put(h, (a0[0].re - a0[0].im) * s);
                     // Pairs k1 <-> n1 - k1 (k1 = n1 / 2 is its own).
                     for k1 in 1..=n1 / 2 {
-                        quad(n2 * k1, k1, wr, a[k1], a[n1 - k1]);
+                        quad(n2 * k1, k1, self.row[0], a0[k1], a0[n1 - k1]);
                     }
-                } else {
-                    // Pairs k1 <-> n1 - 1 - k1 across rows k2 and n2 - k2,
-                    // or within row n2 / 2 (its middle its own pair).
-                    let end = if 2 * k2 == n2 { n1.div_ceil(2) } else { n1 };
-                    for k1 in 0..end {
-                        quad(k2 + n2 * k1, k1, wr, a[k1], b[n1 - 1 - k1]);
+                    i0 = 1;
+                }
+                // Pairs k1 <-> n1 - 1 - k1 across rows k2 and n2 - k2, or
+                // within row n2 / 2 (its middle its own pair): k1 outside,
+                // so each k1 writes runs of consecutive outputs.
+                let g = a.len();
+                let mid = 2 * (k0 + g - 1) == n2 && g > i0;
+                let full = g - usize::from(mid);
+                for k1 in 0..n1 {
+                    for i in i0..full {
+                        let k2 = k0 + i;
+                        quad(k2 + n2 * k1, k1, self.row[k2], a[i][k1], b[i][n1 - 1 - k1]);
+                    }
+                }
+                if mid {
+                    let k2 = n2 / 2;
+                    for k1 in 0..n1.div_ceil(2) {
+                        quad(
+                            k2 + n2 * k1,
+                            k1,
+                            self.row[k2],
+                            a[g - 1][k1],
+                            b[g - 1][n1 - 1 - k1],
+                        );
                     }
                 }
             },
         );
+    }
+}
+
+/// Pass 1's gather (see [`LongFft::process_pairs`]) from a whole contiguous
+/// row `x` (`n2` even): column `c`, row `s < n2 / 2` is `z_j = (x_{4p},
+/// x_{4p+2})`, `p = c + n1 s`, and the mirror column `n1 - 1 - c`, row `n2 -
+/// 1 - s` is `(x_{4p+3}, x_{4p+1})` (times `sign`) from the same four
+/// elements: each input line is read once, by one block.
+fn fill_fast<T: DctFloat>(
+    x: &[T],
+    n1: usize,
+    n2: usize,
+    sign: T,
+    blk: Block,
+    buf: &mut [Complex<T>],
+    lb: usize,
+) {
+    let Block { j0, g, gm } = blk;
+    for s in 0..n2 / 2 {
+        let r = n2 - 1 - s;
+        let lo = &x[4 * (j0 + n1 * s)..4 * (j0 + g + n1 * s)];
+        for (i, q) in lo.chunks_exact(4).enumerate() {
+            buf[i * lb + s] = Complex::new(q[0], q[2]);
+            // The middle column of an odd n1 is its own mirror.
+            let mi = if i < gm { g + i } else { i };
+            buf[mi * lb + r] = Complex::new(q[3] * sign, q[1] * sign);
+        }
+        // Mirror columns n1 - 1 - j0 - i, i < gm: from the top down.
+        let hi = &x[4 * (n1 - j0 - gm + n1 * s)..4 * (n1 - j0 + n1 * s)];
+        for (i, q) in hi.chunks_exact(4).rev().enumerate() {
+            buf[(g + i) * lb + s] = Complex::new(q[0], q[2]);
+            buf[i * lb + r] = Complex::new(q[3] * sign, q[1] * sign);
+        }
     }
 }

@@ -6,7 +6,9 @@
 //!
 //! 1. blocks of `G` columns `j1` are gathered (input element `j1 + n1 j2`),
 //!    transformed along `j2`, multiplied by `W_n^{j1 k2}` and stored
-//!    transposed into the work matrix `M[k2][j1]`;
+//!    transposed into the work matrix `M[k2][j1]` (a caller whose input
+//!    pairs column `j1` with `n1 - 1 - j1`, the DCT's, gathers blocks of
+//!    `GM` columns together with their mirrors: see [`Block`]);
 //! 2. blocks of `G` rows `k2` of `M` are transformed in place along `j1`
 //!    and written out as element `k2 + n2 k1`.
 //!
@@ -32,6 +34,10 @@ pub(super) const LONG_MIN: usize = 1 << 16;
 /// Columns (pass 1) or rows (pass 2) per block.
 const G: usize = 16;
 
+/// Columns per block of pass 1 whose mirror columns come along (2 `GM`
+/// buffer rows in all).
+const GM: usize = 8;
+
 /// Padding (elements) of the row stride of the block buffer and of `M`, so
 /// that the `G` rows of a block do not fall into one cache set.
 const PAD: usize = 8;
@@ -54,6 +60,33 @@ pub(super) struct LongFft<T> {
     /// The work matrix `M` kept for the next call (`n2 * (n1 + PAD)`
     /// elements; allocating it afresh costs page faults on every call).
     spare: Mutex<Option<Vec<Complex<T>>>>,
+}
+
+/// The columns of one block of pass 1: `j0..j0 + g` in rows `0..g` of the
+/// block buffer, then (mirrored blocks only) their mirrors `n1 - 1 - j` for
+/// `j` in `j0..j0 + gm` in rows `g..g + gm` (`gm = g`, or `g - 1` in the
+/// block that holds the middle column of an odd `n1`, its own mirror).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Block {
+    pub(super) j0: usize,
+    pub(super) g: usize,
+    pub(super) gm: usize,
+}
+
+impl Block {
+    /// Buffer rows (columns) of the block.
+    pub(super) fn rows(&self) -> usize {
+        self.g + self.gm
+    }
+
+    /// The column held in buffer row `i` (`n1` columns in all).
+    pub(super) fn col(&self, i: usize, n1: usize) -> usize {
+        if i < self.g {
+            self.j0 + i
+        } else {
+            n1 - 1 - self.j0 - (i - self.g)
+        }
+    }
 }
 
 /// The split `n1` (`n1 <= n2`, `n1` the divisor of `n` nearest `sqrt n`)
@@ -129,7 +162,13 @@ impl<T: FftFloat> LongFft<T> {
         let (n1, n2) = (self.n1, self.n2);
         let ld = n1 + PAD;
         let mut m = self.take_m();
-        self.columns(&mut m, read);
+        self.columns(&mut m, false, |blk, buf, lb| {
+            for j2 in 0..n2 {
+                for i in 0..blk.g {
+                    buf[i * lb + j2] = read(blk.j0 + i + n1 * j2);
+                }
+            }
+        });
         let mp = SendPtr(m.as_mut_ptr());
         // Pass 2: the rows of `M`, written out transposed.
         let blocks = n2.div_ceil(G);
@@ -159,24 +198,29 @@ impl<T: FftFloat> LongFft<T> {
         lock(&self.spare).get_or_insert(m);
     }
 
-    /// The transform of `read(j)` (as in [`LongFft::process`]) handed out
-    /// by pairs of rows of the four-step result: `pair(k2, a, b)` once for
-    /// every `k2 <= n2 / 2`, with `a[k1] = X_{k2 + n2 k1}` and `b[k1] =
-    /// X_{k2' + n2 k1}`, `k2' = (n2 - k2) mod n2` (`k1 < n1`; `a` and `b` the
-    /// same row for `k2 = 0` and `2 k2 = n2`). Bins `k` and `n - k` lie in
-    /// the pair (`n - k2 - n2 k1 = k2' + n2 (n1 - 1 - k1)`, or `n2 (n1 - k1)`
-    /// for `k2 = 0`), so a caller that needs both (a real transform's
-    /// post-processing) writes its output straight from here. Called from
-    /// any thread, rows in increasing order within a chunk.
-    pub(super) fn process_pairs<R, P>(&self, read: R, pair: P)
+    /// The transform of the input that `fill` gathers, handed out by pairs
+    /// of rows of the four-step result. `fill(blk, buf, lb)` stores input
+    /// element `blk.col(i, n1) + n1 j2` at `buf[i * lb + j2]` for `i <
+    /// blk.rows()`, `j2 < n2`; with `mirrored` the blocks hold mirror
+    /// columns (see [`Block`]), else `gm = 0`. The result: `pair(k0, a, b)`
+    /// once for every block of rows `k2 = k0 + i`, `i < a.len() = b.len()`,
+    /// the blocks covering `k2 <= n2 / 2`, with `a[i][k1] = X_{k2 + n2 k1}`
+    /// and `b[i][k1] = X_{k2' + n2 k1}`, `k2' = (n2 - k2) mod n2` (`k1 <
+    /// n1`; `a[i]` and `b[i]` the same row for `k2 = 0` and `2 k2 = n2`).
+    /// Bins `k` and `n - k` lie in the pair (`n - k2 - n2 k1 = k2' + n2
+    /// (n1 - 1 - k1)`, or `n2 (n1 - k1)` for `k2 = 0`), so a caller that needs
+    /// both (a real transform's post-processing) writes its output straight
+    /// from here, and over a block it can write runs of consecutive bins.
+    /// Called from any thread.
+    pub(super) fn process_pairs<F, P>(&self, mirrored: bool, fill: F, pair: P)
     where
-        R: Fn(usize) -> Complex<T> + Sync,
-        P: Fn(usize, &[Complex<T>], &[Complex<T>]) + Sync,
+        F: Fn(Block, &mut [Complex<T>], usize) + Sync,
+        P: Fn(usize, &[&[Complex<T>]], &[&[Complex<T>]]) + Sync,
     {
         let (n1, n2) = (self.n1, self.n2);
         let ld = n1 + PAD;
         let mut m = self.take_m();
-        self.columns(&mut m, read);
+        self.columns(&mut m, mirrored, fill);
         let mp = SendPtr(m.as_mut_ptr());
         let rows = n2 / 2 + 1;
         let blocks = rows.div_ceil(G);
@@ -199,17 +243,17 @@ impl<T: FftFloat> LongFft<T> {
                         self.row.process_with_scratch(row, &mut scratch);
                     }
                 }
-                for k2 in ks {
+                let mut a: [&[Complex<T>]; G] = [&[]; G];
+                let mut b = a;
+                for (i, k2) in ks.clone().enumerate() {
                     let mirror = (n2 - k2) % n2;
                     // SAFETY: as above, transformed; read only from here.
-                    let (a, b) = unsafe {
-                        (
-                            std::slice::from_raw_parts(mp.get().add(k2 * ld), n1),
-                            std::slice::from_raw_parts(mp.get().add(mirror * ld), n1),
-                        )
-                    };
-                    pair(k2, a, b);
+                    unsafe {
+                        a[i] = std::slice::from_raw_parts(mp.get().add(k2 * ld), n1);
+                        b[i] = std::slice::from_raw_parts(mp.get().add(mirror * ld), n1);
+                    }
                 }
+                pair(k0, &a[..ks.len()], &b[..ks.len()]);
             }
         });
         lock(&self.spare).get_or_insert(m);
@@ -222,34 +266,43 @@ impl<T: FftFloat> LongFft<T> {
             .unwrap_or_else(|| vec![zero(); self.n2 * (self.n1 + PAD)])
     }
 
-    /// Pass 1: the columns of `read`, stored transposed (twiddled) into `m`.
-    fn columns<R>(&self, m: &mut [Complex<T>], read: R)
+    /// Pass 1: the columns that `fill` gathers (see
+    /// [`LongFft::process_pairs`]), stored transposed (twiddled) into `m`.
+    fn columns<F>(&self, m: &mut [Complex<T>], mirrored: bool, fill: F)
     where
-        R: Fn(usize) -> Complex<T> + Sync,
+        F: Fn(Block, &mut [Complex<T>], usize) + Sync,
     {
         let (n1, n2) = (self.n1, self.n2);
         let ld = n1 + PAD;
         assert!(m.len() >= n2 * ld, "work matrix too short");
         let mp = SendPtr(m.as_mut_ptr());
-        let blocks = n1.div_ceil(G);
+        // Blocks over the first `lead` columns (with mirrors: the rest).
+        let (gb, lead) = if mirrored {
+            (GM, n1.div_ceil(2))
+        } else {
+            (G, n1)
+        };
+        let blocks = lead.div_ceil(gb);
         let per = blocks.div_ceil(4 * threads());
         for_each_chunk(blocks.div_ceil(per), &|c| {
             let lb = n2 + PAD;
-            let mut buf = vec![zero(); G * lb];
+            let mut buf = vec![zero(); G.max(2 * GM) * lb];
             let mut scratch = vec![zero(); self.col.get_inplace_scratch_len()];
             for b in c * per..((c + 1) * per).min(blocks) {
-                let j0 = b * G;
-                let g = G.min(n1 - j0);
-                for j2 in 0..n2 {
-                    for i in 0..g {
-                        buf[i * lb + j2] = read(j0 + i + n1 * j2);
-                    }
-                }
-                for i in 0..g {
+                let j0 = b * gb;
+                let g = gb.min(lead - j0);
+                let gm = if mirrored {
+                    (j0 + g).min(n1 / 2).saturating_sub(j0)
+                } else {
+                    0
+                };
+                let blk = Block { j0, g, gm };
+                fill(blk, &mut buf, lb);
+                for i in 0..blk.rows() {
                     let r = &mut buf[i * lb..i * lb + n2];
                     self.col.process_with_scratch(r, &mut scratch);
                     // W_n^{j1 k2} = tw_hi[q] tw_lo[r] with q n1 + r = j1 k2 mod n.
-                    let j1 = j0 + i;
+                    let j1 = blk.col(i, n1);
                     let (mut q, mut rr) = (0, 0);
                     for v in r.iter_mut() {
                         *v = *v * (self.tw_hi[q] * self.tw_lo[rr]);
@@ -264,10 +317,14 @@ impl<T: FftFloat> LongFft<T> {
                     }
                 }
                 for k2 in 0..n2 {
+                    // SAFETY: `k2 * ld + col < n2 * ld` is inside `m`, and
+                    // the block's columns belong to it alone.
+                    let row = unsafe { mp.get().add(k2 * ld) };
                     for i in 0..g {
-                        // SAFETY: `k2 * ld + j0 + i < n2 * ld` is inside `m`,
-                        // and columns `j0..j0 + g` belong to this block alone.
-                        unsafe { *mp.get().add(k2 * ld + j0 + i) = buf[i * lb + k2] };
+                        unsafe { *row.add(j0 + i) = buf[i * lb + k2] };
+                    }
+                    for i in 0..gm {
+                        unsafe { *row.add(n1 - 1 - j0 - i) = buf[(g + i) * lb + k2] };
                     }
                 }
             }
@@ -327,6 +384,47 @@ pub(crate) mod tests {
         out.into_inner().unwrap()
     }
 
+    /// [`LongFft::process_pairs`] of `x`, blocks mirrored or not, every
+    /// column gathered once and every row handed out (as `a` or `b`).
+    fn run_pairs(p: &LongFft<f64>, x: &[Complex<f64>], mirrored: bool) -> Vec<Complex<f64>> {
+        let (n1, n2) = p.dims();
+        let out = Mutex::new(vec![zero::<f64>(); x.len()]);
+        let cols = Mutex::new(vec![0u32; n1]);
+        let rows = Mutex::new(vec![false; n2]);
+        p.process_pairs(
+            mirrored,
+            |blk, buf, lb| {
+                assert!(mirrored || blk.gm == 0, "{blk:?}");
+                for i in 0..blk.rows() {
+                    let c = blk.col(i, n1);
+                    lock(&cols)[c] += 1;
+                    for j2 in 0..n2 {
+                        buf[i * lb + j2] = x[c + n1 * j2];
+                    }
+                }
+            },
+            |k0, a, b| {
+                assert_eq!(a.len(), b.len());
+                for (i, (ra, rb)) in a.iter().zip(b).enumerate() {
+                    let k2 = k0 + i;
+                    assert!(2 * k2 <= n2, "row {k2} past n2 / 2");
+                    for (r, row) in [(k2, ra), ((n2 - k2) % n2, rb)] {
+                        lock(&rows)[r] = true;
+                        for k1 in 0..n1 {
+                            lock(&out)[r + n2 * k1] = row[k1];
+                        }
+                    }
+                }
+            },
+        );
+        assert!(
+            cols.into_inner().unwrap().iter().all(|&c| c == 1),
+            "every column once"
+        );
+        assert!(rows.into_inner().unwrap().iter().all(|&r| r), "every row");
+        out.into_inner().unwrap()
+    }
+
     fn rel_err(a: &[Complex<f64>], b: &[Complex<f64>]) -> f64 {
         let scale = b.iter().map(|v| v.norm()).fold(0.0, f64::max);
         a.iter()
@@ -338,7 +436,9 @@ pub(crate) mod tests {
 
     /// The four-step result equals the direct O(n^2) DFT, forward and
     /// inverse, for splits with blocks of every fill (n1, n2 not multiples
-    /// of `G`, one of them 1 or prime) and both precisions; the split rule.
+    /// of `G`, one of them 1 or prime) and both precisions; so do the row
+    /// pairs of `process_pairs`, with mirrored blocks (odd and even `n1`: a
+    /// middle column alone or in a block) and without; the split rule.
     pub(crate) fn matches_direct_dft() {
         for &(n1, n2) in &[
             (1, 7),
@@ -348,6 +448,9 @@ pub(crate) mod tests {
             (40, 24),
             (7, 131),
             (64, 48),
+            (19, 20),
+            (35, 6),
+            (2, 9),
         ] {
             let x = input(n1 * n2);
             for (dir, sign) in [(FftDirection::Forward, -1.0), (FftDirection::Inverse, 1.0)] {
@@ -356,6 +459,11 @@ pub(crate) mod tests {
                 assert!(e64 < 1e-13, "f64 {n1}x{n2} {dir:?}: {e64}");
                 let e32 = rel_err(&run(&LongFft::<f32>::new(n1, n2, dir), &x), &want);
                 assert!(e32 < 2e-6, "f32 {n1}x{n2} {dir:?}: {e32}");
+                for mirrored in [false, true] {
+                    let p = LongFft::<f64>::new(n1, n2, dir);
+                    let e = rel_err(&run_pairs(&p, &x, mirrored), &want);
+                    assert!(e < 1e-13, "pairs {n1}x{n2} {dir:?} {mirrored}: {e}");
+                }
             }
         }
         assert_eq!(split(1 << 20), Some(1024));

@@ -20,6 +20,7 @@ pub mod filters;
 pub(crate) mod frame;
 pub mod histogram;
 pub mod index;
+mod index_spec;
 pub mod iterate;
 pub mod join;
 pub mod linalg;

@@ -375,13 +375,7 @@ fn long_dct2_dst2_fused_every_output_strided_padded_truncated_f32() {
             check_fused(&long, x, &o, sine, 1e-12, "truncated");
         }
         // f32: the fused path against the per-row path, both f32.
-        let t32 = t.cast(DType::F32).unwrap();
-        let x32: Vec<f64> = t32
-            .to_vec::<f32>()
-            .unwrap()
-            .iter()
-            .map(|&v| v as f64)
-            .collect();
+        let (t32, x32) = as_f32(&t);
         for sine in [false, true] {
             for norm in [Norm::Backward, Norm::Ortho] {
                 let o = DctOptions {
@@ -434,15 +428,21 @@ fn long_dct2_dst2_fused_contiguous_mirrored_blocks() {
                 );
             }
         }
-        let t32 = t.cast(DType::F32).unwrap();
-        let x32: Vec<f64> = t32
-            .to_vec::<f32>()
-            .unwrap()
-            .iter()
-            .map(|&v| v as f64)
-            .collect();
+        let (t32, x32) = as_f32(&t);
         for sine in [false, true] {
             check_fused(&t32, &x32, &DctOptions::default(), sine, 2e-6, "f32");
         }
     }
+}
+
+/// `t` cast to f32, and its values (as f64) for the reference sums.
+fn as_f32(t: &Tensor) -> (Tensor, Vec<f64>) {
+    let t32 = t.cast(DType::F32).unwrap();
+    let x32 = t32
+        .to_vec::<f32>()
+        .unwrap()
+        .iter()
+        .map(|&v| v as f64)
+        .collect();
+    (t32, x32)
 }

@@ -486,13 +486,7 @@ fn direct_matmul_rows_equal_the_strided_loop_bit_for_bit() {
                     .collect();
                 let a = Tensor::create(dt, &[m, k], &av).unwrap();
                 let b = Tensor::create(dt, &[k, n], &bv).unwrap();
-                let bt = b
-                    .transpose(None)
-                    .unwrap()
-                    .copy()
-                    .unwrap()
-                    .transpose(None)
-                    .unwrap();
+                let bt = column_major(&b);
                 assert_eq!(vals(&bt), vals(&b));
                 let (r, rt) = (a.matmul(&b).unwrap(), a.matmul(&bt).unwrap());
                 assert_eq!(r.shape(), &[m, n]);
@@ -513,13 +507,7 @@ fn direct_matmul_rows_equal_the_strided_loop_bit_for_bit() {
     // A sum of -0.0 products stays -0.0 on both paths (sums start from -0.0).
     let a = Tensor::create(DType::F32, &[2, 2], &[-0.0, -0.0, 1.0, -1.0]).unwrap();
     let b = Tensor::create(DType::F32, &[2, 2], &[1.0, 2.0, 1.0, 2.0]).unwrap();
-    let bt = b
-        .transpose(None)
-        .unwrap()
-        .copy()
-        .unwrap()
-        .transpose(None)
-        .unwrap();
+    let bt = column_major(&b);
     for r in [a.matmul(&b).unwrap(), a.matmul(&bt).unwrap()] {
         let r = vals(&r);
         assert_eq!(r[0].to_bits(), (-0.0f64).to_bits());
@@ -548,4 +536,15 @@ fn storage_ids_are_unique_across_threads() {
     sorted.sort_unstable();
     sorted.dedup();
     assert_eq!(sorted.len(), ids.len());
+}
+
+/// `t`'s values in a column-major copy (a transposed view of a contiguous
+/// transpose): the same matrix through strided rows.
+fn column_major(t: &Tensor) -> Tensor {
+    t.transpose(None)
+        .unwrap()
+        .copy()
+        .unwrap()
+        .transpose(None)
+        .unwrap()
 }

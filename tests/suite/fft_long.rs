@@ -170,14 +170,19 @@ fn long_fft_real_strided_reversed_padded_and_f32() {
     assert!(err < 1e-5, "c32 round trip: {err}");
 }
 
-/// SciPy's unscaled DCT-2 output `k`: `2 sum_j x_j cos(πk(2j+1)/(2n))`.
-fn dct2_at(x: &[f64], k: usize) -> f64 {
-    let n = x.len();
-    let m = 4 * n;
+/// SciPy's unscaled type-2 output `k` by its definition: DCT-2 `2 sum_j x_j
+/// cos(πk(2j+1)/(2n))`, or with `sine` DST-2 `2 sum_j x_j
+/// sin(π(k+1)(2j+1)/(2n))` (the angle reduced mod 2π exactly in integers).
+fn type2_at(x: &[f64], k: usize, sine: bool) -> f64 {
+    let m = 4 * x.len();
+    let f = if sine { k + 1 } else { k };
     2.0 * x
         .iter()
         .enumerate()
-        .map(|(j, &v)| v * (2.0 * PI * ((k * (2 * j + 1)) % m) as f64 / m as f64).cos())
+        .map(|(j, &v)| {
+            let a = 2.0 * PI * ((f * (2 * j + 1)) % m) as f64 / m as f64;
+            v * if sine { a.sin() } else { a.cos() }
+        })
         .sum::<f64>()
 }
 
@@ -222,7 +227,7 @@ fn long_dct2_matches_definition_every_norm_and_inverse() {
             } else {
                 1.0
             };
-            let want = dct2_at(&v, k) * s * e;
+            let want = type2_at(&v, k, false) * s * e;
             assert!(
                 (y[k] - want).abs() <= 1e-12 * sum * s,
                 "{norm:?} bin {k}: {} vs {want}",
@@ -255,24 +260,13 @@ fn long_dct2_matches_definition_every_norm_and_inverse() {
         .to_vec::<f32>()
         .unwrap();
     for &k in &bins {
-        let want = dct2_at(&v32, k);
+        let want = type2_at(&v32, k, false);
         assert!(
             (y[k] as f64 - want).abs() <= 2e-6 * sum,
             "f32 bin {k}: {} vs {want}",
             y[k]
         );
     }
-}
-
-/// SciPy's unscaled DST-2 output `k`: `2 sum_j x_j sin(π(k+1)(2j+1)/(2n))`.
-fn dst2_at(x: &[f64], k: usize) -> f64 {
-    let n = x.len();
-    let m = 4 * n;
-    2.0 * x
-        .iter()
-        .enumerate()
-        .map(|(j, &v)| v * (2.0 * PI * (((k + 1) * (2 * j + 1)) % m) as f64 / m as f64).sin())
-        .sum::<f64>()
 }
 
 /// The type-2 transform of `t` (one row, the fused path of `dct_long.rs`)
@@ -341,7 +335,7 @@ fn long_dct2_dst2_fused_every_output_strided_padded_truncated_f32() {
                 n - 2,
                 n - 1,
             ] {
-                let want = if sine { dst2_at(x, k) } else { dct2_at(x, k) };
+                let want = type2_at(x, k, sine);
                 assert!(
                     (y[k] - want).abs() <= 1e-12 * sum,
                     "n {n} sine {sine} bin {k}: {} vs {want}",
@@ -420,7 +414,7 @@ fn long_dct2_dst2_fused_contiguous_mirrored_blocks() {
             let y = if sine { t.dst_with(&o) } else { t.dct_with(&o) };
             let y = y.unwrap().to_vec::<f64>().unwrap();
             for k in [0, 1, 287, 288, 800, n / 4 + 1, n / 2 - 1, n / 2, n - 1] {
-                let want = if sine { dst2_at(&x, k) } else { dct2_at(&x, k) };
+                let want = type2_at(&x, k, sine);
                 assert!(
                     (y[k] - want).abs() <= 1e-12 * sum,
                     "n {n} sine {sine} bin {k}: {} vs {want}",

@@ -406,9 +406,9 @@ def _cases(S):
     calls = S.pick(LAT_CALLS, 3)
 
     def rep(f):
-        def run(mod, x):
+        def run(mod, **kw):
             for _ in range(calls):
-                f(mod, x)
+                f(mod, **kw)
         return run
 
     def small(n, shape=None):
@@ -420,8 +420,13 @@ def _cases(S):
     def np_softmax16(np, x):
         e = np.exp(x - x.max(axis=0, keepdims=True))
         return e / e.sum(axis=0, keepdims=True)
-    c.append(("latency_add_f32_16", "all", small(16),
-              rep(lambda np, x: np.add(x, x)), rep(lambda torch, x: torch.add(x, x))))
+    def small2(n):
+        def m(np):
+            x = small(n)(np)["x"]
+            return dict(x=x, y=x.copy())
+        return m
+    c.append(("latency_add_f32_16", "all", small2(16),
+              rep(lambda np, x, y: np.add(x, y)), rep(lambda torch, x, y: torch.add(x, y))))
     c.append(("latency_exp_f32_100", "all", small(100),
               rep(lambda np, x: np.exp(x)), rep(lambda torch, x: torch.exp(x))))
     c.append(("latency_sum_f32_16", "all", small(16),

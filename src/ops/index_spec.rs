@@ -245,7 +245,9 @@ impl From<std::ops::RangeFull> for Index {
     }
 }
 
-/// Build an index spec (`Vec<Index>`) with Rust syntax: an integer selects
+/// Build an index spec (an array `[Index; N]`, on the stack: every op that
+/// takes a spec takes `impl AsRef<[Index]>`, so an array, a slice or a `Vec`
+/// all serve) with Rust syntax: an integer selects
 /// (`I`), a range is `R` (`a..b`, `a..`, `..b`, `a..=b`, `..`), `range; step`
 /// gives a step (negative steps walk backwards, NumPy-style: `4..0;-1`,
 /// `..;-1`), an array or `Vec` of integers is a fancy index (`L`), and
@@ -266,10 +268,14 @@ macro_rules! s {
     (@one $e:expr; $st:expr) => {
         $crate::ops::index::Index::stepped($e, $st)
     };
-    ($($e:expr $(; $st:expr)?),* $(,)?) => {{
+    () => {{
+        let v: [$crate::ops::index::Index; 0] = [];
+        v
+    }};
+    ($($e:expr $(; $st:expr)?),+ $(,)?) => {{
         // `4..0;-1` is a NumPy-style downward range, not an empty Rust range.
         #[allow(clippy::reversed_empty_ranges)]
-        let v: ::std::vec::Vec<$crate::ops::index::Index> = vec![$($crate::s!(@one $e $(; $st)?)),*];
+        let v = [$($crate::s!(@one $e $(; $st)?)),+];
         v
     }};
 }

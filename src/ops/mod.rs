@@ -141,6 +141,15 @@ pub(crate) fn locked_fresh<R>(
             return f();
         }
     }
+    if let [a, b] = reads {
+        // Two storages read (`&a + &b`): their shared locks in id order, as
+        // `lock_tensors` would take them, without sorting into an `Access`.
+        let (a, b) = (a.storage(), b.storage());
+        let (lo, hi) = if a.id() < b.id() { (a, b) } else { (b, a) };
+        let _lo = lo.read_lock();
+        let _hi = hi.read_lock();
+        return f();
+    }
     let _guard = lock_tensors(op, reads, &[])?;
     f()
 }

@@ -274,8 +274,9 @@ fn what_users_need_is_at_the_root_and_in_the_prelude() {
     // Each name resolves from the prelude (glob above) and from the root.
     let _: rnx::Axes = Axes::all();
     let _: rnx::NewShape = NewShape::from([2usize, 3]);
-    let spec: Vec<rnx::Index> = s![1, .., NewAxis];
-    assert_eq!(spec, vec![Index::I(1), Index::all(), Index::N]);
+    let spec: [rnx::Index; 3] = s![1, .., NewAxis];
+    assert!(s![].is_empty());
+    assert_eq!(spec, [Index::I(1), Index::all(), Index::N]);
     assert_eq!(rnx::NewAxis, NewAxis);
     let t = f32t(&[2], &[1., 2.]);
     let op: rnx::Operand<'_> = Operand::from(&t);

@@ -39,17 +39,17 @@ fn macro_forms() {
     );
     assert_eq!(
         s![1, .., 0..4;2],
-        vec![Index::I(1), Index::all(), Index::range_step(0, 4, 2)]
+        [Index::I(1), Index::all(), Index::range_step(0, 4, 2)]
     );
-    assert_eq!(s![..;-1], vec![Index::R(None, None, -1)]);
-    assert_eq!(s![2..], vec![Index::R(Some(2), None, 1)]);
-    assert_eq!(s![..-1], vec![Index::R(None, Some(-1), 1)]);
-    assert_eq!(s![1..=-1], vec![Index::R(Some(1), None, 1)]);
-    assert_eq!(s![1..=2], vec![Index::R(Some(1), Some(3), 1)]);
-    assert_eq!(s![3..=0;-1], vec![Index::R(Some(3), None, -1)]);
-    assert_eq!(s![[0, 2]], vec![Index::L(vec![0, 2])]);
-    assert_eq!(s![vec![1usize]], vec![Index::L(vec![1])]);
-    assert_eq!(s![], Vec::<Index>::new());
+    assert_eq!(s![..;-1].to_vec(), vec![Index::R(None, None, -1)]);
+    assert_eq!(s![2..].to_vec(), vec![Index::R(Some(2), None, 1)]);
+    assert_eq!(s![..-1].to_vec(), vec![Index::R(None, Some(-1), 1)]);
+    assert_eq!(s![1..=-1].to_vec(), vec![Index::R(Some(1), None, 1)]);
+    assert_eq!(s![1..=2].to_vec(), vec![Index::R(Some(1), Some(3), 1)]);
+    assert_eq!(s![3..=0;-1].to_vec(), vec![Index::R(Some(3), None, -1)]);
+    assert_eq!(s![[0, 2]].to_vec(), vec![Index::L(vec![0, 2])]);
+    assert_eq!(s![vec![1usize]].to_vec(), vec![Index::L(vec![1])]);
+    assert!(s![].is_empty());
     let x = ar(&[6]);
     assert_eq!(vals(&x.slice(s![..;-1]).unwrap()), vec![5, 4, 3, 2, 1, 0]);
     assert_eq!(vals(&x.slice(s![4..0;-2]).unwrap()), vec![4, 2]);

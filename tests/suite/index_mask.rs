@@ -118,9 +118,9 @@ fn mask_spec_matches_compress_and_mixes_with_other_entries() {
     r.fill(-1.0).unwrap();
     assert_eq!(x.sum(None, false).unwrap().item_f64().unwrap(), 1770.0);
     // Equality of specs compares mask values.
-    assert_eq!(s![[true, false]], vec![mask(&[1, 0])]);
-    assert_ne!(s![[true, false]], vec![mask(&[1, 1])]);
-    assert_ne!(s![[true, false]], vec![Index::L(vec![0])]);
+    assert_eq!(s![[true, false]].to_vec(), vec![mask(&[1, 0])]);
+    assert_ne!(s![[true, false]].to_vec(), vec![mask(&[1, 1])]);
+    assert_ne!(s![[true, false]].to_vec(), vec![Index::L(vec![0])]);
 }
 
 #[test]
@@ -175,12 +175,18 @@ fn mask_spec_errors() {
     let one = Tensor::scalar(DType::I32, 1).unwrap();
     let bad: Vec<(Vec<Index>, &str)> = vec![
         // Length mismatch (NumPy: "boolean index did not match").
-        (s![[true, false]], "does not match axis 0 of size 3"),
         (
-            s![.., [true, false, true]],
+            s![[true, false]].to_vec(),
+            "does not match axis 0 of size 3",
+        ),
+        (
+            s![.., [true, false, true]].to_vec(),
             "does not match axis 1 of size 4",
         ),
-        (s![.., [true, false, true, true, false]], "of size 4"),
+        (
+            s![.., [true, false, true, true, false]].to_vec(),
+            "of size 4",
+        ),
         // Dtype: u8 only, the message says how to convert.
         (
             vec![Index::M(
@@ -204,7 +210,7 @@ fn mask_spec_errors() {
             "shape []",
         ),
         // Too many entries.
-        (s![[true, true, true], .., [true]], "rank 2"),
+        (s![[true, true, true], .., [true]].to_vec(), "rank 2"),
     ];
     for (spec, words) in bad {
         let e = a.slice(&spec).unwrap_err().to_string();

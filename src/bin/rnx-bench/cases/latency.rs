@@ -36,7 +36,18 @@ fn f32_n(n: usize) -> rnx::Result<Tensor> {
 
 pub fn cases() -> Vec<Case> {
     vec![
-        case("latency_add_f32_16", || f32_n(16), |x| Ok(x + x)),
+        // `&a + &b` of two tensors (two storages to lock), as the issue times it.
+        Case::ready("latency_add_f32_16", |s| {
+            let a = f32_n(16)?.to_device(super::device())?;
+            let b = a.copy()?;
+            let n = calls(s);
+            Ok(Prepared::repeated(n, move || {
+                for _ in 0..n {
+                    black_box(black_box(&a) + black_box(&b));
+                }
+                Ok(())
+            }))
+        }),
         case("latency_exp_f32_100", || f32_n(100), |x| x.exp()),
         case("latency_sum_f32_16", || f32_n(16), |x| x.sum(None, false)),
         case("latency_softmax_f32_16", || f32_n(16), |x| x.softmax(0)),

@@ -4,7 +4,7 @@
 //! locks on the operands it was given; its temporaries are fresh tensors of
 //! the operands' device, used by this call only.
 
-use super::reduce::{NormOp, ReduceOp};
+use super::reduce::{NormOp, PoolWindow, ReduceOp};
 use super::{BinaryOp, UnaryOp};
 use crate::dtype::{DType, Scalar};
 use crate::error::Result;
@@ -103,4 +103,43 @@ pub(crate) fn window_mean(
     } else {
         be.cast(&mean, out)
     }
+}
+
+/// [`super::ReduceBackend::window_reduce`] composed of the device's
+/// primitives: a copy of `x` padded along `axis` with `init` (fill, then
+/// copy into the interior), its windows viewed as a trailing axis (no copy),
+/// and the reduction `op` over that axis into `out`.
+pub(crate) fn window_reduce(
+    op: ReduceOp,
+    x: &Tensor,
+    axis: usize,
+    w: &PoolWindow,
+    init: Scalar,
+    out: &Tensor,
+) -> Result<()> {
+    let name = "pool";
+    let be = super::get(x.device(), name)?;
+    let n = out.shape()[axis];
+    // The padded length every window fits in.
+    let need = (n - 1) * w.stride + (w.size - 1) * w.dilation + 1;
+    let mut shape = x.shape().to_vec();
+    shape[axis] = need.max(w.before + x.shape()[axis]);
+    let xp = Tensor::empty_on(x.dtype(), &shape, x.device())?;
+    be.fill(&xp, init.to_dtype(x.dtype(), name)?)?;
+    let l = xp.layout().clone();
+    let st = l.strides()[axis];
+    let interior = Layout::from_slices(x.shape(), l.strides(), l.offset() + w.before * st as usize);
+    be.copy(x, &xp.with_layout(interior))?;
+    let mut wshape = out.shape().to_vec();
+    let mut wstrides = l.strides().to_vec();
+    wstrides[axis] = st * w.stride as isize;
+    wshape.push(w.size);
+    wstrides.push(st * w.dilation as isize);
+    let windows = xp.with_layout(Layout::new(wshape, wstrides, l.offset()));
+    let mut kshape = out.shape().to_vec();
+    let mut kstrides = out.layout().strides().to_vec();
+    kshape.push(1);
+    kstrides.push(0);
+    let kept = out.with_layout(Layout::new(kshape, kstrides, out.layout().offset()));
+    be.reduce(op, &windows, &[out.ndim()], &kept)
 }

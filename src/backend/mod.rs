@@ -32,7 +32,7 @@ pub use self::elementwise::{
 pub use self::fft::{DctSpec, FftBackend, FftKind, FftSpec, TrigKind};
 pub use self::index::{IndexBackend, ScatterOp};
 pub use self::linalg::LinalgBackend;
-pub use self::reduce::{ArgOp, NormOp, ReduceBackend, ReduceOp, ScanOp, SoftmaxOp};
+pub use self::reduce::{ArgOp, NormOp, PoolWindow, ReduceBackend, ReduceOp, ScanOp, SoftmaxOp};
 pub use self::sort::SortBackend;
 
 use crate::device::Device;

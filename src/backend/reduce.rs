@@ -14,6 +14,21 @@
 use crate::error::Result;
 use crate::tensor::Tensor;
 
+/// The windows of one pooling pass along an axis
+/// ([`ReduceBackend::window_reduce`]): output `j` reads the input positions
+/// `j * stride + t * dilation - before`, `t < size`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PoolWindow {
+    /// Taps per window (>= 1).
+    pub size: usize,
+    /// Step between windows (>= 1).
+    pub stride: usize,
+    /// Step between taps (>= 1).
+    pub dilation: usize,
+    /// Implicit padding before the first input element.
+    pub before: usize,
+}
+
 /// A reduction over a set of axes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReduceOp {
@@ -140,6 +155,33 @@ pub trait ReduceBackend {
             crate::dtype::DType::F32
         };
         super::compose::window_mean(x, axis, size, out, work)
+    }
+
+    /// One 1-D pass of pooling along `axis` of `x` into `out`: output `j`
+    /// reduces (`op`: `Max`, `Min` or `Sum`) the taps `x[.., p, ..]` at
+    /// `p = j * w.stride + t * w.dilation - w.before` for `t < w.size`,
+    /// starting from `init`; taps outside `0..x.shape[axis]` are skipped
+    /// (as if `x` were padded with `init`), so a window with no tap inside
+    /// gives `init`. `Max`/`Min`: NaN propagates; `init` is the op's
+    /// identity in `x`'s dtype (-inf or the integer minimum for `Max`).
+    /// `Sum`: `init` is 0 (rounding as the device's sums). The frontend
+    /// guarantees: real or integer dtypes (float dtypes for `Sum`); `out`
+    /// has `x`'s dtype and shape but `out.shape[axis] >= 1` outputs; `size`,
+    /// `stride`, `dilation >= 1`; `out` is fresh and does not overlap `x`.
+    ///
+    /// The default body pads a copy of `x` with `init` (`compose::window_reduce`:
+    /// the device's fill, copy and reduce over a strided window view); the
+    /// CPU overrides it with a direct kernel (no padded copy).
+    fn window_reduce(
+        &self,
+        op: ReduceOp,
+        x: &Tensor,
+        axis: usize,
+        w: &PoolWindow,
+        init: crate::dtype::Scalar,
+        out: &Tensor,
+    ) -> Result<()> {
+        super::compose::window_reduce(op, x, axis, w, init, out)
     }
 
     /// The normalisation layer `op` over the groups `axes` of `x` into `out`

@@ -285,6 +285,22 @@ impl<B: Backend> ReduceBackend for Widen<B> {
             self.0.window_mean(&i[0], axis, size, o)
         })
     }
+    fn window_reduce(
+        &self,
+        op: ReduceOp,
+        x: &Tensor,
+        axis: usize,
+        w: &super::PoolWindow,
+        init: crate::dtype::Scalar,
+        out: &Tensor,
+    ) -> Result<()> {
+        if !any_narrow(&[x, out]) {
+            return self.0.window_reduce(op, x, axis, w, init, out);
+        }
+        self.run1(&[x], out, false, |i, o| {
+            self.0.window_reduce(op, &i[0], axis, w, init, o)
+        })
+    }
     fn norm(
         &self,
         op: NormOp,

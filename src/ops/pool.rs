@@ -1,11 +1,15 @@
 //! Pooling (PyTorch `max_pool1d/2d`, `avg_pool1d/2d`, and the matching
 //! `min_pool`): options, PyTorch's output-size and padding rules, and the
-//! lowering to existing ops: pad with the reduction's identity, view the
-//! windows with `patches::window_view` (no copy), reduce over the window axes.
-//! Max-pool indices come from an argmax over a copy of the windows. Every
-//! device runs it (no backend primitive of its own).
+//! lowering to the backend's `window_reduce` primitive: one 1-D pass per
+//! spatial axis (max, min and sums are separable), the padding taps skipped
+//! as if they held the reduction's identity (the CPU kernel reads no padded
+//! copy; other devices compose pad + window view + reduce). Average pooling
+//! sums in f32 or f64, then divides by the window counts. Max-pool indices
+//! come from an argmax over a padded copy of the windows
+//! (`patches::window_view`). Every device runs it.
 
 use super::patches::{extent, per_axis, window_view};
+use crate::backend::{PoolWindow, ReduceOp};
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
@@ -210,6 +214,34 @@ impl Plan {
         ))
     }
 
+    /// `x` (the plan's input, maybe cast) pooled by `op` starting from
+    /// `init`: one `window_reduce` pass per spatial axis, the last axis
+    /// first, each into a fresh tensor (max, min and sums are separable).
+    fn passes(&self, name: &str, op: ReduceOp, x: &Tensor, init: Scalar) -> Result<Tensor> {
+        let mut cur = if x.layout().is_c_contiguous() {
+            x.clone()
+        } else {
+            x.contiguous()?
+        };
+        for i in (0..self.kernel.len()).rev() {
+            let axis = 2 + i;
+            let mut shape = cur.shape().to_vec();
+            shape[axis] = self.out[i];
+            let out = Tensor::empty_on(cur.dtype(), &shape, cur.device())?;
+            let w = PoolWindow {
+                size: self.kernel[i],
+                stride: self.stride[i],
+                dilation: self.dilation[i],
+                before: self.padding[i],
+            };
+            super::locked_fresh(name, &[&cur], &out, || {
+                cur.backend().window_reduce(op, &cur, axis, &w, init, &out)
+            })?;
+            cur = out;
+        }
+        Ok(cur)
+    }
+
     fn window_axes(&self) -> Vec<isize> {
         (1..=self.kernel.len() as isize).map(|i| -i).collect()
     }
@@ -261,12 +293,9 @@ fn pool(op: &str, x: &Tensor, kernel: &[usize], o: &PoolOptions, kind: Kind) -> 
         ));
     }
     let p = plan(op, x, kernel, o)?;
-    let axes = p.window_axes();
     let r = match kind {
-        Kind::Max => p.windows(op, identity(x.dtype(), true))?.max(axes, false)?,
-        Kind::Min => p
-            .windows(op, identity(x.dtype(), false))?
-            .min(axes, false)?,
+        Kind::Max => p.passes(op, ReduceOp::Max, &p.x, identity(x.dtype(), true))?,
+        Kind::Min => p.passes(op, ReduceOp::Min, &p.x, identity(x.dtype(), false))?,
         Kind::Avg => {
             let dt = x.dtype();
             let work = if dt.is_half() || dt.is_fp8() {
@@ -274,18 +303,18 @@ fn pool(op: &str, x: &Tensor, kernel: &[usize], o: &PoolOptions, kind: Kind) -> 
             } else {
                 dt
             };
-            let p = if work != dt {
-                Plan {
-                    x: p.x.cast(work)?,
-                    ..p
-                }
+            let xw = if work != dt {
+                p.x.cast(work)?
             } else {
-                p
+                p.x.clone()
             };
-            let s = p.windows(op, Scalar::from(0.0))?.sum(axes, false)?;
+            let s = p.passes(op, ReduceOp::Sum, &xw, Scalar::from(0.0))?;
             let s = s.div(&p.divisor(work, o.count_include_pad)?)?;
-            let s = if work != dt { s.cast(dt)? } else { s };
-            return Ok(p.finish(s));
+            if work != dt {
+                s.cast(dt)?
+            } else {
+                s
+            }
         }
     };
     Ok(p.finish(r))

@@ -464,6 +464,28 @@ fn gpu_pooling_matches_cpu() {
     for (p, q) in a.iter().zip(&b) {
         assert!((p - q).abs() <= 1e-5 * (1.0 + q.abs()));
     }
+    // Min with dilation and a window whose taps all fall in the padding
+    // (kernel 2, dilation 3, padding 1 on an axis of 2: the last window).
+    let od = PoolOptions {
+        stride: vec![1, 2],
+        padding: vec![1],
+        dilation: vec![3],
+        ..Default::default()
+    };
+    let y = t(DType::F32, &[1, 2, 2, 7], &v[..28]);
+    assert_eq!(
+        host(y.to_device(gpu).unwrap().min_pool2d([2, 3], &od).unwrap())
+            .to_vec::<f32>()
+            .unwrap(),
+        y.min_pool2d([2, 3], &od).unwrap().to_vec::<f32>().unwrap()
+    );
+    let ym = y.min_pool2d([2, 3], &od).unwrap();
+    assert_eq!(ym.shape(), &[1, 2, 1, 2]);
+    assert!(ym
+        .to_vec::<f32>()
+        .unwrap()
+        .iter()
+        .all(|&v| v == f32::INFINITY));
     let f = rnx::ops::filters::FilterOptions::default();
     let a = host(xg.uniform_filter(&[3], &f).unwrap())
         .to_vec::<f32>()

@@ -16,6 +16,7 @@ pub(crate) mod fft_long;
 pub mod index;
 pub mod matmul;
 pub(crate) mod packed;
+mod pool;
 pub mod reduce;
 #[cfg(feature = "linalg")]
 mod small_lu;

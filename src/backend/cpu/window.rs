@@ -83,6 +83,7 @@ macro_rules! plain {
         }
     };
 }
+pub(super) use plain;
 
 /// The contract of `ReduceBackend::window_mean` on the CPU.
 pub(crate) fn window_mean(x: &Tensor, axis: usize, size: usize, out: &Tensor) -> Result<()> {

@@ -167,6 +167,18 @@ impl ReduceBackend for CpuBackend {
         super::window::window_mean(x, axis, size, out)
     }
 
+    fn window_reduce(
+        &self,
+        op: ReduceOp,
+        x: &Tensor,
+        axis: usize,
+        w: &crate::backend::PoolWindow,
+        init: crate::dtype::Scalar,
+        out: &Tensor,
+    ) -> Result<()> {
+        super::pool::window_reduce(op, x, axis, w, init, out)
+    }
+
     fn reduce(&self, op: ReduceOp, x: &Tensor, axes: &[usize], out: &Tensor) -> Result<()> {
         let dt = x.dtype();
         match op {

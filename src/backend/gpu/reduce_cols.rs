@@ -12,13 +12,14 @@
 //! lanes combine in a tree in workgroup memory. Chunks of rows are planned so
 //! that an invocation reads 8 to 64 rows and about 1024 workgroups run; more
 //! than one chunk writes partials (output-major, as every chunked pass) that
-//! the row kernel reduces.
+//! the row kernel reduces. The kernel computes `q` from the column count in
+//! the metadata, so one pipeline serves every shape (issue 26).
 //!
 //! Float sums: an element goes through at most `ceil(c / lanes) - 1 +
 //! log2(lanes)` roundings in one pass over a chunk of `c` rows (at most 71).
 
 use super::reduce::{arg_funcs, extra_decl, pieces, ArgPass, Pieces, Stage};
-use super::reduce_plan::{fast_header, Plan};
+use super::reduce_plan::{fast_header, Plan, COL_Q};
 use super::wgsl::{self, Win};
 use crate::backend::{ArgOp, ReduceOp};
 use crate::dtype::DType;
@@ -44,9 +45,9 @@ fn helpers(src: &mut String, p: &Plan, rt: &str) {
 /// The opening of a column kernel's round: work item `g` is chunk `c` of
 /// column block `cb` of outer index `b`; this invocation's quad starts at
 /// column `col` (`nl` of its lanes are columns), element `xb` in row 0;
-/// rows `k0..k1`. Output `o0 + l` is column `col + l`.
-fn opening(src: &mut String, p: &Plan) {
-    let q = p.t;
+/// rows `k0..k1`; `qn` quads per workgroup (the plan's `q`) in `lanes` row
+/// lanes. Output `o0 + l` is column `col + l`.
+fn opening(src: &mut String) {
     let _ = write!(
         src,
         "@compute @workgroup_size(256)
@@ -65,16 +66,19 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     by = mdi(14u);
   }}
   let rs = mdi(11u + 3u * nk);
-  let ncb = (cc + {cw1}u) / {cw}u;
+  let qn = {COL_Q};
+  let lanes = 256u / qn;
+  let cw = 4u * qn;
+  let ncb = (cc + cw - 1u) / cw;
   let items = ncb * (nout / cc) * np;
-  let qi = lid & {qm}u;
-  let lane = lid / {q}u;
+  let qi = lid & (qn - 1u);
+  let lane = lid / qn;
   for (var g = wid.x; g < items; g = g + nwg.x) {{
     let c = g % np;
     let rest = g / np;
     let cb = rest % ncb;
     let b = rest / ncb;
-    let col = cb * {cw}u + 4u * qi;
+    let col = cb * cw + 4u * qi;
     let nl = min(4u, cc - min(cc, col));
     let o0 = b * cc + col;
     let xb = mdi(5u) + i32(b) * bx + i32(col);
@@ -82,35 +86,21 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let k0 = c * ch;
     let k1 = min(cnt, k0 + ch);
 ",
-        cw = 4 * q,
-        cw1 = 4 * q - 1,
-        qm = q - 1,
     );
 }
 
 /// One sweep over this invocation's rows into `a` (a `vec4<acc>`, declared
 /// here), `el4(v)` the contribution of quad `v`; four rows' loads before
 /// combining.
-fn sweep(
-    src: &mut String,
-    p: &Plan,
-    acc: &str,
-    ident: &str,
-    el4: &dyn Fn(&str) -> String,
-    a: &str,
-) {
-    let l = p.lanes();
+fn sweep(src: &mut String, acc: &str, ident: &str, el4: &dyn Fn(&str) -> String, a: &str) {
     let _ = writeln!(
         src,
-        "    var {a} = vec4<{acc}>({ident});\n    for (var k = k0 + lane; k < k1; k = k + {}u) {{\n      let v0 = ldqn(u32(xb + i32(k) * rs), nl);",
-        4 * l
+        "    var {a} = vec4<{acc}>({ident});\n    for (var k = k0 + lane; k < k1; k = k + 4u * lanes) {{\n      let v0 = ldqn(u32(xb + i32(k) * rs), nl);"
     );
     for r in 1..4 {
         let _ = writeln!(
             src,
-            "      var v{r} = v0;\n      let ok{r} = k + {}u < k1;\n      if (ok{r}) {{ v{r} = ldqn(u32(xb + i32(k + {}u) * rs), nl); }}",
-            r * l,
-            r * l
+            "      var v{r} = v0;\n      let ok{r} = k + {r}u * lanes < k1;\n      if (ok{r}) {{ v{r} = ldqn(u32(xb + i32(k + {r}u * lanes) * rs), nl); }}"
         );
     }
     let _ = writeln!(src, "      {a} = comb4({a}, {});", el4("v0"));
@@ -125,12 +115,10 @@ fn sweep(
 }
 
 /// The tree over the row lanes; `step` merges slot `lid + s q` into `lid`.
-fn tree(src: &mut String, p: &Plan, step: &str) {
+fn tree(src: &mut String, step: &str) {
     let _ = writeln!(
         src,
-        "    workgroupBarrier();\n    for (var s = {}u; s > 0u; s = s >> 1u) {{\n      if (lane < s) {{\n        let u = lid + s * {}u;\n        {step}\n      }}\n      workgroupBarrier();\n    }}",
-        p.lanes() / 2,
-        p.t
+        "    workgroupBarrier();\n    for (var s = lanes / 2u; s > 0u; s = s >> 1u) {{\n      if (lane < s) {{\n        let u = lid + s * qn;\n        {step}\n      }}\n      workgroupBarrier();\n    }}"
     );
 }
 
@@ -169,16 +157,16 @@ pub(super) fn col_src(
         src,
         "fn el(v: {rt}, m: {ct}) -> {acc} {{ return {elem}; }}\nfn el4(v: vec4<{rt}>, m: vec4<{ct}>) -> vec4<{acc}> {{ return vec4<{acc}>(el(v.x, m.x), el(v.y, m.y), el(v.z, m.z), el(v.w, m.w)); }}\nfn comb4(a: vec4<{acc}>, b: vec4<{acc}>) -> vec4<{acc}> {{ return vec4<{acc}>(comb(a.x, b.x), comb(a.y, b.y), comb(a.z, b.z), comb(a.w, b.w)); }}\nvar<workgroup> sa: array<vec4<{acc}>, 256>;"
     );
-    opening(&mut src, p);
+    opening(&mut src);
     let _ = writeln!(src, "    var m = vec4<{ct}>();");
     if stage == Stage::SqDev {
         for (l, lane) in ["x", "y", "z", "w"].iter().enumerate() {
             let _ = writeln!(src, "    if ({l}u < nl) {{ m.{lane} = mu[o0 + {l}u]; }}");
         }
     }
-    sweep(&mut src, p, acc, &ident, &|v| format!("el4({v}, m)"), "a");
+    sweep(&mut src, acc, &ident, &|v| format!("el4({v}, m)"), "a");
     src.push_str("    sa[lid] = a;\n");
-    tree(&mut src, p, "sa[lid] = comb4(sa[lid], sa[u]);");
+    tree(&mut src, "sa[lid] = comb4(sa[lid], sa[u]);");
     let _ = writeln!(src, "    let tot = sa[qi];");
     let nanlit = wgsl::lit(xd, f64::NAN);
     let sq = if matches!(op, ReduceOp::Std { .. }) {
@@ -200,7 +188,6 @@ pub(super) fn col_src(
             );
             sweep(
                 &mut src,
-                p,
                 acc,
                 &ident,
                 &|v| {
@@ -209,7 +196,7 @@ pub(super) fn col_src(
                 "a2",
             );
             src.push_str("    sa[lid] = a2;\n");
-            tree(&mut src, p, "sa[lid] = comb4(sa[lid], sa[u]);");
+            tree(&mut src, "sa[lid] = comb4(sa[lid], sa[u]);");
             src.push_str("    let dev = sa[qi];\n");
             (
                 format!("{sq}(dev[l] / {ct}(cnt - md[2]))"),
@@ -248,12 +235,11 @@ pub(super) fn col_arg_src(op: ArgOp, xd: DType, pass: ArgPass, p: &Plan, w: (Win
         src,
         "var<workgroup> sv: array<vec4<{ct}>, 256>;\nvar<workgroup> si: array<vec4<u32>, 256>;"
     );
-    opening(&mut src, p);
-    let l = p.lanes();
+    opening(&mut src);
     // Rows in increasing order per lane: a later equal value never wins.
     let _ = writeln!(
         src,
-        "    var bv = vec4<{ct}>();\n    var bi = vec4<u32>(0xffffffffu);\n    for (var k = k0 + lane; k < k1; k = k + {l}u) {{\n      let v = ldqn(u32(xb + i32(k) * rs), nl);"
+        "    var bv = vec4<{ct}>();\n    var bi = vec4<u32>(0xffffffffu);\n    for (var k = k0 + lane; k < k1; k = k + lanes) {{\n      let v = ldqn(u32(xb + i32(k) * rs), nl);"
     );
     for lane in ["x", "y", "z", "w"] {
         let _ = writeln!(
@@ -269,7 +255,7 @@ pub(super) fn col_arg_src(op: ArgOp, xd: DType, pass: ArgPass, p: &Plan, w: (Win
             "if (pick(sv[lid].{lane}, si[lid].{lane}, sv[u].{lane}, si[u].{lane})) {{ sv[lid].{lane} = sv[u].{lane}; si[lid].{lane} = si[u].{lane}; }}\n        "
         );
     }
-    tree(&mut src, p, step.trim_end());
+    tree(&mut src, step.trim_end());
     let store = match pass {
         ArgPass::Partial => {
             "st1((o0 + l) * np + c, sv[qi][l]);\n        pi[(o0 + l) * np + c] = si[qi][l];"

@@ -62,13 +62,15 @@ pub(super) struct Plan {
 }
 
 impl Plan {
-    /// Rows: 4-element quads each invocation holds (`ceil(ch / (4 t))`).
-    pub(super) fn held(&self) -> u32 {
-        (self.ch.div_ceil(4 * self.t as usize)) as u32
-    }
-    /// Columns: row lanes per workgroup.
-    pub(super) fn lanes(&self) -> u32 {
-        WG / self.t
+    /// Rows: the quad slots each invocation has, at least the
+    /// `ceil(ch / (4 t))` quads it holds, rounded up to 4, 8 or 16 (slots
+    /// past a row's quads are never loaded). The kernel source depends on
+    /// this bucket, not on `ch` or `t` (which it derives from `ch`), so one
+    /// pipeline serves every row length up to 4,096 (issue 26).
+    pub(super) fn slots(&self) -> u32 {
+        (self.ch.div_ceil(4 * self.t as usize) as u32)
+            .next_power_of_two()
+            .max(4)
     }
     /// Work items of one launch and how many one workgroup takes.
     pub(super) fn items(&self, nout: usize) -> (usize, usize) {
@@ -113,6 +115,25 @@ pub(super) fn fast_enabled() -> bool {
 /// Rows of more than this many elements (with few outputs) run in chunks.
 const ROW_ONE_PASS: usize = 4096;
 
+/// Rows: the invocations per chunk of `ch` elements, a power of two (each
+/// holding up to 16 elements) up to [`WG`]. The kernels compute the same from
+/// `md[CH]` ([`ROW_T`]), so their source does not depend on the length.
+fn row_t(ch: usize) -> u32 {
+    (ch.div_ceil(16).next_power_of_two() as u32).min(WG)
+}
+
+/// [`row_t`] in WGSL, of the kernel's `ch` (`p2` from [`fast_header`]).
+pub(super) const ROW_T: &str = "min(256u, p2((ch + 15u) / 16u))";
+
+/// Columns: the column quads per workgroup for `c` columns, a power of two up
+/// to 32; the kernels compute the same from the column count ([`COL_Q`]).
+fn col_q(c: usize) -> u32 {
+    (c.div_ceil(4).next_power_of_two() as u32).min(32)
+}
+
+/// [`col_q`] in WGSL, of the kernel's column count `cc`.
+pub(super) const COL_Q: &str = "min(32u, p2((cc + 3u) / 4u))";
+
 /// The plan of one pass over `x` (read as `xd`, whose windows are `wx`)
 /// with metadata `md`, or `None` for the general kernel. `one_pass`: only a
 /// plan of one chunk per output (rows of at most [`CHUNK`] elements).
@@ -134,7 +155,7 @@ pub(super) fn plan(md: &[u32], xd: DType, wx: Win, one_pass: bool) -> Option<Pla
             } else {
                 CHUNK
             };
-            let t = (ch.div_ceil(16).next_power_of_two() as u32).min(WG);
+            let t = row_t(ch);
             Some(Plan {
                 class: Class::Rows,
                 ch,
@@ -152,7 +173,7 @@ pub(super) fn plan(md: &[u32], xd: DType, wx: Win, one_pass: bool) -> Option<Pla
             let rs = md_at(md, 10 + 3 * nk + 1);
             let bx = if nk == 2 { md_at(md, 12) } else { 0 };
             let vec = four && off % 4 == 0 && rs % 4 == 0 && bx % 4 == 0;
-            let t = (c.div_ceil(4).next_power_of_two() as u32).min(32);
+            let t = col_q(c);
             let lanes = (WG / t) as usize;
             let groups = c.div_ceil(4 * t as usize) * b;
             // 8 to 64 rows per invocation, about 1024 workgroups in all.
@@ -253,5 +274,9 @@ pub(super) fn fast_header_io(
         src.push_str(&wgsl::store_fn(1, "by", yd));
     }
     src.push_str("fn mdi(i: u32) -> i32 { return bitcast<i32>(md[i]); }\n");
+    // The least power of two >= v (1 for v <= 1), as `next_power_of_two`.
+    src.push_str(
+        "fn p2(v: u32) -> u32 { return 1u << (32u - countLeadingZeros(max(v, 1u) - 1u)); }\n",
+    );
     src
 }

@@ -14,6 +14,13 @@
 //! combine as `(x, y), (z, w)`, then the row's `t` invocations in a tree in
 //! workgroup memory. No index arithmetic per element beyond `base + 4 j`.
 //!
+//! The kernel computes `t` from the chunk length in the metadata and has a
+//! fixed number of quad slots (`Plan::slots`: 4, 8 or 16) and head/tail
+//! slots (3), those past a row's elements never loaded, so its source does
+//! not depend on the row length: one pipeline per op, dtype and slot bucket
+//! serves every length (compiling one per `t` and `held` took most of the GPU
+//! tests' time on lavapipe, issue 26).
+//!
 //! Float sums: an element goes through at most `ceil(c / (4 t)) + 2 +
 //! log2(t)` roundings in one pass over a chunk of `c` elements (`t =
 //! min(256, next_pow2(ceil(c / 16)))`; plus 2 for `t = 1` and 1 for `t = 2`,
@@ -21,7 +28,7 @@
 //! `c <= 4096`, `ceil(c / 1024) + 10` above); passes add (see `reduce.rs`).
 
 use super::reduce::{arg_funcs, extra_decl, pieces, ArgPass, Pieces, Stage};
-use super::reduce_plan::{fast_header, Plan};
+use super::reduce_plan::{fast_header, Plan, ROW_T};
 use super::wgsl::{self, Win};
 use crate::backend::{ArgOp, ReduceOp};
 use crate::dtype::DType;
@@ -30,11 +37,10 @@ use std::fmt::Write;
 /// The common opening of a row kernel's round: work item `g` (row `o`,
 /// chunk `c`) of invocation `lid`, its chunk's first element `e0`, length
 /// `len` (0 for invocations past the last item), head `h`, quads `nv` from
-/// `qb`, tail `tl` from `te`; then the `held` quads `x{q}` (valid when `j{q}
-/// < nv`), the head element `hx` and the tail element `tx` loaded.
+/// `qb`, tail `tl` from `te`, the row's invocations `tn` (its `t`) and rows
+/// per workgroup `rn`; then the `slots()` quads `x{q}` (valid when `j{q} <
+/// nv`), the head elements `hx{i}` and the tail elements `tx{i}` loaded.
 pub(super) fn opening(src: &mut String, p: &Plan, rt: &str) {
-    let t = p.t;
-    let r = 256 / t;
     let head = if p.vec {
         "min(len, (4u - (e0 & 3u)) & 3u)"
     } else {
@@ -48,16 +54,18 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let cnt = md[1];
   let np = md[7];
   let ch = md[8];
+  let tn = {ROW_T};
+  let rn = 256u / tn;
   var kx = 0;
   var ky = 0;
   if (md[3] == 1u) {{
     kx = mdi(11u);
     ky = mdi(12u);
   }}
-  let t = lid & {tm}u;
+  let t = lid & (tn - 1u);
   let items = nout * np;
-  for (var g0 = wid.x * {r}u; g0 < items; g0 = g0 + nwg.x * {r}u) {{
-    let g = g0 + lid / {t}u;
+  for (var g0 = wid.x * rn; g0 < items; g0 = g0 + nwg.x * rn) {{
+    let g = g0 + lid / tn;
     let live = g < items;
     let o = g / np;
     let c = g - o * np;
@@ -72,28 +80,26 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let te = qb + 4u * nv;
     let tl = len - h - 4u * nv;
 ",
-        tm = t - 1,
     );
-    for q in 0..p.held() {
+    for q in 0..p.slots() {
         let _ = writeln!(
             src,
-            "    let j{q} = t + {}u;\n    var x{q} = vec4<{rt}>();\n    if (j{q} < nv) {{ x{q} = ldq(qb + 4u * j{q}); }}",
-            q * t
+            "    let j{q} = t + {q}u * tn;\n    var x{q} = vec4<{rt}>();\n    if (j{q} < nv) {{ x{q} = ldq(qb + 4u * j{q}); }}"
         );
     }
-    for i in 0..singles(p) {
+    for i in 0..SINGLES {
         let _ = writeln!(
             src,
-            "    let s{i} = t + {}u;\n    var hx{i} = {rt}();\n    if (s{i} < h) {{ hx{i} = ld0(e0 + s{i}); }}\n    var tx{i} = {rt}();\n    if (s{i} < tl) {{ tx{i} = ld0(te + s{i}); }}",
-            i * p.t
+            "    let s{i} = t + {i}u * tn;\n    var hx{i} = {rt}();\n    if (s{i} < h) {{ hx{i} = ld0(e0 + s{i}); }}\n    var tx{i} = {rt}();\n    if (s{i} < tl) {{ tx{i} = ld0(te + s{i}); }}"
         );
     }
 }
 
-/// Head (and tail) elements per invocation: up to 3 per row over `t`.
-pub(super) fn singles(p: &Plan) -> u32 {
-    3u32.div_ceil(p.t)
-}
+/// Head (and tail) element slots per invocation: a row's up to 3 head (and
+/// tail) elements go to invocations `0..3` for `t = 1`, two and one for
+/// `t = 2` and `t >= 4`; the slots an invocation does not take are never
+/// loaded (`s{i} < h` fails).
+pub(super) const SINGLES: u32 = 3;
 
 /// One sweep over the held elements into `{into}` (a scalar of type `acc`):
 /// lanes in order, then `(x, y), (z, w)`; `el(v)` the contribution of `v`.
@@ -109,7 +115,7 @@ fn sweep(
         src,
         "    var {into}: {acc};\n    {{\n    var a = vec4<{acc}>({ident});"
     );
-    for q in 0..p.held() {
+    for q in 0..p.slots() {
         let _ = writeln!(
             src,
             "    if (j{q} < nv) {{\n      a = vec4<{acc}>(comb(a.x, {}), comb(a.y, {}), comb(a.z, {}), comb(a.w, {}));\n    }}",
@@ -119,7 +125,7 @@ fn sweep(
             el(&format!("x{q}.w"))
         );
     }
-    for i in 0..singles(p) {
+    for i in 0..SINGLES {
         let _ = writeln!(
             src,
             "    if (s{i} < h) {{ a.x = comb(a.x, {}); }}\n    if (s{i} < tl) {{ a.y = comb(a.y, {}); }}",
@@ -136,11 +142,10 @@ fn sweep(
 /// The tree over each row's `t` invocations of `comb` on workgroup arrays
 /// `arrays` (each `lid`'s slot written before), `step` the statement that
 /// merges slot `lid + s` into `lid`.
-pub(super) fn tree(src: &mut String, p: &Plan, step: &str) {
+pub(super) fn tree(src: &mut String, step: &str) {
     let _ = writeln!(
         src,
-        "    workgroupBarrier();\n    for (var s = {}u; s > 0u; s = s >> 1u) {{\n      if (t < s) {{\n        {step}\n      }}\n      workgroupBarrier();\n    }}",
-        p.t / 2
+        "    workgroupBarrier();\n    for (var s = tn / 2u; s > 0u; s = s >> 1u) {{\n      if (t < s) {{\n        {step}\n      }}\n      workgroupBarrier();\n    }}"
     );
 }
 
@@ -186,7 +191,7 @@ pub(super) fn row_src(
     }
     sweep(&mut src, p, acc, &ident, &|v| format!("el({v}, m)"), "mine");
     src.push_str("    sa[lid] = mine;\n");
-    tree(&mut src, p, "sa[lid] = comb(sa[lid], sa[lid + s]);");
+    tree(&mut src, "sa[lid] = comb(sa[lid], sa[lid + s]);");
     let _ = writeln!(src, "    let tot = sa[lid - t];");
     let nanlit = wgsl::lit(xd, f64::NAN);
     let sq = if matches!(op, ReduceOp::Std { .. }) {
@@ -219,7 +224,7 @@ pub(super) fn row_src(
                 "dev",
             );
             src.push_str("    sa[lid] = dev;\n");
-            tree(&mut src, p, "sa[lid] = comb(sa[lid], sa[lid + s]);");
+            tree(&mut src, "sa[lid] = comb(sa[lid], sa[lid + s]);");
             let _ = writeln!(
                 src,
                 "    if (live && t == 0u) {{\n      st1(yi, {sq}(sa[lid] / {ct}(cnt - md[2])));\n    }}"
@@ -261,13 +266,13 @@ pub(super) fn row_arg_src(op: ArgOp, xd: DType, pass: ArgPass, p: &Plan, w: (Win
     // Candidates in increasing index (any order would do: `pick` is a total
     // order); index k is relative to the chunk.
     let _ = writeln!(src, "    var bv = {ct}();\n    var bi = 0xffffffffu;");
-    for i in 0..singles(p) {
+    for i in 0..SINGLES {
         let _ = writeln!(
             src,
             "    if (s{i} < h && pick(bv, bi, hx{i}, s{i})) {{ bv = hx{i}; bi = s{i}; }}"
         );
     }
-    for q in 0..p.held() {
+    for q in 0..p.slots() {
         for (l, lane) in ["x", "y", "z", "w"].iter().enumerate() {
             let _ = writeln!(
                 src,
@@ -275,7 +280,7 @@ pub(super) fn row_arg_src(op: ArgOp, xd: DType, pass: ArgPass, p: &Plan, w: (Win
             );
         }
     }
-    for i in 0..singles(p) {
+    for i in 0..SINGLES {
         let _ = writeln!(
             src,
             "    if (s{i} < tl && pick(bv, bi, tx{i}, te - e0 + s{i})) {{ bv = tx{i}; bi = te - e0 + s{i}; }}"
@@ -284,7 +289,6 @@ pub(super) fn row_arg_src(op: ArgOp, xd: DType, pass: ArgPass, p: &Plan, w: (Win
     src.push_str("    sv[lid] = bv;\n    si[lid] = bi;\n");
     tree(
         &mut src,
-        p,
         "if (pick(sv[lid], si[lid], sv[lid + s], si[lid + s])) {\n          sv[lid] = sv[lid + s];\n          si[lid] = si[lid + s];\n        }",
     );
     let store = match pass {

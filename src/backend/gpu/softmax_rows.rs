@@ -15,7 +15,7 @@
 
 use super::reduce::extra_decl;
 use super::reduce_plan::{fast_header_io, Plan};
-use super::reduce_rows::{opening, singles, tree};
+use super::reduce_rows::{opening, tree, SINGLES};
 use super::softmax::{acc, cmax, fl, Fl};
 use super::wgsl::{self, Win};
 use crate::backend::SoftmaxOp;
@@ -66,7 +66,7 @@ pub(super) fn softmax_rows_src(
         "fn vexp(v: vec4<{t}>) -> vec4<{t}> {{ return vec4<{t}>({exp}(v.x), {exp}(v.y), {exp}(v.z), {exp}(v.w)); }}\nvar<workgroup> sa: array<{t}, 256>;"
     );
     opening(&mut src, p, t);
-    let held = p.held();
+    let held = p.slots();
     let _ = writeln!(src, "    let ry = mdi(12u + 3u * md[3]);");
     if pass == Pass::Apply {
         let _ = writeln!(
@@ -86,14 +86,14 @@ pub(super) fn softmax_rows_src(
             "    if (j{q} < nv) {{ mx = cmax(mx, cmax(cmax(x{q}.x, x{q}.y), cmax(x{q}.z, x{q}.w))); }}"
         );
     }
-    for i in 0..singles(p) {
+    for i in 0..SINGLES {
         let _ = writeln!(
             src,
             "    if (s{i} < h) {{ mx = cmax(mx, hx{i}); }}\n    if (s{i} < tl) {{ mx = cmax(mx, tx{i}); }}"
         );
     }
     src.push_str("    sa[lid] = mx;\n");
-    tree(&mut src, p, "sa[lid] = cmax(sa[lid], sa[lid + s]);");
+    tree(&mut src, "sa[lid] = cmax(sa[lid], sa[lid + s]);");
     let _ = writeln!(
         src,
         "    let m = sa[lid - t];\n    workgroupBarrier();\n    var a = vec4<{t}>({zero});"
@@ -108,7 +108,7 @@ pub(super) fn softmax_rows_src(
         };
         let _ = writeln!(src, "    if (j{q} < nv) {{\n      {e}\n    }}");
     }
-    for i in 0..singles(p) {
+    for i in 0..SINGLES {
         let (eh, et) = if keep {
             (
                 format!("hx{i} = {exp}(hx{i} - m);\n      a.x = a.x + hx{i};"),
@@ -126,7 +126,7 @@ pub(super) fn softmax_rows_src(
         );
     }
     src.push_str("    sa[lid] = (a.x + a.y) + (a.z + a.w);\n");
-    tree(&mut src, p, "sa[lid] = cadd(sa[lid], sa[lid + s]);");
+    tree(&mut src, "sa[lid] = cadd(sa[lid], sa[lid + s]);");
     let _ = writeln!(src, "    let sum = sa[lid - t];");
     outputs(&mut src, op, p, pass, vec_out, &f);
     src
@@ -175,7 +175,7 @@ fn outputs(src: &mut String, op: SoftmaxOp, p: &Plan, pass: Pass, vec_out: bool,
         _ => format!("{exp}({v} - m) * inv"),
     };
     let at = |k: &str| format!("u32(i32(yi) + i32(k0 + {k}) * ry)");
-    for q in 0..p.held() {
+    for q in 0..p.slots() {
         let k = format!("h + 4u * j{q}");
         if vec_out {
             let _ = writeln!(
@@ -195,7 +195,7 @@ fn outputs(src: &mut String, op: SoftmaxOp, p: &Plan, pass: Pass, vec_out: bool,
             src.push_str("    }\n");
         }
     }
-    for i in 0..singles(p) {
+    for i in 0..SINGLES {
         let _ = writeln!(
             src,
             "    if (s{i} < h) {{ st1({}, {}); }}\n    if (s{i} < tl) {{ st1({}, {}); }}",

@@ -209,6 +209,87 @@ unsafe fn scatter<T: FftFloat>(
     }
 }
 
+/// Elements along the axis per tile of [`gather_tiled`] / [`scatter_tiled`]
+/// (a cache line of c32).
+const TILE: usize = 8;
+
+/// Visit `(row, j, offset)` for `j < take` of the rows at `bases` (each along
+/// `step`) tile by tile: `TILE` elements of every row, then the next `TILE`.
+/// Rows adjacent in memory along a strided axis (a block of columns) thus
+/// share each cache line read or written across the rows of a tile.
+#[inline(always)]
+fn for_tiles(bases: &[isize], step: isize, take: usize, mut f: impl FnMut(usize, usize, isize)) {
+    for j0 in (0..take).step_by(TILE) {
+        let j1 = (j0 + TILE).min(take);
+        for (i, &b) in bases.iter().enumerate() {
+            for j in j0..j1 {
+                f(i, j, b + j as isize * step);
+            }
+        }
+    }
+}
+
+/// Gather the rows at `bases` (first `min(m, n)` elements each along `step`,
+/// zero-padded to `n`) into the consecutive `n`-long rows of `buf`, tile by
+/// tile ([`for_tiles`]): the fast gather of a strided axis.
+///
+/// # Safety
+/// For every base `b`, `b + j * step` for `j < min(m, n)` are elements of
+/// `x`'s layout; `buf` holds `bases.len() * n` elements.
+unsafe fn gather_tiled<T: FftFloat>(
+    x: &Ptr<T>,
+    bases: &[isize],
+    step: isize,
+    m: usize,
+    n: usize,
+    buf: &mut [Complex<T>],
+) {
+    let take = m.min(n);
+    let zero = <T as Element>::zero();
+    match x {
+        Ptr::Complex(p) => for_tiles(bases, step, take, |i, j, off| {
+            // SAFETY: the caller's contract: `off` is an element of `x`.
+            buf[i * n + j] = unsafe { *p.get().offset(off) }
+        }),
+        Ptr::Real(p) => for_tiles(bases, step, take, |i, j, off| {
+            // SAFETY: the caller's contract: `off` is an element of `x`.
+            buf[i * n + j] = Complex::new(unsafe { *p.get().offset(off) }, zero)
+        }),
+    }
+    if take < n {
+        for row in buf.chunks_exact_mut(n) {
+            row[take..].fill(Complex::new(zero, zero));
+        }
+    }
+}
+
+/// Scale (unless 1) the consecutive `n`-long rows of `buf` and write them to
+/// the rows of the complex `out` at `bases` (along `step`), tile by tile
+/// ([`for_tiles`]).
+///
+/// # Safety
+/// For every base `b`, `b + j * step` for `j < n` are elements of `out`'s
+/// layout that only this call writes; `buf` holds `bases.len() * n` elements.
+unsafe fn scatter_tiled<T: FftFloat>(
+    out: &Ptr<T>,
+    bases: &[isize],
+    step: isize,
+    n: usize,
+    buf: &[Complex<T>],
+    scale: Option<T>,
+) {
+    let s = scale.unwrap_or(<T as Element>::one());
+    let Ptr::Complex(p) = out else {
+        unreachable!("cpu fft: the complex kinds write complex output")
+    };
+    for_tiles(bases, step, n, |i, j, off| {
+        let v = buf[i * n + j];
+        // SAFETY: the caller's contract: `off` is an element of `out` that
+        // only this call writes.
+        unsafe { *p.get().offset(off) = Complex::new(v.re * s, v.im * s) }
+    });
+}
+
 fn run<T: FftFloat>(x: &Tensor, axis: usize, spec: &FftSpec, out: &Tensor) -> Result<()> {
     let xr = Rows::new(x, axis);
     let or = Rows::new(out, axis);
@@ -290,15 +371,27 @@ fn run<T: FftFloat>(x: &Tensor, axis: usize, spec: &FftSpec, out: &Tensor) -> Re
                     return;
                 }
                 let mut buf = vec![zero; (r1 - r0) * n];
-                for (r, row) in (r0..r1).zip(buf.chunks_exact_mut(n)) {
-                    // SAFETY: `xr.base(r)` is row `r` of `x`, `m` long.
-                    unsafe { gather(&xp, xr.base(r), xr.step, m, row) };
+                if xr.step == 1 {
+                    for (r, row) in (r0..r1).zip(buf.chunks_exact_mut(n)) {
+                        // SAFETY: `xr.base(r)` is row `r` of `x`, `m` long.
+                        unsafe { gather(&xp, xr.base(r), xr.step, m, row) };
+                    }
+                } else {
+                    let bases: Vec<isize> = (r0..r1).map(|r| xr.base(r)).collect();
+                    // SAFETY: each base is a row of `x`, `m` long.
+                    unsafe { gather_tiled(&xp, &bases, xr.step, m, n, &mut buf) };
                 }
                 plan.process_with_scratch(&mut buf, &mut scratch);
-                for (r, row) in (r0..r1).zip(buf.chunks_exact(n)) {
-                    // SAFETY: row `r` of `out` has `n` elements and belongs to
-                    // this chunk alone (the frontend's unique output layout).
-                    unsafe { scatter(&op, or.base(r), or.step, row, scale, false) };
+                if or.step == 1 {
+                    for (r, row) in (r0..r1).zip(buf.chunks_exact(n)) {
+                        // SAFETY: row `r` of `out` has `n` elements and belongs to
+                        // this chunk alone (the frontend's unique output layout).
+                        unsafe { scatter(&op, or.base(r), or.step, row, scale, false) };
+                    }
+                } else {
+                    let bases: Vec<isize> = (r0..r1).map(|r| or.base(r)).collect();
+                    // SAFETY: as above, rows `r0..r1` of `out`, `n` long each.
+                    unsafe { scatter_tiled(&op, &bases, or.step, n, &buf, scale) };
                 }
             });
         }

@@ -22,6 +22,7 @@
 //! `dct_plan.rs`) calls this.
 
 use super::dct_plan::DctFloat;
+use super::fft_lanes::{quads, Out, QuadTw};
 use super::fft_long::{Block, LongFft};
 use super::strided::SendPtr;
 use crate::dtype::Element;
@@ -145,6 +146,18 @@ impl<T: DctFloat> Dct2Long<T> {
                 put(h - k, (d.re - d.im) * s);
                 put(h + k, (d.re + d.im) * s);
             };
+        let tw = QuadTw {
+            n,
+            n2,
+            wa: &self.wa,
+            wb: &self.wb,
+            row: &self.row,
+        };
+        let lanes_out = Out {
+            ptr: out,
+            step,
+            scale: post.scale,
+        };
         let zv = |j: usize| Complex::new(v(2 * j), v(2 * j + 1));
         // A contiguous row of `n` elements: `z` straight from slices, four
         // elements at a time (see `fill_fast`); else element by element.
@@ -189,12 +202,13 @@ impl<T: DctFloat> Dct2Long<T> {
                 let g = a.len();
                 let mid = 2 * (k0 + g - 1) == n2 && g > i0;
                 let full = g - usize::from(mid);
-                for k1 in 0..n1 {
-                    for i in i0..full {
-                        let k2 = k0 + i;
-                        quad(k2 + n2 * k1, k1, self.row[k2], a[i][k1], b[i][n1 - 1 - k1]);
-                    }
-                }
+                let scalar = |i: usize, k1: usize| {
+                    let k2 = k0 + i;
+                    quad(k2 + n2 * k1, k1, self.row[k2], a[i][k1], b[i][n1 - 1 - k1]);
+                };
+                // SAFETY: the outputs of the rows `k0 + i0..k0 + full`, this
+                // block's alone (as `put`'s).
+                unsafe { quads(&tw, lanes_out, k0, (i0, full), a, b, (half, s), scalar) };
                 if mid {
                     let k2 = n2 / 2;
                     for k1 in 0..n1.div_ceil(2) {

@@ -51,6 +51,27 @@ fn cmul<T: FftFloat>(ar: T, ai: T, br: T, bi: T) -> (T, T) {
     (ar * br - ai * bi, ar * bi + ai * br)
 }
 
+/// `[f(0), .., f(L - 1)]` for lanes of `T`, as a loop over constant
+/// bounds that LLVM unrolls and vectorises (kept in registers).
+macro_rules! lanes {
+    ($t:ty, |$l:ident| $e:expr) => {{
+        let mut r = [<$t as Element>::zero(); L];
+        for $l in 0..L {
+            r[$l] = $e;
+        }
+        r
+    }};
+}
+
+/// [`cmul`] lane by lane.
+#[inline(always)]
+fn vcmul<T: FftFloat>(ar: [T; L], ai: [T; L], br: [T; L], bi: [T; L]) -> ([T; L], [T; L]) {
+    (
+        lanes!(T, |l| ar[l] * br[l] - ai[l] * bi[l]),
+        lanes!(T, |l| ar[l] * bi[l] + ai[l] * br[l]),
+    )
+}
+
 /// Pass 1's twiddles: `r[k2] *= hi[q] * lo[rr]` with `q n1 + rr = j1 k2 mod
 /// n1 n2` (`hi.len() == n2 >= r.len()`, `lo.len() == n1`), at this
 /// process's SIMD level.
@@ -210,31 +231,30 @@ unsafe fn quads_body<T: FftFloat, F: Fn(usize, usize)>(
         let ra: [&[Complex<T>]; L] = std::array::from_fn(|l| &a[ib + l][..n1]);
         let rb: [&[Complex<T>]; L] = std::array::from_fn(|l| &b[ib + l][..n1]);
         let wr: [(Complex<T>, Complex<T>); L] = std::array::from_fn(|l| tw.row[k0 + ib + l]);
+        let w0r = lanes!(T, |l| wr[l].0.re);
+        let w0i = lanes!(T, |l| wr[l].0.im);
+        let w1r = lanes!(T, |l| wr[l].1.re);
+        let w1i = lanes!(T, |l| wr[l].1.im);
         for k1 in 0..n1 {
             let (wa, wb) = (wa[k1], wb[k1]);
-            let mut y0 = [<T as Element>::zero(); L];
-            let mut y1 = y0;
-            let mut y2 = y0;
-            let mut y3 = y0;
-            for l in 0..L {
-                let zk = ra[l][k1];
-                let zm = rb[l][n1 - 1 - k1];
-                let (zcr, zci) = (zm.re, -zm.im);
-                let (er, ei) = ((zk.re + zcr) * half, (zk.im + zci) * half);
-                let (dr, di) = (zk.re - zcr, zk.im - zci);
-                let (or, oi) = (di * half, -dr * half);
-                let (w0, w1) = wr[l];
-                let (tar, tai) = cmul(wa.re, wa.im, w0.re, w0.im);
-                let (ar, ai) = cmul(tar, tai, er, ei);
-                let (tbr, tbi) = cmul(wb.re, wb.im, w1.re, w1.im);
-                let (br, bi) = cmul(tbr, tbi, or, oi);
-                let (yr, yi) = (ar + br, ai + bi);
-                let (xr, xi) = (ar - br, ai - bi);
-                y0[l] = yr;
-                y1[l] = -yi;
-                y2[l] = (xr - xi) * s;
-                y3[l] = (xr + xi) * s;
-            }
+            let zkr = lanes!(T, |l| ra[l][k1].re);
+            let zki = lanes!(T, |l| ra[l][k1].im);
+            let zcr = lanes!(T, |l| rb[l][n1 - 1 - k1].re);
+            let zci = lanes!(T, |l| -rb[l][n1 - 1 - k1].im);
+            let er = lanes!(T, |l| (zkr[l] + zcr[l]) * half);
+            let ei = lanes!(T, |l| (zki[l] + zci[l]) * half);
+            let dr = lanes!(T, |l| zkr[l] - zcr[l]);
+            let di = lanes!(T, |l| zki[l] - zci[l]);
+            let or = lanes!(T, |l| di[l] * half);
+            let oi = lanes!(T, |l| -dr[l] * half);
+            let (tar, tai) = vcmul([wa.re; L], [wa.im; L], w0r, w0i);
+            let (ar, ai) = vcmul(tar, tai, er, ei);
+            let (tbr, tbi) = vcmul([wb.re; L], [wb.im; L], w1r, w1i);
+            let (br, bi) = vcmul(tbr, tbi, or, oi);
+            let y0 = lanes!(T, |l| ar[l] + br[l]);
+            let y1 = lanes!(T, |l| -(ai[l] + bi[l]));
+            let y2 = lanes!(T, |l| ((ar[l] - br[l]) - (ai[l] - bi[l])) * s);
+            let y3 = lanes!(T, |l| ((ar[l] - br[l]) + (ai[l] - bi[l])) * s);
             let k = k0 + ib + n2 * k1;
             // SAFETY: the quads' outputs, by the caller's contract.
             unsafe {

@@ -11,7 +11,8 @@ use std::process::Command;
 /// The modules whose tests reach the per-level kernels (elementwise engine,
 /// math and activations, reductions and softmax, sort, matmul and
 /// convolution, transposed copies, casts, the normalisation layers, index
-/// validation, the batched normals).
+/// validation, the batched normals, the long FFT / DCT-2 lane kernels of
+/// `fft_lanes.rs`).
 const MODULES: &[&str] = &[
     "elementwise::",
     "math::",
@@ -28,6 +29,7 @@ const MODULES: &[&str] = &[
     "norm_layers::",
     "take_positions::",
     "rng_normal::",
+    "fft_long",
 ];
 
 fn name(level: Isa) -> &'static str {

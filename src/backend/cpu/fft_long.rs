@@ -18,6 +18,7 @@
 //! precision; only `fft.rs` and `dct_plan.rs` call this.
 
 use super::fft::{lock, FftFloat};
+use super::fft_lanes::twiddle_column;
 use super::strided::SendPtr;
 use super::team::for_each_chunk;
 use crate::dtype::Element;
@@ -303,18 +304,7 @@ impl<T: FftFloat> LongFft<T> {
                     self.col.process_with_scratch(r, &mut scratch);
                     // W_n^{j1 k2} = tw_hi[q] tw_lo[r] with q n1 + r = j1 k2 mod n.
                     let j1 = blk.col(i, n1);
-                    let (mut q, mut rr) = (0, 0);
-                    for v in r.iter_mut() {
-                        *v = *v * (self.tw_hi[q] * self.tw_lo[rr]);
-                        rr += j1;
-                        if rr >= n1 {
-                            rr -= n1;
-                            q += 1;
-                            if q == n2 {
-                                q = 0;
-                            }
-                        }
-                    }
+                    twiddle_column(r, j1, &self.tw_hi, &self.tw_lo);
                 }
                 for k2 in 0..n2 {
                     // SAFETY: `k2 * ld + col < n2 * ld` is inside `m`, and

@@ -12,6 +12,7 @@ pub mod elementwise;
 #[cfg(feature = "linalg")]
 mod faer_calls;
 pub mod fft;
+mod fft_lanes;
 pub(crate) mod fft_long;
 pub mod index;
 pub mod matmul;

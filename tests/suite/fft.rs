@@ -48,8 +48,8 @@ fn dft(x: &[C64], n: usize, sign: f64) -> Vec<C64> {
         .collect()
 }
 
-/// The values of a c32 or c64 tensor as c64.
-fn cvals(t: &Tensor) -> Vec<C64> {
+/// The values of a c32 or c64 tensor as c64 (also used by `fft_tiled.rs`).
+pub(crate) fn cvals(t: &Tensor) -> Vec<C64> {
     match t.dtype() {
         DType::C64 => t.to_vec::<C64>().unwrap(),
         DType::C32 => t

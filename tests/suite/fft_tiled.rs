@@ -10,7 +10,8 @@
 //! c64, `5e-6` for c32: rustfft's error grows like `eps log n` per axis).
 
 use crate::common::Rng;
-use rnx::{DType, FftOptions, FftnOptions, Norm, Tensor, C32, C64};
+use crate::fft::cvals;
+use rnx::{DType, FftOptions, FftnOptions, Norm, Tensor, C64};
 
 const PI: f64 = std::f64::consts::PI;
 const NORMS: [Norm; 3] = [Norm::Backward, Norm::Ortho, Norm::Forward];
@@ -71,20 +72,6 @@ fn norm_factor(norm: Norm, n: usize, inverse: bool) -> f64 {
         (Norm::Ortho, _) => 1.0 / (n as f64).sqrt(),
         (Norm::Backward, false) | (Norm::Forward, true) => 1.0,
         _ => 1.0 / n as f64,
-    }
-}
-
-/// The values of a c32 or c64 tensor as c64.
-fn cvals(t: &Tensor) -> Vec<C64> {
-    match t.dtype() {
-        DType::C64 => t.to_vec::<C64>().unwrap(),
-        DType::C32 => t
-            .to_vec::<C32>()
-            .unwrap()
-            .into_iter()
-            .map(|z| C64::new(z.re as f64, z.im as f64))
-            .collect(),
-        d => panic!("not complex: {d}"),
     }
 }
 

@@ -13,7 +13,7 @@ use super::base_ptr;
 use super::reduce::num::Real;
 use super::strided::SendPtr;
 use super::team::for_each_chunk;
-use super::window::plain;
+use super::window::{for_each_line, plain};
 use crate::backend::compose;
 use crate::backend::{PoolWindow, ReduceOp};
 use crate::dtype::{DType, Scalar};
@@ -96,18 +96,10 @@ fn run<T: Real>(
     // The first input position of tap `lo` of output `j` (inside the input).
     let first = |j: usize, lo: usize| j * w.stride + lo * w.dilation - w.before;
     if inner == 1 {
-        let per = (CHUNK_ELEMS / n).clamp(1, outer);
-        for_each_chunk(outer.div_ceil(per), &|c| {
-            for line in c * per..((c + 1) * per).min(outer) {
-                // SAFETY: line `line` of `x` (`len` elements) and of `out`
-                // (`n`), in bounds of the contiguous tensors; only this chunk
-                // writes the latter, and `out` does not overlap `x`.
-                let (xs, os) = unsafe {
-                    (
-                        std::slice::from_raw_parts(xp.get().add(line * len), len),
-                        std::slice::from_raw_parts_mut(op.get().add(line * n), n),
-                    )
-                };
+        // SAFETY: `xp` and `op` point at C-contiguous tensors of `outer` lines
+        // of `len` and `n` elements; `out` does not overlap `x`.
+        unsafe {
+            for_each_line(&xp, &op, outer, len, n, CHUNK_ELEMS, &|xs, os| {
                 for (j, o) in os.iter_mut().enumerate() {
                     let (lo, hi) = inside(w, len, j);
                     let mut a = init;
@@ -119,8 +111,8 @@ fn run<T: Real>(
                     }
                     *o = a;
                 }
-            }
-        });
+            })
+        };
         return Ok(());
     }
     let rows = outer * n;

@@ -100,6 +100,41 @@ pub(crate) fn window_mean(x: &Tensor, axis: usize, size: usize, out: &Tensor) ->
     }
 }
 
+/// `f(xs, os)` for every line `xs` (`len` elements) of the input at `xp`
+/// and its line `os` (`n` elements) of the output at `op`, `outer` lines
+/// each, spread over the pool in chunks of about `chunk_elems` outputs (the
+/// last-axis loop of `window_mean` and of pooling's `window_reduce`).
+///
+/// # Safety
+/// `xp` and `op` point at `outer * len` and `outer * n` elements (C-contiguous
+/// lines) that stay valid during the call; the output does not overlap the
+/// input, and nothing else writes it meanwhile.
+pub(super) unsafe fn for_each_line<T, U>(
+    xp: &SendPtr<T>,
+    op: &SendPtr<U>,
+    outer: usize,
+    len: usize,
+    n: usize,
+    chunk_elems: usize,
+    f: &(dyn Fn(&[T], &mut [U]) + Sync),
+) {
+    let per = (chunk_elems / n.max(1)).clamp(1, outer.max(1));
+    for_each_chunk(outer.div_ceil(per), &|c| {
+        for line in c * per..((c + 1) * per).min(outer) {
+            // SAFETY: line `line` of the input (`len` elements) and of the
+            // output (`n`), in bounds by the caller's contract; only this
+            // chunk writes the latter, which does not overlap the former.
+            let (xs, os) = unsafe {
+                (
+                    std::slice::from_raw_parts(xp.get().add(line * len), len),
+                    std::slice::from_raw_parts_mut(op.get().add(line * n), n),
+                )
+            };
+            f(xs, os);
+        }
+    });
+}
+
 fn run<T: Element, U: Element>(x: &Tensor, axis: usize, size: usize, out: &Tensor) -> Result<()> {
     let shape = out.shape();
     let n = shape[axis];
@@ -115,26 +150,18 @@ fn run<T: Element, U: Element>(x: &Tensor, axis: usize, size: usize, out: &Tenso
     let op = SendPtr(unsafe { base_ptr::<U>(out).add(out.layout().offset()) });
     let s = size as f64;
     if inner == 1 {
-        let per = (CHUNK_ELEMS / n).clamp(1, outer);
-        for_each_chunk(outer.div_ceil(per), &|c| {
-            for line in c * per..((c + 1) * per).min(outer) {
-                // SAFETY: line `line` of `x` (`len` elements) and of `out`
-                // (`n`), in bounds of the contiguous tensors; only this chunk
-                // writes the latter, and `out` does not overlap `x`.
-                let (xs, os) = unsafe {
-                    (
-                        std::slice::from_raw_parts(xp.get().add(line * len), len),
-                        std::slice::from_raw_parts_mut(op.get().add(line * n), n),
-                    )
-                };
+        // SAFETY: `xp` and `op` point at C-contiguous tensors of `outer` lines
+        // of `len` and `n` elements; `out` does not overlap `x`.
+        unsafe {
+            for_each_line(&xp, &op, outer, len, n, CHUNK_ELEMS, &|xs, os| {
                 let mut acc: f64 = xs[..size].iter().map(|v| v.to_f64()).sum();
                 os[0] = U::from_f64(acc / s);
                 for i in 1..n {
                     acc += xs[i + size - 1].to_f64() - xs[i - 1].to_f64();
                     os[i] = U::from_f64(acc / s);
                 }
-            }
-        });
+            })
+        };
         return Ok(());
     }
     let blocks = inner.div_ceil(BLOCK);

@@ -158,6 +158,17 @@ pub trait IntoRange {
     fn into_range(self) -> (Option<isize>, Option<isize>, bool);
 }
 
+/// `From<range of $t>` for [`Index`]: the range with step 1.
+macro_rules! range_index {
+    ($t:ty: $($r:ident),*) => {$(
+        impl From<std::ops::$r<$t>> for Index {
+            fn from(r: std::ops::$r<$t>) -> Index {
+                Index::stepped(r, 1)
+            }
+        }
+    )*};
+}
+
 macro_rules! index_from_int {
     ($($t:ty),*) => {$(
         impl From<$t> for Index {
@@ -205,31 +216,7 @@ macro_rules! index_from_int {
                 (None, Some(self.end as isize), true)
             }
         }
-        impl From<std::ops::Range<$t>> for Index {
-            fn from(r: std::ops::Range<$t>) -> Index {
-                Index::stepped(r, 1)
-            }
-        }
-        impl From<std::ops::RangeInclusive<$t>> for Index {
-            fn from(r: std::ops::RangeInclusive<$t>) -> Index {
-                Index::stepped(r, 1)
-            }
-        }
-        impl From<std::ops::RangeFrom<$t>> for Index {
-            fn from(r: std::ops::RangeFrom<$t>) -> Index {
-                Index::stepped(r, 1)
-            }
-        }
-        impl From<std::ops::RangeTo<$t>> for Index {
-            fn from(r: std::ops::RangeTo<$t>) -> Index {
-                Index::stepped(r, 1)
-            }
-        }
-        impl From<std::ops::RangeToInclusive<$t>> for Index {
-            fn from(r: std::ops::RangeToInclusive<$t>) -> Index {
-                Index::stepped(r, 1)
-            }
-        }
+        range_index!($t: Range, RangeInclusive, RangeFrom, RangeTo, RangeToInclusive);
     )*};
 }
 index_from_int!(i32, i64, isize, usize);

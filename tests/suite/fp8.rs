@@ -6,6 +6,7 @@
 //! .npy (with files written by ml_dtypes) and .safetensors round trips, and
 //! the errors.
 
+use crate::common::TmpDir;
 use rnx::{load_npy, save_npy, Axes, DType, Tensor, F8E4M3, F8E5M2};
 
 const FP8: [DType; 2] = [DType::F8E4M3, DType::F8E5M2];
@@ -483,14 +484,9 @@ fn arithmetic_computes_in_f32_and_rounds_once() {
     }
 }
 
-fn tmp(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("rnx-fp8-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d.join(name)
-}
-
 #[test]
 fn npy_files_written_by_ml_dtypes_load_and_round_trip() {
+    let tmpd = TmpDir::new("fp8-npy_files_written_by_ml_dtypes_load_and_round_trip");
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/npy");
     for (dt, file, descr) in [
         (DType::F8E4M3, "ml_f8e4m3fn.npy", "'<V1'"),
@@ -500,7 +496,7 @@ fn npy_files_written_by_ml_dtypes_load_and_round_trip() {
         assert_eq!((t.dtype(), t.shape()), (dt, &[16usize, 16][..]));
         assert_eq!(to_bits(&t), (0..=255u8).collect::<Vec<_>>());
         // A strided view written out and read back.
-        let p = tmp(file);
+        let p = tmpd.path(file);
         let v = t
             .transpose(None)
             .unwrap()
@@ -521,7 +517,8 @@ fn npy_files_written_by_ml_dtypes_load_and_round_trip() {
 #[cfg(feature = "safetensors")]
 #[test]
 fn safetensors_round_trip() {
-    let p = tmp("f8.safetensors");
+    let tmpd = TmpDir::new("fp8-safetensors_round_trip");
+    let p = tmpd.path("f8.safetensors");
     let a = bits_tensor(DType::F8E4M3).reshape([4, 64]).unwrap();
     let b = bits_tensor(DType::F8E5M2)
         .slice_ranges(&[3], &[200], Some(&[7]))

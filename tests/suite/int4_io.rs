@@ -7,6 +7,7 @@
 //! what rnx writes.
 
 use super::int4::{make, noise, vals, wrap, INT4};
+use crate::common::TmpDir;
 use rnx::{load_npy, load_npz, save_npy, save_npz, save_npz_compressed, DType, Tensor};
 use std::path::{Path, PathBuf};
 
@@ -14,12 +15,6 @@ fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/npy")
         .join(name)
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("rnx-int4-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d.join(name)
 }
 
 /// The data bytes of an `.npy` file (after its header).
@@ -37,6 +32,7 @@ fn npy_header(path: &Path) -> String {
 
 #[test]
 fn ml_dtypes_fixtures_load_and_rnx_writes_the_same_bytes() {
+    let tmpd = TmpDir::new("int4-ml_dtypes_fixtures_load_and_rnx_writes_the_same_bytes");
     for (dt, file, shape) in [
         (DType::I4, "ml_int4.npy", [4usize, 4]),
         (DType::U4, "ml_uint4.npy", [2, 8]),
@@ -48,7 +44,7 @@ fn ml_dtypes_fixtures_load_and_rnx_writes_the_same_bytes() {
         assert_eq!((t.dtype(), t.shape()), (dt, &shape[..]));
         assert_eq!(vals(&t), super::int4::values(dt));
         // rnx writes exactly the file ml_dtypes wrote.
-        let p = tmp(file);
+        let p = tmpd.path(file);
         save_npy(&p, &t).unwrap();
         assert_eq!(
             std::fs::read(&p).unwrap(),
@@ -74,6 +70,7 @@ fn ml_dtypes_fixtures_load_and_rnx_writes_the_same_bytes() {
 
 #[test]
 fn npy_round_trips_of_views_scalars_and_empty_arrays() {
+    let tmpd = TmpDir::new("int4-npy_round_trips_of_views_scalars_and_empty_arrays");
     for dt in INT4 {
         let x = noise(dt, &[5, 7], 9);
         let views = [
@@ -85,7 +82,7 @@ fn npy_round_trips_of_views_scalars_and_empty_arrays() {
             Tensor::zeros(dt, &[0, 3]).unwrap(),
         ];
         for (k, v) in views.iter().enumerate() {
-            let p = tmp(&format!("{dt}-{k}.npy"));
+            let p = tmpd.path(&format!("{dt}-{k}.npy"));
             save_npy(&p, v).unwrap();
             assert!(
                 npy_header(&p).contains("'descr': '<V1'"),
@@ -106,11 +103,12 @@ fn npy_round_trips_of_views_scalars_and_empty_arrays() {
 
 #[test]
 fn npz_round_trip_stored_and_compressed() {
+    let tmpd = TmpDir::new("int4-npz_round_trip_stored_and_compressed");
     let i = noise(DType::I4, &[3, 3], 1).transpose(None).unwrap();
     let u = noise(DType::U4, &[7], 2);
     let f = Tensor::create(DType::F32, &[2], &[1.5, -2.0]).unwrap();
     for compressed in [false, true] {
-        let p = tmp(&format!("m{compressed}.npz"));
+        let p = tmpd.path(&format!("m{compressed}.npz"));
         let items = [("i", &i), ("u", &u), ("f", &f)];
         if compressed {
             save_npz_compressed(&p, items).unwrap();
@@ -132,9 +130,10 @@ fn npz_round_trip_stored_and_compressed() {
 
 #[test]
 fn text_round_trip_and_range_errors() {
+    let tmpd = TmpDir::new("int4-text_round_trip_and_range_errors");
     for dt in INT4 {
         let x = noise(dt, &[3, 4], 4);
-        let p = tmp(&format!("{dt}.txt"));
+        let p = tmpd.path(&format!("{dt}.txt"));
         let opts = rnx::TxtOptions {
             dtype: dt,
             ..Default::default()
@@ -151,8 +150,9 @@ fn text_round_trip_and_range_errors() {
 
 #[test]
 fn safetensors_has_no_4_bit_integers() {
+    let tmpd = TmpDir::new("int4-safetensors_has_no_4_bit_integers");
     for dt in INT4 {
-        let p = tmp(&format!("{dt}.safetensors"));
+        let p = tmpd.path(&format!("{dt}.safetensors"));
         let e = rnx::save_safetensors(
             &p,
             [("w", &Tensor::zeros(dt, &[4]).unwrap())],
@@ -181,6 +181,7 @@ fn ml_dtypes_python() -> Option<String> {
 
 #[test]
 fn ml_dtypes_reads_what_rnx_writes() {
+    let tmpd = TmpDir::new("int4-ml_dtypes_reads_what_rnx_writes");
     let Some(py) = ml_dtypes_python() else {
         println!("int4_io: no python with numpy and ml_dtypes: checked against the fixtures only");
         return;
@@ -189,8 +190,8 @@ fn ml_dtypes_reads_what_rnx_writes() {
         .slice(rnx::s![.., 1..;2])
         .unwrap();
     let u = noise(DType::U4, &[5], 4).flip(None).unwrap();
-    save_npy(tmp("py_i.npy"), &i).unwrap();
-    save_npy(tmp("py_u.npy"), &u).unwrap();
+    save_npy(tmpd.path("py_i.npy"), &i).unwrap();
+    save_npy(tmpd.path("py_u.npy"), &u).unwrap();
     let script = r#"
 import sys, numpy as np, ml_dtypes
 d = sys.argv[1]
@@ -199,7 +200,8 @@ u = np.load(d + "/py_u.npy").view(ml_dtypes.uint4)
 print(list(i.shape), ",".join(str(int(x)) for x in i.ravel()))
 print(list(u.shape), ",".join(str(int(x)) for x in u.ravel()))
 "#;
-    let dir = tmp("py_i.npy")
+    let dir = tmpd
+        .path("py_i.npy")
         .parent()
         .unwrap()
         .to_string_lossy()

@@ -15,35 +15,7 @@ use std::collections::HashMap;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
-/// A fresh directory removed on drop.
-pub(crate) struct TmpDir(PathBuf);
-
-impl TmpDir {
-    pub(crate) fn new(name: &str) -> TmpDir {
-        let p = std::env::temp_dir().join(format!("rnx-io-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        TmpDir(p)
-    }
-    pub(crate) fn path(&self, f: &str) -> PathBuf {
-        self.0.join(f)
-    }
-    /// The names of the files in the directory, sorted.
-    pub(crate) fn files(&self) -> Vec<String> {
-        let mut v: Vec<String> = std::fs::read_dir(&self.0)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        v.sort();
-        v
-    }
-}
-
-impl Drop for TmpDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+pub(crate) use crate::common::TmpDir;
 
 pub(crate) fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -1,9 +1,11 @@
 //! Shared helpers of the math and activation tests: input sets that cover the
 //! whole float range plus edge values, ULP error against an f64 reference, and a
-//! checker that runs a vmath kernel over at least 10^6 inputs in odd-sized chunks.
+//! checker that runs a vmath kernel over at least 10^6 inputs in odd-sized chunks;
+//! and `TmpDir`, a scratch directory for the file tests, removed on drop.
 #![allow(dead_code)]
 
 use rnx::backend::cpu::vmath::{self, Isa, MathFn};
+use std::path::PathBuf;
 
 /// Error of `y` in f32 ULPs of the reference `r` (an f64 far more precise than
 /// f32); NaN must match NaN; a result that overflowed counts as 2^128.
@@ -336,5 +338,35 @@ pub fn check_f64_tol(
             w.ulp <= 1.0,
             "{func:?} f64 {isa:?}: {w:?} over the allowance"
         );
+    }
+}
+
+/// A fresh directory removed on drop.
+pub(crate) struct TmpDir(pub(crate) PathBuf);
+
+impl TmpDir {
+    pub(crate) fn new(name: &str) -> TmpDir {
+        let p = std::env::temp_dir().join(format!("rnx-test-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        TmpDir(p)
+    }
+    pub(crate) fn path(&self, f: &str) -> PathBuf {
+        self.0.join(f)
+    }
+    /// The names of the files in the directory, sorted.
+    pub(crate) fn files(&self) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(&self.0)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+}
+
+impl Drop for TmpDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
     }
 }

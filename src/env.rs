@@ -1,6 +1,6 @@
 //! The `RNX_*` environment variables rnx reads, each once, at first use:
 //! numbers (`RNX_NUM_THREADS`, `RNX_BUFFER_CACHE_MB`, `RNX_GPU_BATCH`,
-//! `RNX_GPU_POOL_MB`) through [`number`], on/off switches that default to on
+//! `RNX_GPU_POOL_MB`, `RNX_GPU_MAX_GROUPS`) through [`number`], on/off switches that default to on
 //! (`RNX_HUGE_PAGES`, `RNX_WINOGRAD`, `RNX_GPU_FAST`) through [`switch_on`].
 //! `RNX_SIMD` (a level name) is read by the SIMD dispatch itself.
 

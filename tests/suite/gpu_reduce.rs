@@ -583,3 +583,72 @@ fn gpu_long_reductions() {
     let (c, g) = both(&base, &id, &|t| t.cumsum(1).unwrap());
     assert_within("f32 cumsum of long rows", &g, &c, 1e-4, 1e-3);
 }
+
+#[test]
+fn general_kernels_at_every_lane_count() {
+    if gpu().is_none() {
+        return;
+    }
+    // Rows of n elements read backwards (stride -1: the general kernel, not
+    // the row kernel), reduced along the rows and the columns: one invocation
+    // per output for n <= 8, then 2, 4, ... up to 256, with several outputs
+    // side by side in a workgroup (u8 outputs sharing 32-bit words too).
+    let flip = |t: &Tensor| t.flip([1]).unwrap();
+    for n in [
+        1usize, 2, 3, 7, 8, 9, 15, 16, 17, 63, 64, 65, 255, 256, 257, 1023, 1024, 1025, 2049, 5000,
+    ] {
+        let base = data(DType::F32, &[7, n], n as u64);
+        for axis in [1isize, 0] {
+            let (c, g) = both(&base, &flip, &|t| t.max([axis], false).unwrap());
+            exact(&c, &g, &format!("max n {n} axis {axis}"));
+            let (c, g) = both(&base, &flip, &|t| t.argmax(Some(axis), false).unwrap());
+            exact(&c, &g, &format!("argmax n {n} axis {axis}"));
+            let (c, g) = both(&base, &flip, &|t| t.argmin(Some(axis), true).unwrap());
+            exact(&c, &g, &format!("argmin n {n} axis {axis}"));
+            let (c, g) = both(&base, &flip, &|t| t.sum([axis], false).unwrap());
+            assert_within(&format!("sum n {n} axis {axis}"), &g, &c, 1e-5, 1e-5);
+            let (c, g) = both(&base, &flip, &|t| t.mean([axis], false).unwrap());
+            assert_within(&format!("mean n {n} axis {axis}"), &g, &c, 1e-5, 1e-5);
+        }
+        if n > 1 {
+            let (c, g) = both(&base, &flip, &|t| t.var([1], false, 1).unwrap());
+            assert_within(&format!("var n {n}"), &g, &c, 1e-4, 1e-5);
+        }
+        let small = data(DType::U8, &[7, n], n as u64 + 1);
+        let (c, g) = both(&small, &flip, &|t| t.sum([1], false).unwrap());
+        exact(&c, &g, &format!("u8 sum n {n}"));
+    }
+}
+
+/// The reduction tests of this file again in a child process whose
+/// launches dispatch at most 3 workgroups (`RNX_GPU_MAX_GROUPS=3`, read
+/// once per process): every kernel strides over the work items the other
+/// workgroups would have taken, on the fast kernels and (`RNX_GPU_FAST=0`)
+/// the general ones. In the child this test does nothing.
+#[test]
+fn kernels_stride_past_the_dispatch_limit() {
+    if gpu().is_none() || std::env::var_os("RNX_GPU_MAX_GROUPS").is_some() {
+        return;
+    }
+    for fast in ["1", "0"] {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .env("RNX_GPU_MAX_GROUPS", "3")
+            .env("RNX_GPU_FAST", fast)
+            .env("RNX_REQUIRE_GPU", "1")
+            .args([
+                "gpu_reduce::gpu_reduce_f32_views_axes",
+                "gpu_reduce::gpu_arg_reduce",
+                "gpu_reduce::gpu_reduce_many_outputs",
+                "gpu_reduce::general_kernels_at_every_lane_count",
+                "--test-threads=2",
+            ])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success() && text.contains("test result: ok. 4 passed"),
+            "the reduction tests with RNX_GPU_MAX_GROUPS=3 RNX_GPU_FAST={fast}:\n{text}"
+        );
+    }
+}

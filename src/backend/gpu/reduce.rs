@@ -1,14 +1,17 @@
 //! GPU reductions, arg-reductions and scans, and the passes of the softmax
 //! family (whose kernels are in `softmax.rs`).
 //!
-//! Reductions, arg-reductions and softmax run one workgroup of [`WG`]
-//! invocations per output element (per softmax group). The input is seen as
-//! the index space `[kept..., reduced...]` (kept and reduced axes each merged
-//! where the strides allow): the workgroup's output `o` picks the kept
-//! coordinates, and invocation `t` accumulates the reduced elements `t, t + WG,
-//! t + 2 WG, ...` sequentially, then the workgroup combines the `WG` partial
-//! results in a binary tree in workgroup memory. Workgroups stride over the
-//! outputs when there are more than 65,535. Shapes, strides and counts travel
+//! The general kernels (any layout) of reductions and arg-reductions run
+//! `tn` invocations per output element ([`gen_t`]: a power of two up to
+//! [`WG`], about one per 8 reduced elements, so one invocation per output for
+//! rows of at most 8) and `WG / tn` outputs side by side in a workgroup of
+//! [`WG`]; softmax runs one workgroup per group (`softmax.rs`). The input is
+//! seen as the index space `[kept..., reduced...]` (kept and reduced axes each
+//! merged where the strides allow): output `o` picks the kept coordinates, and
+//! its invocation `t` accumulates the reduced elements `t, t + tn, t + 2 tn,
+//! ...` sequentially, then the `tn` partial results combine in a binary tree
+//! in workgroup memory. Workgroups stride over the outputs when there are
+//! more than 65,535 groups of them. Shapes, strides and counts travel
 //! in a metadata buffer (`md`), so one pipeline serves every shape of one (op,
 //! dtype) pair.
 //!
@@ -48,7 +51,9 @@
 //! Each kernel adds elements into an accumulator in sequence, then combines
 //! accumulators in a fixed tree, so every element goes through at most `k`
 //! roundings, `k` the sum over the passes of, for a pass over chunks of `c`
-//! elements: the general kernel `ceil(c / WG) - 1 + 8` (one pass up to
+//! elements: the general kernel `ceil(c / tn) - 1 + log2(tn)` with `tn =
+//! min(256, next_pow2(ceil(c / 8)))` (at most 14 for `c <= 1024`, `ceil(c /
+//! 256) + 7` above; one pass up to
 //! [`CHUNK`] elements, else chunks of `max(CHUNK, ceil(n / CHUNK))` and the
 //! partials); the row kernel `ceil(c / (4 t)) + 2 + log2(t)` with `t =
 //! min(256, next_pow2(ceil(c / 16)))` (+2 for `t = 1`, +1 for `t = 2`; at
@@ -84,6 +89,7 @@ use super::buffer::GpuBuffer;
 use super::kernel::{
     check_bindings, check_size, dispatch, merge_dims, raw, window_entries, windows,
 };
+use super::reduce_rows::tree;
 use super::wgsl::Win;
 use super::{wgsl, GpuBackend};
 use crate::backend::{ArgOp, CoreBackend, ReduceBackend, ReduceOp, ScanOp, SoftmaxOp};
@@ -92,7 +98,7 @@ use crate::error::Result;
 use crate::layout::Layout;
 use crate::tensor::Tensor;
 use std::fmt::Write;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Invocations per workgroup of the reduction kernels (a power of two).
 pub(super) const WG: u32 = 256;
@@ -174,6 +180,7 @@ pub(super) fn meta(
 /// output `o`'s first element; `red(k)` -> (input, output) offsets of reduced
 /// element `k`.
 const INDEX: &str = r#"
+fn p2(v: u32) -> u32 { return 1u << (32u - countLeadingZeros(max(v, 1u) - 1u)); }
 fn kept(o: u32) -> vec2<i32> {
   let nk = md[3];
   var r = o;
@@ -210,9 +217,33 @@ fn red(k: u32) -> vec2<i32> {
 }
 "#;
 
-/// The opening of a chunked workgroup loop: workgroup item `g` is chunk `c`
-/// of output `o`, reduced elements `k0..k1`.
-pub(super) const CHUNK_LOOP: &str = "  let nout = md[0];\n  let cnt = md[1];\n  let np = md[7];\n  let ch = md[8];\n  for (var g = wid.x; g < nout * np; g = g + nwg.x) {\n    let o = g / np;\n    let c = g - o * np;\n    let kb = kept(o);\n    let k0 = c * ch;\n    let k1 = min(cnt, k0 + ch);\n";
+/// Invocations per work item of the general kernels for chunks of `ch`
+/// elements: a power of two up to [`WG`], each invocation holding up to 8
+/// elements (one invocation per output for rows of at most 8). The kernels
+/// compute the same from `md[CH]` ([`GEN_T`]), so their source does not
+/// depend on the length.
+pub(super) fn gen_t(ch: usize) -> u32 {
+    (ch.div_ceil(8).next_power_of_two() as u32).min(WG)
+}
+
+/// [`gen_t`] in WGSL, of the kernel's `ch`.
+const GEN_T: &str = "min(256u, p2((ch + 7u) / 8u))";
+
+/// Work items per workgroup of a general kernel launched with metadata `md`.
+fn gen_per_group(md: &[u32]) -> usize {
+    (WG / gen_t(md[CH] as usize)) as usize
+}
+
+/// The opening of a chunked workgroup loop: the workgroup's `WG / tn` work
+/// items side by side, `tn` invocations each (`t` the invocation's lane);
+/// work item `g` is chunk `c` of output `o`, reduced elements `k0..k1` (none
+/// when `g` is past the last item: `live` false; such invocations still
+/// reach every barrier).
+pub(super) fn chunk_loop() -> String {
+    format!(
+        "  let nout = md[0];\n  let cnt = md[1];\n  let np = md[7];\n  let ch = md[8];\n  let tn = {GEN_T};\n  let rn = {WG}u / tn;\n  let t = lid & (tn - 1u);\n  let items = nout * np;\n  for (var g0 = wid.x * rn; g0 < items; g0 = g0 + nwg.x * rn) {{\n    let g = g0 + lid / tn;\n    let live = g < items;\n    let o = g / np;\n    let c = g - o * np;\n    var kb = vec2<i32>(0, 0);\n    let k0 = c * ch;\n    var k1 = k0;\n    if (live) {{\n      kb = kept(o);\n      k1 = min(cnt, k0 + ch);\n    }}\n"
+    )
+}
 
 /// The unsigned dtype of `d`'s width (raw bits).
 fn raw_dtype(d: DType) -> DType {
@@ -270,6 +301,19 @@ pub(super) fn extra_decl(w: (Win, Win), k: usize, name: &str, ty: &str, written:
     )
 }
 
+/// Most workgroups one reduction launch dispatches: 65,535 (the limit of a
+/// dispatch dimension every device has); the kernels stride over the rest.
+/// `RNX_GPU_MAX_GROUPS` (1 to 65,535) lowers it, so that tests reach the
+/// striding with small tensors.
+fn max_groups() -> usize {
+    static MAX: OnceLock<usize> = OnceLock::new();
+    *MAX.get_or_init(|| {
+        crate::env::number("RNX_GPU_MAX_GROUPS")
+            .filter(|n| (1..=65_535).contains(n))
+            .unwrap_or(65_535)
+    })
+}
+
 /// One kernel launch: source from the windows of `x` and `out`, metadata,
 /// the work items, and plain bindings after the windows.
 pub(super) struct Launch<'a> {
@@ -277,8 +321,9 @@ pub(super) struct Launch<'a> {
     pub(super) md: &'a [u32],
     /// Work items (workgroups, or invocations for the scan).
     pub(super) items: usize,
-    /// Work items per workgroup.
-    pub(super) per_group: usize,
+    /// Work items per workgroup; `None` for the general reduction and
+    /// arg-reduction kernels ([`gen_per_group`] of `md`).
+    pub(super) per_group: Option<usize>,
     pub(super) x: &'a Tensor,
     pub(super) xd: DType,
     pub(super) out: &'a Tensor,
@@ -323,20 +368,11 @@ impl Launch<'_> {
                 resource: raw(t).as_entire_binding(),
             });
         }
-        let groups = self.items.div_ceil(self.per_group).min(65_535) as u32;
+        let per_group = self.per_group.unwrap_or_else(|| gen_per_group(self.md));
+        let groups = self.items.div_ceil(per_group).min(max_groups()) as u32;
         dispatch(&ctx, op, &pipeline, &entries, (groups, 1, 1));
         Ok(())
     }
-}
-
-/// The tree reduction of `sa` with `comb` (every invocation), leaving the
-/// result in `sa[0]`.
-pub(super) fn tree(src: &mut String, comb: &str) {
-    let _ = writeln!(
-        src,
-        "    workgroupBarrier();\n    for (var s = {h}u; s > 0u; s = s >> 1u) {{\n      if (lid < s) {{ sa[lid] = {comb}(sa[lid], sa[lid + s]); }}\n      workgroupBarrier();\n    }}",
-        h = WG / 2
-    );
 }
 
 /// The passes of a reduction kernel.
@@ -490,49 +526,51 @@ pub(super) fn reduce_src(
     let elem = elem.replace("sqd(v, m)", "sqd(v, mu[o])");
     let _ = writeln!(
         src,
-        "var<workgroup> sa: array<{acc}, {WG}>;\n@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n{CHUNK_LOOP}    var a: {acc} = {ident};\n    for (var k = k0 + lid; k < k1; k = k + {WG}u) {{\n      let v = ld0(u32(kb.x + red(k).x));\n      a = comb(a, {elem});\n    }}\n    sa[lid] = a;"
+        "var<workgroup> sa: array<{acc}, {WG}>;\n@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n{}    var a: {acc} = {ident};\n    for (var k = k0 + t; k < k1; k = k + tn) {{\n      let v = ld0(u32(kb.x + red(k).x));\n      a = comb(a, {elem});\n    }}\n    sa[lid] = a;",
+        chunk_loop()
     );
-    tree(&mut src, "comb");
+    let comb = "sa[lid] = comb(sa[lid], sa[lid + s]);";
+    tree(&mut src, comb);
     let nanlit = wgsl::lit(xd, f64::NAN);
+    let sq = if matches!(op, ReduceOp::Std { .. }) {
+        "sqrt"
+    } else {
+        ""
+    };
+    // Lane 0 of each live work item holds its result in `sa[lid]`.
     match op {
         _ if matches!(stage, Stage::Partial | Stage::SqDev) => {
-            let _ = writeln!(src, "    if (lid == 0u) {{ st1(g, sa[0]); }}");
+            let _ = writeln!(src, "    if (live && t == 0u) {{ st1(g, sa[lid]); }}");
         }
         ReduceOp::Var { .. } | ReduceOp::Std { .. } if stage == Stage::VarFinish => {
-            let sq = if matches!(op, ReduceOp::Std { .. }) {
-                "sqrt"
-            } else {
-                ""
-            };
             let _ = writeln!(
                 src,
-                "    if (lid == 0u) {{\n      var r = {nanlit};\n      if (md[9] > 0u) {{ r = {sq}(sa[0] / {t}(md[9] - md[2])); }}\n      st1(u32(kb.y), r);\n    }}"
+                "    if (live && t == 0u) {{\n      var r = {nanlit};\n      if (md[9] > 0u) {{ r = {sq}(sa[lid] / {t}(md[9] - md[2])); }}\n      st1(u32(kb.y), r);\n    }}"
             );
         }
         ReduceOp::Var { .. } | ReduceOp::Std { .. } => {
-            let sq = if matches!(op, ReduceOp::Std { .. }) {
-                "sqrt"
-            } else {
-                ""
-            };
+            // The second sweep: squared deviations from the item's mean.
             let _ = writeln!(
                 src,
-                "    let mean = sa[0] / {t}(cnt);\n    workgroupBarrier();\n    var q: {t} = {ident};\n    for (var k = lid; k < cnt; k = k + {WG}u) {{\n      let d = ld0(u32(kb.x + red(k).x)) - mean;\n      q = q + d * d;\n    }}\n    sa[lid] = q;"
+                "    let mean = sa[lid - t] / {t}(cnt);\n    workgroupBarrier();\n    var q: {t} = {ident};\n    for (var k = k0 + t; k < k1; k = k + tn) {{\n      let d = ld0(u32(kb.x + red(k).x)) - mean;\n      q = q + d * d;\n    }}\n    sa[lid] = q;"
             );
-            tree(&mut src, "comb");
+            tree(&mut src, comb);
             let _ = writeln!(
                 src,
-                "    if (lid == 0u) {{\n      var r = {nanlit};\n      if (cnt > 0u) {{ r = {sq}(sa[0] / {t}(cnt - md[2])); }}\n      st1(u32(kb.y), r);\n    }}"
+                "    if (live && t == 0u) {{\n      var r = {nanlit};\n      if (cnt > 0u) {{ r = {sq}(sa[lid] / {t}(cnt - md[2])); }}\n      st1(u32(kb.y), r);\n    }}"
             );
         }
         ReduceOp::Mean => {
             let _ = writeln!(
                 src,
-                "    if (lid == 0u) {{\n      var r = {nanlit};\n      if (md[9] > 0u) {{ r = sa[0] / {t}(md[9]); }}\n      st1(u32(kb.y), r);\n    }}"
+                "    if (live && t == 0u) {{\n      var r = {nanlit};\n      if (md[9] > 0u) {{ r = sa[lid] / {t}(md[9]); }}\n      st1(u32(kb.y), r);\n    }}"
             );
         }
         _ => {
-            let _ = writeln!(src, "    if (lid == 0u) {{ st1(u32(kb.y), sa[0]); }}");
+            let _ = writeln!(
+                src,
+                "    if (live && t == 0u) {{ st1(u32(kb.y), sa[lid]); }}"
+            );
         }
     }
     src.push_str("    workgroupBarrier();\n  }\n}\n");
@@ -596,14 +634,25 @@ pub(super) fn arg_src(op: ArgOp, xd: DType, pass: ArgPass, w: (Win, Win)) -> Str
     let t = wgsl::compute_ty(xd);
     src.push_str(&arg_funcs(op, xd));
     let store = match pass {
-        ArgPass::Whole => "st1(u32(kb.y), bitcast<i32>(si[0]));",
-        ArgPass::Partial => "st1(g, sv[0]);\n      pi[g] = si[0];",
-        ArgPass::Final => "st1(u32(kb.y), bitcast<i32>(pi[u32(kb.x) + si[0]]));",
+        ArgPass::Whole => "st1(u32(kb.y), bitcast<i32>(si[lid]));",
+        ArgPass::Partial => "st1(g, sv[lid]);\n      pi[g] = si[lid];",
+        ArgPass::Final => "st1(u32(kb.y), bitcast<i32>(pi[u32(kb.x) + si[lid]]));",
     };
+    // Each invocation keeps the first best of its elements (increasing k);
+    // the tree merges with `pick` (a total order: the better value, on equal
+    // ones the smaller index).
     let _ = writeln!(
         src,
-        "var<workgroup> sv: array<{t}, {WG}>;\nvar<workgroup> si: array<u32, {WG}>;\n@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n{CHUNK_LOOP}    var bi = 0xffffffffu;\n    var bv = ld0(u32(kb.x));\n    for (var k = k0 + lid; k < k1; k = k + {WG}u) {{\n      let v = ld0(u32(kb.x + red(k).x));\n      if (bi == 0xffffffffu || better(v, bv)) {{ bv = v; bi = k; }}\n    }}\n    sv[lid] = bv;\n    si[lid] = bi;\n    workgroupBarrier();\n    for (var s = {h}u; s > 0u; s = s >> 1u) {{\n      if (lid < s) {{\n        let ib = si[lid + s];\n        let ia = si[lid];\n        if (ib != 0xffffffffu) {{\n          let vb = sv[lid + s];\n          let va = sv[lid];\n          if (ia == 0xffffffffu || better(vb, va) || (!better(va, vb) && ib < ia)) {{\n            sv[lid] = vb;\n            si[lid] = ib;\n          }}\n        }}\n      }}\n      workgroupBarrier();\n    }}\n    if (lid == 0u) {{\n      {store}\n    }}\n    workgroupBarrier();\n  }}\n}}",
-        h = WG / 2
+        "var<workgroup> sv: array<{t}, {WG}>;\nvar<workgroup> si: array<u32, {WG}>;\n@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n{}    var bi = 0xffffffffu;\n    var bv = {t}();\n    for (var k = k0 + t; k < k1; k = k + tn) {{\n      let v = ld0(u32(kb.x + red(k).x));\n      if (bi == 0xffffffffu || better(v, bv)) {{ bv = v; bi = k; }}\n    }}\n    sv[lid] = bv;\n    si[lid] = bi;",
+        chunk_loop()
+    );
+    tree(
+        &mut src,
+        "if (pick(sv[lid], si[lid], sv[lid + s], si[lid + s])) {\n          sv[lid] = sv[lid + s];\n          si[lid] = si[lid + s];\n        }",
+    );
+    let _ = writeln!(
+        src,
+        "    if (live && t == 0u) {{\n      {store}\n    }}\n    workgroupBarrier();\n  }}\n}}"
     );
     src
 }
@@ -694,7 +743,7 @@ impl GpuBackend {
                 op: "reduce",
                 md: &md,
                 items: nout * np,
-                per_group: 1,
+                per_group: None,
                 x,
                 xd: rd,
                 out: &part,
@@ -708,7 +757,7 @@ impl GpuBackend {
             op: "reduce",
             md: &md,
             items: nout,
-            per_group: 1,
+            per_group: None,
             x,
             xd: rd,
             out,
@@ -745,7 +794,7 @@ impl GpuBackend {
             op: "reduce",
             md: &md,
             items: nout * np,
-            per_group: 1,
+            per_group: None,
             x,
             xd,
             out: &part,
@@ -759,7 +808,7 @@ impl GpuBackend {
             op: "reduce",
             md: &md,
             items: nout * np,
-            per_group: 1,
+            per_group: None,
             x,
             xd,
             out: &part,
@@ -774,7 +823,7 @@ impl GpuBackend {
             op: "reduce",
             md: &fmd,
             items: nout,
-            per_group: 1,
+            per_group: None,
             x: &part,
             xd: pd,
             out: &out1,
@@ -802,7 +851,7 @@ impl ReduceBackend for GpuBackend {
                 op: "arg_reduce",
                 md: &md,
                 items: nout,
-                per_group: 1,
+                per_group: None,
                 x,
                 xd,
                 out,
@@ -820,7 +869,7 @@ impl ReduceBackend for GpuBackend {
             op: "arg_reduce",
             md: &md,
             items: nout * np,
-            per_group: 1,
+            per_group: None,
             x,
             xd,
             out: &values,
@@ -834,7 +883,7 @@ impl ReduceBackend for GpuBackend {
             op: "arg_reduce",
             md: &md,
             items: nout,
-            per_group: 1,
+            per_group: None,
             x: &values,
             xd: pd,
             out: &out1,

@@ -13,9 +13,7 @@
 
 use super::kernel::windows;
 use super::math_f64::MATH_F64;
-use super::reduce::{
-    chunks, extra_decl, header, meta, tree, Launch, CH, CHUNK, CHUNK_LOOP, NP, WG,
-};
+use super::reduce::{chunks, extra_decl, header, meta, Launch, CH, CHUNK, NP, WG};
 use super::reduce_fast::launch;
 use super::reduce_plan::{Class, Plan};
 use super::softmax_rows::{softmax_rows_src, Pass};
@@ -26,6 +24,20 @@ use crate::dtype::DType;
 use crate::error::Result;
 use crate::tensor::Tensor;
 use std::fmt::Write;
+
+/// The opening of a chunked loop of one workgroup per work item: item `g`
+/// is chunk `c` of group `o`, reduced elements `k0..k1`.
+const CHUNK_LOOP: &str = "  let nout = md[0];\n  let cnt = md[1];\n  let np = md[7];\n  let ch = md[8];\n  for (var g = wid.x; g < nout * np; g = g + nwg.x) {\n    let o = g / np;\n    let c = g - o * np;\n    let kb = kept(o);\n    let k0 = c * ch;\n    let k1 = min(cnt, k0 + ch);\n";
+
+/// The tree reduction of `sa` over the whole workgroup with `comb`, leaving
+/// the result in `sa[0]`.
+fn tree(src: &mut String, comb: &str) {
+    let _ = writeln!(
+        src,
+        "    workgroupBarrier();\n    for (var s = {h}u; s > 0u; s = s >> 1u) {{\n      if (lid < s) {{ sa[lid] = {comb}(sa[lid], sa[lid + s]); }}\n      workgroupBarrier();\n    }}",
+        h = WG / 2
+    );
+}
 
 /// The compute (and partials) dtype of softmax over `xd`: f64 for f64, else f32.
 pub(super) fn acc(xd: DType) -> DType {
@@ -253,7 +265,7 @@ impl GpuBackend {
                 op: "softmax",
                 md: &md,
                 items: nout,
-                per_group: 1,
+                per_group: Some(1),
                 x,
                 xd: x.dtype(),
                 out,
@@ -303,7 +315,7 @@ impl GpuBackend {
                 op: "softmax",
                 md: &md,
                 items: nout * np,
-                per_group: 1,
+                per_group: Some(1),
                 x,
                 xd,
                 out: &pm,
@@ -325,7 +337,7 @@ impl GpuBackend {
             op: "softmax",
             md: &cmd,
             items: cout,
-            per_group: 1,
+            per_group: Some(1),
             x: &pm,
             xd: a,
             out: &target,
@@ -346,7 +358,7 @@ impl GpuBackend {
             op: "softmax",
             md: &md,
             items: nout * np,
-            per_group: 1,
+            per_group: Some(1),
             x,
             xd,
             out,

@@ -1,8 +1,10 @@
 //! GPU softmax, log_softmax and logsumexp (the `ReduceBackend::softmax`
 //! primitive). Groups that are one contiguous run of at most [`CHUNK`]
 //! elements (the last axis of a contiguous tensor) take the row kernel of
-//! `softmax_rows.rs` (x read once, held in registers); other layouts one
-//! workgroup per group in one pass. Groups of more than [`CHUNK`] elements
+//! `softmax_rows.rs` (x read once, held in registers); other layouts the
+//! general kernels, in one pass: `tn` invocations per group (as the general
+//! reductions of `reduce.rs`: about one per 8 elements, 1 to 256) and
+//! several groups to a workgroup. Groups of more than [`CHUNK`] elements
 //! run in three passes (see the module doc of `reduce.rs` for the passes and
 //! the error measured), the first and last by the row kernel over chunks of
 //! 4,096 when the groups are contiguous. The kernels reuse the reduction
@@ -13,7 +15,7 @@
 
 use super::kernel::windows;
 use super::math_f64::MATH_F64;
-use super::reduce::{chunks, extra_decl, header, meta, Launch, CH, CHUNK, NP, WG};
+use super::reduce::{chunk_loop, chunks, extra_decl, header, meta, Launch, CH, CHUNK, NP, WG};
 use super::reduce_fast::launch;
 use super::reduce_plan::{Class, Plan};
 use super::softmax_rows::{softmax_rows_src, Pass};
@@ -25,18 +27,10 @@ use crate::error::Result;
 use crate::tensor::Tensor;
 use std::fmt::Write;
 
-/// The opening of a chunked loop of one workgroup per work item: item `g`
-/// is chunk `c` of group `o`, reduced elements `k0..k1`.
-const CHUNK_LOOP: &str = "  let nout = md[0];\n  let cnt = md[1];\n  let np = md[7];\n  let ch = md[8];\n  for (var g = wid.x; g < nout * np; g = g + nwg.x) {\n    let o = g / np;\n    let c = g - o * np;\n    let kb = kept(o);\n    let k0 = c * ch;\n    let k1 = min(cnt, k0 + ch);\n";
-
-/// The tree reduction of `sa` over the whole workgroup with `comb`, leaving
-/// the result in `sa[0]`.
+/// The tree over each work item's `tn` invocations of `sa` with `comb`
+/// (see `reduce_rows::tree`), leaving its result in the item's first slot.
 fn tree(src: &mut String, comb: &str) {
-    let _ = writeln!(
-        src,
-        "    workgroupBarrier();\n    for (var s = {h}u; s > 0u; s = s >> 1u) {{\n      if (lid < s) {{ sa[lid] = {comb}(sa[lid], sa[lid + s]); }}\n      workgroupBarrier();\n    }}",
-        h = WG / 2
-    );
+    super::reduce_rows::tree(src, &format!("sa[lid] = {comb}(sa[lid], sa[lid + s]);"));
 }
 
 /// The compute (and partials) dtype of softmax over `xd`: f64 for f64, else f32.
@@ -100,20 +94,21 @@ fn softmax_src(op: SoftmaxOp, xd: DType, w: (Win, Win)) -> String {
     let mut src = header(xd, xd, w);
     src.push_str(&cmax(a));
     let ninf = wgsl::lit(a, f64::NEG_INFINITY);
+    let cl = chunk_loop();
     let _ = writeln!(
         src,
-        "var<workgroup> sa: array<{t}, {WG}>;\n@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n  let nout = md[0];\n  let cnt = md[1];\n  for (var o = wid.x; o < nout; o = o + nwg.x) {{\n    let kb = kept(o);\n    var a = {ninf};\n    for (var k = lid; k < cnt; k = k + {WG}u) {{\n      a = cmax(a, ld0(u32(kb.x + red(k).x)));\n    }}\n    sa[lid] = a;"
+        "var<workgroup> sa: array<{t}, {WG}>;\n@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n{cl}    var a = {ninf};\n    for (var k = k0 + t; k < k1; k = k + tn) {{\n      a = cmax(a, ld0(u32(kb.x + red(k).x)));\n    }}\n    sa[lid] = a;"
     );
     tree(&mut src, "cmax");
     let _ = writeln!(
         src,
-        "    let m = sa[0];\n    workgroupBarrier();\n    var s = {zero};\n    for (var k = lid; k < cnt; k = k + {WG}u) {{\n      s = s + {exp}(ld0(u32(kb.x + red(k).x)) - m);\n    }}\n    sa[lid] = s;"
+        "    let m = sa[lid - t];\n    workgroupBarrier();\n    var s = {zero};\n    for (var k = k0 + t; k < k1; k = k + tn) {{\n      s = s + {exp}(ld0(u32(kb.x + red(k).x)) - m);\n    }}\n    sa[lid] = s;"
     );
     tree(&mut src, "cadd");
     let body = match op {
-        SoftmaxOp::LogSumExp => format!("    if (lid == 0u) {{\n      var r = m + {log}(sa[0]);\n      if ({is_inf}(m)) {{ r = m; }}\n      st1(u32(kb.y), r);\n    }}"),
-        SoftmaxOp::LogSoftmax => format!("    let ls = {log}(sa[0]);\n    for (var k = lid; k < cnt; k = k + {WG}u) {{\n      let r = red(k);\n      st1(u32(kb.y + r.y), (ld0(u32(kb.x + r.x)) - m) - ls);\n    }}"),
-        SoftmaxOp::Softmax => format!("    let inv = {one} / sa[0];\n    for (var k = lid; k < cnt; k = k + {WG}u) {{\n      let r = red(k);\n      st1(u32(kb.y + r.y), {exp}(ld0(u32(kb.x + r.x)) - m) * inv);\n    }}"),
+        SoftmaxOp::LogSumExp => format!("    if (live && t == 0u) {{\n      var r = m + {log}(sa[lid - t]);\n      if ({is_inf}(m)) {{ r = m; }}\n      st1(u32(kb.y), r);\n    }}"),
+        SoftmaxOp::LogSoftmax => format!("    let ls = {log}(sa[lid - t]);\n    for (var k = k0 + t; k < k1; k = k + tn) {{\n      let r = red(k);\n      st1(u32(kb.y + r.y), (ld0(u32(kb.x + r.x)) - m) - ls);\n    }}"),
+        SoftmaxOp::Softmax => format!("    let inv = {one} / sa[lid - t];\n    for (var k = k0 + t; k < k1; k = k + tn) {{\n      let r = red(k);\n      st1(u32(kb.y + r.y), {exp}(ld0(u32(kb.x + r.x)) - m) * inv);\n    }}"),
     };
     src.push_str(&body);
     src.push_str("\n    workgroupBarrier();\n  }\n}\n");
@@ -130,17 +125,18 @@ fn softmax_part_src(xd: DType, w: (Win, Win)) -> String {
     src.push_str(&extra_decl(w, 0, "ps", t, true));
     src.push_str(&cmax(a));
     let ninf = wgsl::lit(a, f64::NEG_INFINITY);
+    let cl = chunk_loop();
     let _ = writeln!(
         src,
-        "var<workgroup> sa: array<{t}, {WG}>;\n@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n{CHUNK_LOOP}    var a = {ninf};\n    for (var k = k0 + lid; k < k1; k = k + {WG}u) {{\n      a = cmax(a, ld0(u32(kb.x + red(k).x)));\n    }}\n    sa[lid] = a;"
+        "var<workgroup> sa: array<{t}, {WG}>;\n@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n{cl}    var a = {ninf};\n    for (var k = k0 + t; k < k1; k = k + tn) {{\n      a = cmax(a, ld0(u32(kb.x + red(k).x)));\n    }}\n    sa[lid] = a;"
     );
     tree(&mut src, "cmax");
     let _ = writeln!(
         src,
-        "    let m = sa[0];\n    workgroupBarrier();\n    var s = {zero};\n    for (var k = k0 + lid; k < k1; k = k + {WG}u) {{\n      s = s + {exp}(ld0(u32(kb.x + red(k).x)) - m);\n    }}\n    sa[lid] = s;"
+        "    let m = sa[lid - t];\n    workgroupBarrier();\n    var s = {zero};\n    for (var k = k0 + t; k < k1; k = k + tn) {{\n      s = s + {exp}(ld0(u32(kb.x + red(k).x)) - m);\n    }}\n    sa[lid] = s;"
     );
     tree(&mut src, "cadd");
-    src.push_str("    if (lid == 0u) {\n      st1(g, m);\n      ps[g] = sa[0];\n    }\n    workgroupBarrier();\n  }\n}\n");
+    src.push_str("    if (live && t == 0u) {\n      st1(g, m);\n      ps[g] = sa[lid - t];\n    }\n    workgroupBarrier();\n  }\n}\n");
     src
 }
 
@@ -166,20 +162,21 @@ fn softmax_combine_src(lse: bool, a: DType, yd: DType, w: (Win, Win)) -> String 
     }
     src.push_str(&cmax(a));
     let ninf = wgsl::lit(a, f64::NEG_INFINITY);
+    let cl = chunk_loop();
     let _ = writeln!(
         src,
-        "var<workgroup> sa: array<{t}, {WG}>;\n@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n  let nout = md[0];\n  let cnt = md[1];\n  for (var o = wid.x; o < nout; o = o + nwg.x) {{\n    let kb = kept(o);\n    var a = {ninf};\n    for (var k = lid; k < cnt; k = k + {WG}u) {{\n      a = cmax(a, ld0(u32(kb.x + red(k).x)));\n    }}\n    sa[lid] = a;"
+        "var<workgroup> sa: array<{t}, {WG}>;\n@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n{cl}    var a = {ninf};\n    for (var k = k0 + t; k < k1; k = k + tn) {{\n      a = cmax(a, ld0(u32(kb.x + red(k).x)));\n    }}\n    sa[lid] = a;"
     );
     tree(&mut src, "cmax");
     let _ = writeln!(
         src,
-        "    let m = sa[0];\n    workgroupBarrier();\n    var s = {zero};\n    for (var k = lid; k < cnt; k = k + {WG}u) {{\n      let i = u32(kb.x + red(k).x);\n      let mc = ld0(i);\n      if (mc != {ninf}) {{ s = s + ps[i] * {exp}(mc - m); }}\n    }}\n    sa[lid] = s;"
+        "    let m = sa[lid - t];\n    workgroupBarrier();\n    var s = {zero};\n    for (var k = k0 + t; k < k1; k = k + tn) {{\n      let i = u32(kb.x + red(k).x);\n      let mc = ld0(i);\n      if (mc != {ninf}) {{ s = s + ps[i] * {exp}(mc - m); }}\n    }}\n    sa[lid] = s;"
     );
     tree(&mut src, "cadd");
     if lse {
-        let _ = write!(src, "    if (lid == 0u) {{\n      var r = m + {log}(sa[0]);\n      if ({is_inf}(m)) {{ r = m; }}\n      st1(u32(kb.y), r);\n    }}");
+        let _ = write!(src, "    if (live && t == 0u) {{\n      var r = m + {log}(sa[lid - t]);\n      if ({is_inf}(m)) {{ r = m; }}\n      st1(u32(kb.y), r);\n    }}");
     } else {
-        src.push_str("    if (lid == 0u) {\n      st1(u32(kb.y), m);\n      gs[o] = sa[0];\n    }");
+        src.push_str("    if (live && t == 0u) {\n      st1(u32(kb.y), m);\n      gs[o] = sa[lid - t];\n    }");
     }
     src.push_str("\n    workgroupBarrier();\n  }\n}\n");
     src
@@ -210,9 +207,10 @@ fn softmax_apply_src(op: SoftmaxOp, xd: DType, w: (Win, Win)) -> String {
             format!("{exp}(ld0(u32(kb.x + r.x)) - m) * inv"),
         ),
     };
+    let cl = chunk_loop();
     let _ = writeln!(
         src,
-        "@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n{CHUNK_LOOP}    let m = gm[o];\n    {pre}\n    for (var k = k0 + lid; k < k1; k = k + {WG}u) {{\n      let r = red(k);\n      st1(u32(kb.y + r.y), {val});\n    }}\n  }}\n}}"
+        "@compute @workgroup_size({WG})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n{cl}    if (live) {{\n      let m = gm[o];\n      {pre}\n      for (var k = k0 + t; k < k1; k = k + tn) {{\n        let r = red(k);\n        st1(u32(kb.y + r.y), {val});\n      }}\n    }}\n  }}\n}}"
     );
     src
 }
@@ -265,7 +263,7 @@ impl GpuBackend {
                 op: "softmax",
                 md: &md,
                 items: nout,
-                per_group: Some(1),
+                per_group: None,
                 x,
                 xd: x.dtype(),
                 out,
@@ -315,7 +313,7 @@ impl GpuBackend {
                 op: "softmax",
                 md: &md,
                 items: nout * np,
-                per_group: Some(1),
+                per_group: None,
                 x,
                 xd,
                 out: &pm,
@@ -337,7 +335,7 @@ impl GpuBackend {
             op: "softmax",
             md: &cmd,
             items: cout,
-            per_group: Some(1),
+            per_group: None,
             x: &pm,
             xd: a,
             out: &target,
@@ -358,7 +356,7 @@ impl GpuBackend {
             op: "softmax",
             md: &md,
             items: nout * np,
-            per_group: Some(1),
+            per_group: None,
             x,
             xd,
             out,

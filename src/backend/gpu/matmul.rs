@@ -9,8 +9,10 @@
 //! neighbouring output elements). The reduction axis advances in K-tiles of
 //! 16: the workgroup loads the 64x16 slice of `a` and the 16x64 slice of `b`
 //! into workgroup memory (4 elements of each per invocation, out-of-range
-//! elements as zero), waits at a barrier, and every invocation does 16 x 16
-//! multiply-adds from it. Tiles beyond 65,535 per grid axis (and batches
+//! elements as zero), waits at a barrier, and every invocation with an
+//! output in range does 16 x 16 multiply-adds from it (in an edge tile the
+//! others only help load: a 2 x 3 output keeps 6 of the 256 invocations
+//! multiplying). Tiles beyond 65,535 per grid axis (and batches
 //! beyond 65,535) are taken by the same workgroups in grid-stride loops.
 //!
 //! Operands are read through their strides, one element at a time, with the
@@ -182,6 +184,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
       for (var tx = wid.x; tx < tn; tx = tx + nwg.x) {{
         let i0 = ty * {TILE}u;
         let j0 = tx * {TILE}u;
+        let act = i0 + l.y < m && j0 + l.x < n;
 "#
     );
     for r in 0..4 {
@@ -220,7 +223,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     let _ = writeln!(
         s,
-        "          workgroupBarrier();\n          for (var p = 0u; p < {KT}u; p = p + 1u) {{\n            let base = p * {TILE}u;"
+        "          workgroupBarrier();\n          if (act) {{\n          for (var p = 0u; p < {KT}u; p = p + 1u) {{\n            let base = p * {TILE}u;"
     );
     for r in 0..4 {
         let _ = writeln!(s, "            let a{r} = sa[base + l.y + {}u];", 16 * r);
@@ -233,7 +236,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             let _ = writeln!(s, "            c{r}{c} = c{r}{c} + a{r} * b{c};");
         }
     }
-    s.push_str("          }\n          workgroupBarrier();\n        }\n");
+    s.push_str("          }\n          }\n          workgroupBarrier();\n        }\n");
     // Stores: the halves' scratch (od = f32) and every other output take the
     // sum in the compute type; `st2` rounds halves once, keeps integer bits.
     for r in 0..4 {

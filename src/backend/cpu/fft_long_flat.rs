@@ -4,6 +4,8 @@
 //! the rows ahead prefetched; pass 2's row blocks are written out
 //! transposed as runs of `G` consecutive bins per `k1`, with streaming
 //! stores where the CPU has them (the output is not read again here).
+//! Also the prefetch, streaming-store and fence helpers that pass 1 of
+//! `fft_long.rs` uses for its work matrix.
 
 use super::fft::FftFloat;
 use super::fft_long::LongFft;

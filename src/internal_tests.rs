@@ -158,6 +158,10 @@ pub const TESTS: &[(&str, fn())] = &[
         crate::backend::cpu::fft_long::tests::matches_direct_dft,
     ),
     (
+        "cpu_fft_long_flat_matches_general_path",
+        crate::backend::cpu::fft_long_flat::tests::flat_matches_general_path,
+    ),
+    (
         "cpu_team_every_chunk_runs_once",
         crate::backend::cpu::team::tests::every_chunk_runs_once,
     ),

@@ -170,6 +170,59 @@ fn long_fft_real_strided_reversed_padded_and_f32() {
     assert!(err < 1e-5, "c32 round trip: {err}");
 }
 
+/// A contiguous complex row (the four-step plan's fast path, slices and
+/// streaming stores) gives the same bits as the same values read through a
+/// step-2 view (the general path), c64 and c32, forward and inverse, every
+/// norm; an input longer than `n` (truncated) too.
+#[test]
+fn long_fft_contiguous_path_equals_strided_path() {
+    let mut rng = Rng(0xf1a7);
+    let xc = rand_c(&mut rng, N + 8);
+    // The same N values contiguous and at step 2 (filler between).
+    fn both<Z: Copy + rnx::Element>(x: &[Z], fill: Z) -> (Tensor, Tensor) {
+        let spread: Vec<Z> = x.iter().flat_map(|&z| [z, fill]).collect();
+        let strided = Tensor::from_slice(&spread, &[2 * N])
+            .unwrap()
+            .slice([Index::stepped(.., 2)])
+            .unwrap();
+        (Tensor::from_slice(&x[..N], &[N]).unwrap(), strided)
+    }
+    let (flat, strided) = both(&xc[..N], C64::new(9.0, 9.0));
+    for norm in [Norm::Backward, Norm::Ortho, Norm::Forward] {
+        let o = opts(None, norm);
+        for (a, b) in [
+            (flat.fft_with(&o).unwrap(), strided.fft_with(&o).unwrap()),
+            (flat.ifft_with(&o).unwrap(), strided.ifft_with(&o).unwrap()),
+        ] {
+            let (a, b) = (a.to_vec::<C64>().unwrap(), b.to_vec::<C64>().unwrap());
+            assert!(a == b, "c64 {norm:?}: contiguous and strided paths differ");
+        }
+    }
+    // Truncation: the first N of a longer contiguous row.
+    let longer = Tensor::from_slice(&xc, &[N + 8]).unwrap();
+    let y = longer.fft_with(&opts(Some(N), Norm::Backward)).unwrap();
+    let y = y.to_vec::<C64>().unwrap();
+    check_bins(&y, &xc[..N], N, -1.0, 1.0, 1e-12, "truncated contiguous");
+    assert!(
+        y == strided.fft().unwrap().to_vec::<C64>().unwrap(),
+        "truncated"
+    );
+    // c32, forward and inverse.
+    let x32: Vec<C32> = xc[..N]
+        .iter()
+        .map(|z| C32::new(z.re as f32, z.im as f32))
+        .collect();
+    let (flat, strided) = both(&x32, C32::new(9.0, 9.0));
+    for (a, b) in [
+        (flat.fft().unwrap(), strided.fft().unwrap()),
+        (flat.ifft().unwrap(), strided.ifft().unwrap()),
+    ] {
+        assert_eq!(a.dtype(), DType::C32);
+        let (a, b) = (a.to_vec::<C32>().unwrap(), b.to_vec::<C32>().unwrap());
+        assert!(a == b, "c32: contiguous and strided paths differ");
+    }
+}
+
 /// SciPy's unscaled type-2 output `k` by its definition: DCT-2 `2 sum_j x_j
 /// cos(πk(2j+1)/(2n))`, or with `sine` DST-2 `2 sum_j x_j
 /// sin(π(k+1)(2j+1)/(2n))` (the angle reduced mod 2π exactly in integers).

@@ -65,6 +65,7 @@ internal!(
     cpu_matmul_packed_paths_agree_f32,
     cpu_matmul_packed_paths_agree_f64,
     cpu_fft_long_matches_direct_dft,
+    cpu_fft_long_flat_matches_general_path,
     cpu_team_every_chunk_runs_once,
     cpu_team_nested_inside_the_pool,
     cpu_team_panic_reaches_the_caller_after_all_chunks,

@@ -14,6 +14,7 @@ mod faer_calls;
 pub mod fft;
 mod fft_lanes;
 pub(crate) mod fft_long;
+pub(crate) mod fft_long_flat;
 pub mod index;
 pub mod matmul;
 pub(crate) mod packed;

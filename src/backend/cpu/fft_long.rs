@@ -458,24 +458,30 @@ pub(crate) mod tests {
             / scale
     }
 
+    /// Splits `(n1, n2)` the tests run: blocks of every fill (n1, n2 not
+    /// multiples of `G`, one of them 1 or prime); the last three add
+    /// mirrored-pair shapes (an odd or even `n1` whose middle column is
+    /// alone or shares a block).
+    pub(crate) const SPLITS: [(usize, usize); 10] = [
+        (1, 7),
+        (5, 1),
+        (16, 16),
+        (17, 33),
+        (40, 24),
+        (7, 131),
+        (64, 48),
+        (19, 20),
+        (35, 6),
+        (2, 9),
+    ];
+
     /// The four-step result equals the direct O(n^2) DFT, forward and
     /// inverse, for splits with blocks of every fill (n1, n2 not multiples
     /// of `G`, one of them 1 or prime) and both precisions; so do the row
     /// pairs of `process_pairs`, with mirrored blocks (odd and even `n1`: a
     /// middle column alone or in a block) and without; the split rule.
     pub(crate) fn matches_direct_dft() {
-        for &(n1, n2) in &[
-            (1, 7),
-            (5, 1),
-            (16, 16),
-            (17, 33),
-            (40, 24),
-            (7, 131),
-            (64, 48),
-            (19, 20),
-            (35, 6),
-            (2, 9),
-        ] {
+        for &(n1, n2) in &SPLITS {
             let x = input(n1 * n2);
             for (dir, sign) in [(FftDirection::Forward, -1.0), (FftDirection::Inverse, 1.0)] {
                 let want = dft(&x, sign);

@@ -188,15 +188,7 @@ pub(crate) mod tests {
     }
 
     fn check<T: FftFloat>(what: &str) {
-        for &(n1, n2) in &[
-            (1, 7),
-            (5, 1),
-            (16, 16),
-            (17, 33),
-            (40, 24),
-            (7, 131),
-            (64, 48),
-        ] {
+        for &(n1, n2) in &crate::backend::cpu::fft_long::tests::SPLITS {
             let n = n1 * n2;
             // Longer than `n`: the flat path reads the first `n` only.
             let x = input::<T>(n + 3);

@@ -102,7 +102,7 @@ fn run<T: DctFloat>(x: &Tensor, axis: usize, spec: &DctSpec, out: &Tensor) -> Re
                 // SAFETY: row `r` of `x` has `m` readable elements, `step`
                 // apart; row `r` of `out` has `n`, the frontend's fresh,
                 // unique output, which nothing else touches meanwhile.
-                unsafe { long.run(src, m, dst, post) };
+                unsafe { long.run(src, m, dst, post)? };
             }
             return Ok(());
         }

@@ -26,6 +26,7 @@ use super::fft_lanes::{quads, Out, QuadTw};
 use super::fft_long::{Block, LongFft};
 use super::strided::SendPtr;
 use crate::dtype::Element;
+use crate::error::Result;
 use num_complex::Complex;
 use std::f64::consts::{FRAC_1_SQRT_2, PI};
 use std::sync::Arc;
@@ -91,7 +92,13 @@ impl<T: DctFloat> Dct2Long<T> {
     /// `src + j * step` for `j < m` must be readable elements, and `dst +
     /// k * step` for `k < n` writable elements that nothing else reads or
     /// writes during the call.
-    pub(super) unsafe fn run(&self, src: Row<T>, m: usize, dst: Row<T>, post: Post<T>) {
+    pub(super) unsafe fn run(
+        &self,
+        src: Row<T>,
+        m: usize,
+        dst: Row<T>,
+        post: Post<T>,
+    ) -> Result<()> {
         let n = self.n;
         let h = n / 2;
         let (n1, n2) = self.fft.dims();
@@ -222,7 +229,7 @@ impl<T: DctFloat> Dct2Long<T> {
                     }
                 }
             },
-        );
+        )
     }
 }
 

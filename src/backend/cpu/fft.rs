@@ -329,7 +329,7 @@ fn run<T: FftFloat>(x: &Tensor, axis: usize, spec: &FftSpec, out: &Tensor) -> Re
                             // output (no other thread, no overlap with `x`).
                             unsafe {
                                 let xs = std::slice::from_raw_parts(xc.get().offset(xr.base(r)), n);
-                                long.process_flat(xs, SendPtr(oc.get().offset(or.base(r))), scale);
+                                long.process_flat(xs, SendPtr(oc.get().offset(or.base(r))), scale)?;
                             }
                         }
                         return Ok(());
@@ -353,7 +353,7 @@ fn run<T: FftFloat>(x: &Tensor, axis: usize, spec: &FftSpec, out: &Tensor) -> Re
                                 // `out`, written once (`LongFft::process`).
                                 unsafe { op.write(ob + k as isize * or.step, v) }
                             },
-                        );
+                        )?;
                     }
                     return Ok(());
                 }

@@ -24,6 +24,7 @@ use super::strided::SendPtr;
 use super::team::for_each_chunk;
 use crate::buffer_cache::Buf;
 use crate::dtype::Element;
+use crate::error::Result;
 use num_complex::Complex;
 use rustfft::{Fft, FftDirection};
 use std::collections::HashMap;
@@ -159,7 +160,7 @@ impl<T: FftFloat> LongFft<T> {
     /// The transform of the length-`n` sequence `read(j)`, `j < n`, handed
     /// to `write(k, X_k)` once for every `k < n`. Both are called from any
     /// thread of the pool, in no particular order.
-    pub(super) fn process<R, W>(&self, read: R, write: W)
+    pub(super) fn process<R, W>(&self, read: R, write: W) -> Result<()>
     where
         R: Fn(usize) -> Complex<T> + Sync,
         W: Fn(usize, Complex<T>) + Sync,
@@ -180,7 +181,7 @@ impl<T: FftFloat> LongFft<T> {
                     }
                 }
             },
-        );
+        )
     }
 
     /// The transform of the input that `fill` gathers (as for
@@ -188,14 +189,17 @@ impl<T: FftFloat> LongFft<T> {
     /// blocks of rows: `emit(k0, rows)` once for every block of rows `k2 =
     /// k0 + i`, `i < rows.len() <= G`, the blocks covering `k2 < n2`, with
     /// `rows[i][k1] = X_{k2 + n2 k1}` (`k1 < n1`). Called from any thread.
-    pub(super) fn process_blocks<F, E>(&self, fill: F, emit: E)
+    /// `Error::Alloc` (before any call) when the work matrix cannot be
+    /// allocated; likewise for [`LongFft::process`] and
+    /// [`LongFft::process_pairs`].
+    pub(super) fn process_blocks<F, E>(&self, fill: F, emit: E) -> Result<()>
     where
         F: Fn(Block, &mut [Complex<T>], usize) + Sync,
         E: Fn(usize, &[&[Complex<T>]]) + Sync,
     {
         let (n1, n2) = (self.n1, self.n2);
         let ld = n1 + PAD;
-        let mut mb = self.take_m();
+        let mut mb = self.take_m()?;
         let m: &mut [Complex<T>] = bytemuck::cast_slice_mut(&mut mb);
         self.columns(m, false, fill);
         let mp = SendPtr(m.as_mut_ptr());
@@ -221,6 +225,7 @@ impl<T: FftFloat> LongFft<T> {
             }
         });
         lock(&self.spare).get_or_insert(mb);
+        Ok(())
     }
 
     /// The transform of the input that `fill` gathers, handed out by pairs
@@ -237,14 +242,14 @@ impl<T: FftFloat> LongFft<T> {
     /// both (a real transform's post-processing) writes its output straight
     /// from here, and over a block it can write runs of consecutive bins.
     /// Called from any thread.
-    pub(super) fn process_pairs<F, P>(&self, mirrored: bool, fill: F, pair: P)
+    pub(super) fn process_pairs<F, P>(&self, mirrored: bool, fill: F, pair: P) -> Result<()>
     where
         F: Fn(Block, &mut [Complex<T>], usize) + Sync,
         P: Fn(usize, &[&[Complex<T>]], &[&[Complex<T>]]) + Sync,
     {
         let (n1, n2) = (self.n1, self.n2);
         let ld = n1 + PAD;
-        let mut mb = self.take_m();
+        let mut mb = self.take_m()?;
         let m: &mut [Complex<T>] = bytemuck::cast_slice_mut(&mut mb);
         self.columns(m, mirrored, fill);
         let mp = SendPtr(m.as_mut_ptr());
@@ -283,15 +288,17 @@ impl<T: FftFloat> LongFft<T> {
             }
         });
         lock(&self.spare).get_or_insert(mb);
+        Ok(())
     }
 
-    /// The work matrix `M`: the spare one, or a new one.
-    fn take_m(&self) -> Buf<u64> {
-        lock(&self.spare).take().unwrap_or_else(|| {
-            let words = self.n2 * (self.n1 + PAD) * size_of::<Complex<T>>() / 8;
-            // Like a `Vec`'s, a failed allocation ends the process.
-            Buf::new(words, "fft").expect("fft: work matrix")
-        })
+    /// The work matrix `M`: the spare one, or a new one (`Error::Alloc`
+    /// when that cannot be allocated).
+    fn take_m(&self) -> Result<Buf<u64>> {
+        if let Some(m) = lock(&self.spare).take() {
+            return Ok(m);
+        }
+        let words = self.n2 * (self.n1 + PAD) * size_of::<Complex<T>>() / 8;
+        Buf::new(words, "fft")
     }
 
     /// Pass 1: the columns that `fill` gathers (see
@@ -400,7 +407,8 @@ pub(crate) mod tests {
                 lock(&out)[k] = Complex::new(Element::to_f64(v.re), Element::to_f64(v.im));
                 lock(&seen)[k] += 1;
             },
-        );
+        )
+        .expect("work matrix");
         assert!(
             seen.into_inner().unwrap().iter().all(|&c| c == 1),
             "every output written once"
@@ -440,7 +448,8 @@ pub(crate) mod tests {
                     }
                 }
             },
-        );
+        )
+        .expect("work matrix");
         assert!(
             cols.into_inner().unwrap().iter().all(|&c| c == 1),
             "every column once"

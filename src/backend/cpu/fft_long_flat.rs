@@ -10,6 +10,7 @@
 use super::fft::FftFloat;
 use super::fft_long::LongFft;
 use super::strided::SendPtr;
+use crate::error::Result;
 use num_complex::Complex;
 
 /// Rows of the input prefetched ahead of pass 1's gather (measured: 4 to
@@ -95,7 +96,7 @@ impl<T: FftFloat> LongFft<T> {
         x: &[Complex<T>],
         out: SendPtr<Complex<T>>,
         scale: Option<T>,
-    ) {
+    ) -> Result<()> {
         let (n1, n2) = self.dims();
         let n = n1 * n2;
         let x = &x[..n];
@@ -129,7 +130,7 @@ impl<T: FftFloat> LongFft<T> {
                 }
                 fence();
             },
-        );
+        )
     }
 }
 
@@ -166,7 +167,8 @@ pub(crate) mod tests {
                 let v = scale.map_or(v, |s| Complex::new(v.re * s, v.im * s));
                 out.lock().unwrap()[k] = v;
             },
-        );
+        )
+        .expect("work matrix");
         out.into_inner().unwrap()
     }
 
@@ -177,7 +179,7 @@ pub(crate) mod tests {
             vec![Complex::new(<T as Element>::from_f64(7e7), <T as Element>::zero()); n1 * n2 + 1];
         // SAFETY: `out` holds `n1 * n2` elements (and one more, a guard),
         // owned here, apart from `x`.
-        unsafe { p.process_flat(x, SendPtr(out.as_mut_ptr()), scale) };
+        unsafe { p.process_flat(x, SendPtr(out.as_mut_ptr()), scale) }.expect("work matrix");
         assert_eq!(
             out[n1 * n2].re,
             <T as Element>::from_f64(7e7),

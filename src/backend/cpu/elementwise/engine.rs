@@ -2,13 +2,18 @@
 //! closure `Fn(A, ..) -> O` into a run kernel and hand it to the one
 //! type-erased traversal (`traverse.rs`: flat shortcut, strided plan, tiles
 //! for transposed inputs, threads). Only the run loops here are compiled per
-//! op and dtype:
-//! - contiguous and disjoint operands: one zipped slice loop;
-//! - in place (an input is exactly the output) with a contiguous or stride-0
-//!   partner: a read-modify-write slice loop;
-//! - otherwise blocks of `BLOCK` elements: inputs are gathered into stack
-//!   buffers (a stride-0 input is filled once per run), computed with a
-//!   fixed-size loop and written to the output (contiguous or scattered).
+//! op and dtype, and each is one zipped slice loop per input pattern (one for
+//! arrays only, plus one for an array and a scalar in `map2`), so an op costs
+//! the compiler two vectorised loops, not one per layout case:
+//! - contiguous inputs that are not the output are read in place, and a
+//!   contiguous output is written in place: a contiguous, disjoint run is one
+//!   call of the loop over the whole run;
+//! - anything else goes by blocks of `BLOCK` elements: an input that is the
+//!   output (in place) or strided is first copied or gathered into a stack
+//!   buffer (a stride-0 input is filled once per run), and a strided output
+//!   is computed into a buffer and scattered. The gathers and scatters are
+//!   compiled once per element type (`load`, `scatter`), not per op;
+//! - inputs that all have stride 0: the op once, its value written out.
 //!
 //! Every run loop is compiled twice, portable and AVX2+FMA
 //! (`#[target_feature]` wrappers), and the level is chosen once per call.
@@ -33,7 +38,7 @@ pub const GRAIN_CHEAP: usize = PAR_MIN_ELEMS;
 /// Parallel grain for costly ops (transcendentals, divisions).
 pub const GRAIN_COSTLY: usize = PAR_MIN_ELEMS / 8;
 
-/// An uninitialised gather buffer of `BLOCK` elements (free to create: runs
+/// An uninitialised stage buffer of `BLOCK` elements (free to create: runs
 /// write the elements they read).
 type Buf<T> = [MaybeUninit<T>; BLOCK];
 
@@ -42,11 +47,12 @@ fn buf<T: Copy>() -> Buf<T> {
     [MaybeUninit::uninit(); BLOCK]
 }
 
-/// Load `n` elements at `p` with stride `s` (not 0) into `buf`.
+/// Load `n` elements at `p` with stride `s` (not 0) into `buf`. Compiled once
+/// per element type, not per op (a call per block costs nothing measurable).
 ///
 /// # Safety
 /// The `n <= BLOCK` elements must be readable.
-#[inline(always)]
+#[inline(never)]
 unsafe fn load<T: Copy>(buf: &mut Buf<T>, p: *const T, s: isize, n: usize) {
     let d = buf.as_mut_ptr() as *mut T;
     if s == 1 {
@@ -58,6 +64,32 @@ unsafe fn load<T: Copy>(buf: &mut Buf<T>, p: *const T, s: isize, n: usize) {
     }
 }
 
+/// Write the first `n` elements of `buf` to `o` with stride `s`: the scatter
+/// of a strided output, compiled once per element type.
+///
+/// # Safety
+/// The `n <= BLOCK` elements of `buf` were written; the `n` output elements
+/// are writable and not read through other references.
+#[inline(never)]
+unsafe fn scatter<T: Copy>(o: *mut T, s: isize, buf: &Buf<T>, n: usize) {
+    let p = buf.as_ptr() as *const T;
+    for k in 0..n {
+        *o.offset(k as isize * s) = *p.add(k);
+    }
+}
+
+/// Write `v` to the `n` elements at `o` with stride `s` (the result of an op
+/// whose inputs all have stride 0, computed once).
+///
+/// # Safety
+/// As [`scatter`].
+#[inline(never)]
+unsafe fn splat<T: Copy>(o: *mut T, s: isize, n: usize, v: T) {
+    for k in 0..n as isize {
+        *o.offset(k * s) = v;
+    }
+}
+
 /// Fill the first `n` elements of `buf` with `v`.
 #[inline(always)]
 fn fill<T: Copy>(buf: &mut Buf<T>, v: T, n: usize) {
@@ -66,30 +98,80 @@ fn fill<T: Copy>(buf: &mut Buf<T>, v: T, n: usize) {
     }
 }
 
-/// Element `k` of a buffer whose first elements were loaded or filled.
+/// Where the `k`-th block of a run reads an input: in place when `direct`
+/// (contiguous and not the output), else staged into `buf` (loaded, or
+/// filled once beforehand for stride 0).
 ///
 /// # Safety
-/// Element `k` was written.
+/// The block's `n <= BLOCK` elements are readable; a stride-0 input was filled.
 #[inline(always)]
-unsafe fn get<T: Copy>(buf: &Buf<T>, k: usize) -> T {
-    buf[k].assume_init()
+unsafe fn input<T: Copy>(
+    direct: bool,
+    p: *const T,
+    s: isize,
+    off: isize,
+    n: usize,
+    buf: &mut Buf<T>,
+) -> *const T {
+    if direct {
+        return p.offset(off);
+    }
+    if s != 0 {
+        load(buf, p.offset(off * s), s, n);
+    }
+    buf.as_ptr() as *const T
 }
 
-/// Write `n` results `g(k)` to `o` with stride `so`.
+/// `o[k] = f(a[k])` for `k < n`: the one loop per unary op and dtype.
 ///
 /// # Safety
-/// The `n` output elements must be writable and not read through other references.
+/// `o` is writable and `a` readable for `n` elements; they do not overlap.
 #[inline(always)]
-unsafe fn store<O>(o: *mut O, so: isize, n: usize, g: impl Fn(usize) -> O) {
-    if so == 1 {
-        let os = std::slice::from_raw_parts_mut(o, n);
-        for (k, v) in os.iter_mut().enumerate() {
-            *v = g(k);
-        }
-    } else {
-        for k in 0..n {
-            *o.offset(k as isize * so) = g(k);
-        }
+unsafe fn zip1<A: Copy, O, F: Fn(A) -> O>(o: *mut O, a: *const A, n: usize, f: &F) {
+    let os = std::slice::from_raw_parts_mut(o as *mut MaybeUninit<O>, n);
+    let xs = std::slice::from_raw_parts(a, n);
+    for (v, &x) in os.iter_mut().zip(xs) {
+        v.write(f(x));
+    }
+}
+
+/// `o[k] = f(a[k], b[k])` for `k < n`: the loop of two arrays.
+///
+/// # Safety
+/// As [`zip1`], for each input.
+#[inline(always)]
+unsafe fn zip2<A: Copy, B: Copy, O, F: Fn(A, B) -> O>(
+    o: *mut O,
+    a: *const A,
+    b: *const B,
+    n: usize,
+    f: &F,
+) {
+    let os = std::slice::from_raw_parts_mut(o as *mut MaybeUninit<O>, n);
+    let xs = std::slice::from_raw_parts(a, n);
+    let ys = std::slice::from_raw_parts(b, n);
+    for ((v, &x), &y) in os.iter_mut().zip(xs).zip(ys) {
+        v.write(f(x, y));
+    }
+}
+
+/// `o[k] = f(a[k], y)` for `k < n`: the loop of an array and a scalar (the
+/// common `x * 2.0`, kept apart so the scalar stays in a register).
+///
+/// # Safety
+/// As [`zip1`].
+#[inline(always)]
+unsafe fn zip2s<A: Copy, B: Copy, O, F: Fn(A, B) -> O>(
+    o: *mut O,
+    a: *const A,
+    y: B,
+    n: usize,
+    f: &F,
+) {
+    let os = std::slice::from_raw_parts_mut(o as *mut MaybeUninit<O>, n);
+    let xs = std::slice::from_raw_parts(a, n);
+    for (v, &x) in os.iter_mut().zip(xs) {
+        v.write(f(x, y));
     }
 }
 
@@ -122,37 +204,28 @@ unsafe fn run1<A: Element, O: Element, F: Fn(A) -> O>(
     len: usize,
     f: &F,
 ) {
-    if so == 1 && sa == 1 {
-        if same(o, a) && std::mem::size_of::<A>() == std::mem::size_of::<O>() {
-            // In place: read each element, then overwrite it.
-            let os = std::slice::from_raw_parts_mut(o, len);
-            for v in os.iter_mut() {
-                // `a` is this very element, viewed as `A` (same size, plain data).
-                let x: A = std::mem::transmute_copy(v);
-                *v = f(x);
-            }
-            return;
-        }
-        if !same(o, a) {
-            let os = std::slice::from_raw_parts_mut(o, len);
-            let as_ = std::slice::from_raw_parts(a, len);
-            for (v, &x) in os.iter_mut().zip(as_) {
-                *v = f(x);
-            }
-            return;
-        }
-    }
     if sa == 0 {
-        let v = f(*a);
-        store(o, so, len, |_| v);
+        splat(o, so, len, f(*a));
         return;
     }
-    let mut ba = buf::<A>();
+    let da = sa == 1 && !same(o, a);
+    // Contiguous and disjoint: the whole run in one loop; else by blocks.
+    let step = if so == 1 && da { len } else { BLOCK };
+    let (mut ba, mut bo) = (buf::<A>(), buf::<O>());
     let mut i = 0;
     while i < len {
-        let n = (len - i).min(BLOCK);
-        load(&mut ba, a.offset(i as isize * sa), sa, n);
-        store(o.offset(i as isize * so), so, n, |k| f(get(&ba, k)));
+        let n = (len - i).min(step);
+        let off = i as isize;
+        let pa = input(da, a, sa, off, n, &mut ba);
+        let po = if so == 1 {
+            o.offset(off)
+        } else {
+            bo.as_mut_ptr() as *mut O
+        };
+        zip1(po, pa, n, f);
+        if so != 1 {
+            scatter(o.offset(off * so), so, &bo, n);
+        }
         i += n;
     }
 }
@@ -223,66 +296,40 @@ unsafe fn run2<A: Element, B: Element, O: Element, F: Fn(A, B) -> O>(
     len: usize,
     f: &F,
 ) {
-    if so == 1 && !same(o, b) && (sb == 1 || sb == 0) {
-        if sa == 1 && !same(o, a) {
-            let os = std::slice::from_raw_parts_mut(o, len);
-            let as_ = std::slice::from_raw_parts(a, len);
-            if sb == 1 {
-                let bs = std::slice::from_raw_parts(b, len);
-                for ((v, &x), &y) in os.iter_mut().zip(as_).zip(bs) {
-                    *v = f(x, y);
-                }
-            } else {
-                let y = *b;
-                for (v, &x) in os.iter_mut().zip(as_) {
-                    *v = f(x, y);
-                }
-            }
-            return;
-        }
-        if sa == 1 && std::mem::size_of::<A>() == std::mem::size_of::<O>() {
-            // `a` is the output itself: read-modify-write.
-            let os = std::slice::from_raw_parts_mut(o, len);
-            if sb == 1 {
-                let bs = std::slice::from_raw_parts(b, len);
-                for (v, &y) in os.iter_mut().zip(bs) {
-                    let x: A = std::mem::transmute_copy(v);
-                    *v = f(x, y);
-                }
-            } else {
-                let y = *b;
-                for v in os.iter_mut() {
-                    let x: A = std::mem::transmute_copy(v);
-                    *v = f(x, y);
-                }
-            }
-            return;
-        }
-    }
     if sa == 0 && sb == 0 {
-        let v = f(*a, *b);
-        store(o, so, len, |_| v);
+        splat(o, so, len, f(*a, *b));
         return;
     }
-    let (mut ba, mut bb) = (buf::<A>(), buf::<B>());
-    let first = len.min(BLOCK);
+    let da = sa == 1 && !same(o, a);
+    let db = sb == 1 && !same(o, b);
+    let step = if so == 1 && da && (db || sb == 0) {
+        len
+    } else {
+        BLOCK
+    };
+    let (mut ba, mut bb, mut bo) = (buf::<A>(), buf::<B>(), buf::<O>());
     if sa == 0 {
-        fill(&mut ba, *a, first);
-    }
-    if sb == 0 {
-        fill(&mut bb, *b, first);
+        fill(&mut ba, *a, len.min(BLOCK));
     }
     let mut i = 0;
     while i < len {
-        let n = (len - i).min(BLOCK);
+        let n = (len - i).min(step);
         let off = i as isize;
-        if sa != 0 {
-            load(&mut ba, a.offset(off * sa), sa, n);
+        let pa = input(da, a, sa, off, n, &mut ba);
+        let po = if so == 1 {
+            o.offset(off)
+        } else {
+            bo.as_mut_ptr() as *mut O
+        };
+        if sb == 0 {
+            zip2s(po, pa, *b, n, f);
+        } else {
+            let pb = input(db, b, sb, off, n, &mut bb);
+            zip2(po, pa, pb, n, f);
         }
-        if sb != 0 {
-            load(&mut bb, b.offset(off * sb), sb, n);
+        if so != 1 {
+            scatter(o.offset(off * so), so, &bo, n);
         }
-        store(o.offset(off * so), so, n, |k| f(get(&ba, k), get(&bb, k)));
         i += n;
     }
 }
@@ -347,7 +394,7 @@ pub unsafe fn map2<A: Element, B: Element, O: Element, F>(
     unsafe { traverse(ops, grain, true, &k) }
 }
 
-// ----- three inputs (select, clamp, lerp): the buffered path -----
+// ----- three inputs (select, clamp, lerp) -----
 
 #[inline(always)]
 unsafe fn run3<A: Element, B: Element, C: Element, O: Element, F: Fn(A, B, C) -> O>(
@@ -363,7 +410,17 @@ unsafe fn run3<A: Element, B: Element, C: Element, O: Element, F: Fn(A, B, C) ->
         p[3] as *const C,
     );
     let [so, sa, sb, sc] = s;
-    let (mut ba, mut bb, mut bc) = (buf::<A>(), buf::<B>(), buf::<C>());
+    let (da, db, dc) = (
+        sa == 1 && !same(o, a),
+        sb == 1 && !same(o, b),
+        sc == 1 && !same(o, c),
+    );
+    let step = if so == 1 && da && db && dc {
+        len
+    } else {
+        BLOCK
+    };
+    let (mut ba, mut bb, mut bc, mut bo) = (buf::<A>(), buf::<B>(), buf::<C>(), buf::<O>());
     let first = len.min(BLOCK);
     if sa == 0 {
         fill(&mut ba, *a, first);
@@ -376,20 +433,28 @@ unsafe fn run3<A: Element, B: Element, C: Element, O: Element, F: Fn(A, B, C) ->
     }
     let mut i = 0;
     while i < len {
-        let n = (len - i).min(BLOCK);
+        let n = (len - i).min(step);
         let off = i as isize;
-        if sa != 0 {
-            load(&mut ba, a.offset(off * sa), sa, n);
+        let pa = input(da, a, sa, off, n, &mut ba);
+        let pb = input(db, b, sb, off, n, &mut bb);
+        let pc = input(dc, c, sc, off, n, &mut bc);
+        let po = if so == 1 {
+            o.offset(off)
+        } else {
+            bo.as_mut_ptr() as *mut O
+        };
+        let os = std::slice::from_raw_parts_mut(po as *mut MaybeUninit<O>, n);
+        let (xs, ys, zs) = (
+            std::slice::from_raw_parts(pa, n),
+            std::slice::from_raw_parts(pb, n),
+            std::slice::from_raw_parts(pc, n),
+        );
+        for (((v, &x), &y), &z) in os.iter_mut().zip(xs).zip(ys).zip(zs) {
+            v.write(f(x, y, z));
         }
-        if sb != 0 {
-            load(&mut bb, b.offset(off * sb), sb, n);
+        if so != 1 {
+            scatter(o.offset(off * so), so, &bo, n);
         }
-        if sc != 0 {
-            load(&mut bc, c.offset(off * sc), sc, n);
-        }
-        store(o.offset(off * so), so, n, |k| {
-            f(get(&ba, k), get(&bb, k), get(&bc, k))
-        });
         i += n;
     }
 }

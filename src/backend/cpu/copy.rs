@@ -8,7 +8,8 @@
 use super::strided::{Plan, SendPtr, PAR_MIN_ELEMS};
 use super::transpose::transpose_block;
 use super::traverse::{run_ptrs, traverse, Operand};
-use super::{base_ptr, CpuBackend};
+use super::elementwise::engine::run1;
+use super::{base_ptr, bits_ptr, signed_twin, CpuBackend};
 use crate::backend::CoreBackend;
 use crate::device::Device;
 use crate::dtype::{DType, Element, Scalar};
@@ -80,34 +81,19 @@ unsafe fn copy_bits<T: Element>(dst: *mut T, dl: &Layout, src: *const T, sl: &La
     });
 }
 
-/// Convert elements from `src` (type S) to `dst` (type D), same shape: a run
-/// kernel over the shared traversal (`traverse.rs`), which stages a source
-/// transposed against the destination through a tile buffer.
+/// Convert elements from `src` (type S) to `dst` (type D), same shape: the
+/// elementwise engine's portable run loop (one loop per pair: casts are
+/// memory-bound, so no AVX2 copy) over the shared traversal (`traverse.rs`),
+/// which stages a source transposed against the destination through a tile
+/// buffer. `D` may be the signed twin of `dst`'s integer dtype (`bits_ptr`).
 ///
 /// # Safety
 /// As [`copy_strided`]; the buffers differ (different dtypes never share one).
 unsafe fn cast_strided<S: Element, D: Element>(dst: &Tensor, src: &Tensor) {
-    let _ = (base_ptr::<D>(dst), base_ptr::<S>(src)); // dtype checks
-    let sizes = [std::mem::size_of::<D>(), std::mem::size_of::<S>()];
-    let k = |p: [*mut u8; 2], [ds, ss]: [isize; 2], len: usize, steps: [isize; 2], count: usize| {
-        for r in 0..count {
-            let [dp, sp] = run_ptrs(p, steps, sizes, r);
-            let (dp, sp) = (dp as *mut D, sp as *const S);
-            // SAFETY: in-bounds runs (the traversal's); the buffers differ.
-            unsafe {
-                if ds == 1 && ss == 1 {
-                    let d = std::slice::from_raw_parts_mut(dp, len);
-                    let s = std::slice::from_raw_parts(sp, len);
-                    for (d, &s) in d.iter_mut().zip(s) {
-                        *d = D::cast_from(s);
-                    }
-                } else {
-                    for i in 0..len as isize {
-                        *dp.offset(i * ds) = D::cast_from(*sp.offset(i * ss));
-                    }
-                }
-            }
-        }
+    let _ = (bits_ptr::<D>(dst), base_ptr::<S>(src)); // dtype checks
+    let k = |p: [*mut u8; 2], s: [isize; 2], len: usize, steps: [isize; 2], count: usize| {
+        // SAFETY: in-bounds runs (the traversal's); the buffers differ.
+        unsafe { cast_runs::<S, D>(p, s, len, steps, count) }
     };
     // SAFETY: caller contract.
     unsafe {
@@ -117,6 +103,27 @@ unsafe fn cast_strided<S: Element, D: Element>(dst: &Tensor, src: &Tensor) {
             true,
             &k,
         )
+    }
+}
+
+/// The runs of one kernel call of [`cast_strided`]: a function of its own so
+/// that the kernel closure and its `dyn Fn` shim do not each inline the loop.
+///
+/// # Safety
+/// In-bounds runs of distinct buffers.
+#[inline(never)]
+unsafe fn cast_runs<S: Element, D: Element>(
+    p: [*mut u8; 2],
+    [ds, ss]: [isize; 2],
+    len: usize,
+    steps: [isize; 2],
+    count: usize,
+) {
+    let sizes = [std::mem::size_of::<D>(), std::mem::size_of::<S>()];
+    for r in 0..count {
+        let [dp, sp] = run_ptrs(p, steps, sizes, r);
+        // SAFETY: caller contract.
+        unsafe { run1(dp as *mut D, ds, sp as *const S, ss, len, &D::cast_from::<S>) };
     }
 }
 
@@ -252,12 +259,52 @@ impl CoreBackend for CpuBackend {
         if src.dtype().is_int4() || dst.dtype().is_int4() {
             return super::packed::cast(src, dst);
         }
-        crate::dispatch!(@bytes src.dtype(), "cast", S => {
-            crate::dispatch!(@bytes dst.dtype(), "cast", D => {
-                // SAFETY: frontend contract; different dtypes are different buffers.
-                unsafe { cast_strided::<S, D>(dst, src) };
-            })
-        });
+        let (sd, dd) = (src.dtype(), dst.dtype());
+        // One kernel per (source, target) pair, but integer casts wrap: their
+        // result bits depend on the source type and the target's width only,
+        // so a sign change of one width is a copy of bits and the other
+        // integer targets are taken as their signed twin (32 kernels for the
+        // 64 integer pairs). Each list below names the pairs compiled.
+        macro_rules! pick {
+            ($dt:expr, $T:ident => $body:expr; $($v:ident: $t:ty),+) => {
+                match $dt {
+                    $(DType::$v => {
+                        type $T = $t;
+                        $body
+                    })+
+                    other => return Err(Error::dtype("cast", other)),
+                }
+            };
+        }
+        macro_rules! non_int {
+            ($dt:expr, $T:ident => $body:expr) => {
+                pick!($dt, $T => $body; F16: crate::half::f16, BF16: crate::half::bf16,
+                    F32: f32, F64: f64, C32: crate::C32, C64: crate::C64,
+                    F8E4M3: crate::F8E4M3, F8E5M2: crate::F8E5M2)
+            };
+        }
+        // SAFETY (every arm): frontend contract; different dtypes are
+        // different buffers; `bits_ptr` takes a same-width integer twin.
+        if sd.is_int() && dd.is_int() {
+            if sd.itemsize() == dd.itemsize() {
+                crate::dispatch!(@int sd, "cast", T => unsafe {
+                    copy_strided(bits_ptr::<T>(dst), dst.layout(), base_ptr::<T>(src), src.layout())
+                });
+            } else {
+                crate::dispatch!(@int sd, "cast", S => {
+                    pick!(signed_twin(dd), D => unsafe { cast_strided::<S, D>(dst, src) };
+                        I8: i8, I16: i16, I32: i32, I64: i64)
+                });
+            }
+        } else if sd.is_int() {
+            crate::dispatch!(@int sd, "cast", S => {
+                non_int!(dd, D => unsafe { cast_strided::<S, D>(dst, src) })
+            });
+        } else {
+            non_int!(sd, S => {
+                crate::dispatch!(@bytes dd, "cast", D => unsafe { cast_strided::<S, D>(dst, src) })
+            });
+        }
         Ok(())
     }
 }

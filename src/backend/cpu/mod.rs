@@ -33,7 +33,7 @@ mod window;
 #[cfg(feature = "internal-tests")]
 pub(crate) mod shortcut_tests;
 
-use crate::dtype::Element;
+use crate::dtype::{DType, Element};
 use crate::tensor::Tensor;
 
 #[cfg(feature = "internal-tests")]
@@ -76,6 +76,42 @@ pub struct CpuBackend;
 ///
 /// Panics if the tensor is not in host memory, which the backend dispatch rules
 /// out, or if `T` is not the dtype's type, which `dispatch!` rules out.
+/// The signed dtype of an unsigned integer dtype's width (`u32 -> i32`; any
+/// other dtype unchanged). The ops whose result bits do not depend on the
+/// sign (elementwise `sign_free_unary` / `sign_free_binary` ops, equality) run the
+/// signed type's kernel on unsigned tensors ([`bits_ptr`]), as do integer
+/// casts to an unsigned target (`copy.rs`), so those kernels are compiled 4
+/// times instead of 8: one kernel per dtype class where the bits allow.
+pub(crate) fn signed_twin(dt: DType) -> DType {
+    match dt {
+        DType::U8 => DType::I8,
+        DType::U16 => DType::I16,
+        DType::U32 => DType::I32,
+        DType::U64 => DType::I64,
+        d => d,
+    }
+}
+
+/// [`base_ptr`] that also takes an integer tensor whose dtype differs from
+/// `T`'s only in sign (a `u32` tensor as `i32`): for the elementwise kernels
+/// whose result bits do not depend on the sign (wrapping add, sub, mul,
+/// bitwise and logical ops, equality), which are compiled for the signed
+/// types only.
+pub(crate) fn bits_ptr<T: Element>(t: &Tensor) -> *mut T {
+    let d = t.dtype();
+    if T::DTYPE != d && T::DTYPE.is_int() && d.is_int() && T::DTYPE.itemsize() == d.itemsize() {
+        assert!(
+            !d.is_int4() && !T::DTYPE.is_int4(),
+            "cpu backend: typed pointer to packed 4-bit memory"
+        );
+        return t
+            .storage()
+            .host_ptr()
+            .expect("cpu backend given a non-host tensor") as *mut T;
+    }
+    base_ptr::<T>(t)
+}
+
 pub(crate) fn base_ptr<T: Element>(t: &Tensor) -> *mut T {
     assert_eq!(T::DTYPE, t.dtype(), "cpu backend: element type mismatch");
     // Packed 4-bit memory is not an array of `T`s: only `packed.rs` reads it.

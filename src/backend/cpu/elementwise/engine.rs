@@ -23,7 +23,7 @@
 
 #[allow(unused_imports)] // `Isa` only names the AVX2 arm of optimised builds
 use super::simd::{isa, Isa};
-use crate::backend::cpu::base_ptr;
+use crate::backend::cpu::{base_ptr, bits_ptr};
 use crate::backend::cpu::strided::{Plan, PAR_MIN_ELEMS};
 use crate::backend::cpu::traverse::{run_ptrs, traverse, Operand};
 use crate::dtype::Element;
@@ -196,7 +196,7 @@ fn avx2() -> bool {
 // ----- one input -----
 
 #[inline(always)]
-unsafe fn run1<A: Element, O: Element, F: Fn(A) -> O>(
+pub(crate) unsafe fn run1<A: Element, O: Element, F: Fn(A) -> O>(
     o: *mut O,
     so: isize,
     a: *const A,
@@ -256,7 +256,7 @@ pub unsafe fn map1<A: Element, O: Element, F>(out: &Tensor, a: &Tensor, grain: u
 where
     F: Fn(A) -> O + Sync,
 {
-    let (_, _) = (base_ptr::<O>(out), base_ptr::<A>(a)); // dtype checks
+    let (_, _) = (bits_ptr::<O>(out), bits_ptr::<A>(a)); // dtype checks
     let wide = avx2();
     let sizes = [size_of::<O>(), size_of::<A>()];
     let k = |p: [*mut u8; 2], [so, sa]: [isize; 2], len: usize, steps: [isize; 2], count: usize| {
@@ -366,7 +366,7 @@ pub unsafe fn map2<A: Element, B: Element, O: Element, F>(
 ) where
     F: Fn(A, B) -> O + Sync,
 {
-    let (_, _, _) = (base_ptr::<O>(out), base_ptr::<A>(a), base_ptr::<B>(b)); // dtype checks
+    let (_, _, _) = (bits_ptr::<O>(out), bits_ptr::<A>(a), bits_ptr::<B>(b)); // dtype checks
     let wide = avx2();
     let sizes = [size_of::<O>(), size_of::<A>(), size_of::<B>()];
     let k =

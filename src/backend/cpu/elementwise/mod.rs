@@ -10,7 +10,7 @@ pub mod math;
 pub mod num;
 pub mod simd;
 
-use super::CpuBackend;
+use super::{signed_twin, CpuBackend};
 use crate::backend::elementwise::{
     BinaryOp, ClassOp, CmpOp, ElementwiseBackend, TernaryOp, UnaryOp,
 };
@@ -21,6 +21,23 @@ use crate::tensor::Tensor;
 use engine::{map1, map2, map3, GRAIN_CHEAP};
 use num::Flt;
 use num_traits::Float;
+
+/// Unary integer ops whose result bits do not depend on the sign.
+fn sign_free_unary(op: UnaryOp) -> bool {
+    use UnaryOp::*;
+    matches!(op, Neg | Conj | Square | LogicalNot | BitNot)
+}
+
+/// Binary integer ops whose result bits do not depend on the sign (wrapping
+/// arithmetic and bitwise/logical ops; not shifts, whose negative-shift check
+/// reads the sign).
+fn sign_free_binary(op: BinaryOp) -> bool {
+    use BinaryOp::*;
+    matches!(
+        op,
+        Add | Sub | Mul | BitAnd | BitOr | BitXor | LogicalAnd | LogicalOr | LogicalXor
+    )
+}
 
 /// `out = op(a, b)` as u8 for an ordered type.
 fn compare_ord<T: Element + PartialOrd>(op: CmpOp, a: &Tensor, b: &Tensor, out: &Tensor) {
@@ -77,6 +94,7 @@ impl ElementwiseBackend for CpuBackend {
         if dt.is_float() {
             dispatch!(@float dt, "unary", T => kernels::float_unary::<T>(op, x, out))
         } else if dt.is_int() {
+            let dt = if sign_free_unary(op) { signed_twin(dt) } else { dt };
             dispatch!(@int dt, "unary", T => kernels::int_unary::<T>(op, x, out))
         } else if dt == crate::DType::C32 {
             kernels::complex_unary::<f32>(op, x, out)
@@ -90,6 +108,7 @@ impl ElementwiseBackend for CpuBackend {
         if dt.is_float() {
             dispatch!(@float dt, "binary", T => kernels::float_binary::<T>(op, a, b, out))
         } else if dt.is_int() {
+            let dt = if sign_free_binary(op) { signed_twin(dt) } else { dt };
             dispatch!(@int dt, "binary", T => kernels::int_binary::<T>(op, a, b, out))
         } else if dt == crate::DType::C32 {
             kernels::complex_binary::<f32>(op, a, b, out)
@@ -103,6 +122,7 @@ impl ElementwiseBackend for CpuBackend {
         if dt.is_complex() {
             return dispatch!(@complex dt, op.name(), T => compare_eq::<T>(op, a, b, out));
         }
+        let dt = if matches!(op, CmpOp::Eq | CmpOp::Ne) { signed_twin(dt) } else { dt };
         dispatch!(@real dt, op.name(), T => compare_ord::<T>(op, a, b, out));
         Ok(())
     }

@@ -3,7 +3,9 @@
 //! Mutex (the DCTs of `dct_plan.rs` plan through the same pair); each row
 //! along the axis is gathered into a contiguous buffer (zero padding or
 //! truncation on the way), transformed, then scaled and scattered into the
-//! output through its strides. Rows are spread over the pool in chunks of
+//! output through its strides (rows along a strided axis in tiles through a
+//! buffer of padded rows, adjacent ones by register transposes; in place
+//! when the frontend passes `out == x`). Rows are spread over the pool in chunks of
 //! about `CHUNK_ELEMS` elements with `team::for_each_chunk`, so
 //! `RNX_NUM_THREADS` / `set_num_threads` apply. Fewer complex rows than
 //! threads, each long enough, run one by one through the four-step plan of

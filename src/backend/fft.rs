@@ -9,7 +9,10 @@
 //! What the frontend guarantees: storages are locked; `x` and `out` are on one
 //! device and have one rank; `axis < x.ndim()`; their shapes agree on every
 //! axis but `axis`; `out.shape[axis]` is [`FftSpec::out_len`]; `spec.n >= 1`;
-//! `out` is a fresh tensor with a unique layout that does not overlap `x`;
+//! `out` is a fresh tensor with a unique layout that does not overlap `x`,
+//! or, for [`FftKind::Forward`] / [`FftKind::Inverse`] with `x.shape[axis] ==
+//! spec.n` only, `x` itself (one fresh complex tensor: the pass runs in
+//! place, each row read whole before it is written);
 //! dtypes are one precision `T` (f32 or f64): `x` is `T` or complex(`T`) for
 //! [`FftKind::Forward`] / [`FftKind::Inverse`], `T` for
 //! [`FftKind::RealForward`], complex(`T`) for [`FftKind::RealInverse`]; `out`

@@ -195,6 +195,28 @@ fn pass(
     Ok(out)
 }
 
+/// One complex-to-complex pass of `kind` (Forward or Inverse) along `axis`
+/// of `t` in place: `t` is complex, a fresh result of an earlier pass that
+/// nothing else holds, and `t.shape[axis] == n` (no padding or truncation).
+/// Saves the n-D transforms a second tensor and the memory traffic of
+/// writing it.
+fn pass_in_place(
+    op: &str,
+    t: &Tensor,
+    axis: usize,
+    kind: FftKind,
+    n: usize,
+    scale: f64,
+) -> Result<()> {
+    let spec = FftSpec {
+        kind,
+        n,
+        scale,
+        conj: false,
+    };
+    super::locked_fresh(op, &[], t, || t.backend().fft(t, axis, &spec, t))
+}
+
 /// The shared 1-D transform: validation, length, norm.
 fn one_d(op: &str, x: &Tensor, o: &FftOptions, kind: FftKind, hermitian: bool) -> Result<Tensor> {
     let c = complex_of(op, x)?;
@@ -344,7 +366,14 @@ fn n_d(op: &str, x: &Tensor, o: &FftnOptions, two: bool, family: Nd) -> Result<T
     let last = plan.len() - 1;
     for (i, &(axis, n, kind)) in plan.iter().enumerate() {
         let sc = if i == last { scale } else { 1.0 };
-        cur = pass(op, &cur, axis, kind, n, sc, false)?;
+        // After the first pass `cur` is this function's own fresh tensor:
+        // complex passes that keep its length run in place.
+        let complex = matches!(kind, FftKind::Forward | FftKind::Inverse);
+        if i > 0 && complex && cur.dtype() == c && cur.shape()[axis] == n {
+            pass_in_place(op, &cur, axis, kind, n, sc)?;
+        } else {
+            cur = pass(op, &cur, axis, kind, n, sc, false)?;
+        }
     }
     Ok(cur)
 }

@@ -287,3 +287,98 @@ fn strided_transposed_and_real_inputs() {
     let got = tr.rfft2().unwrap();
     check(&got, &(half, vec![r, c / 2 + 1]), &xc, 1e-12, "rfft2");
 }
+
+#[test]
+fn in_place_passes_of_a_batch_equal_the_separate_passes_and_the_dft() {
+    // (3, 300, 50): the pass along axis 1 has rows of 300 (padded tile
+    // buffer) and 150 rows in chunks of 109: the first chunk's rows cross
+    // batches (element gathers), the second's are 41 adjacent columns
+    // (register transposes with ragged edges). fftn over the last two axes
+    // runs that pass in place on the first pass's result.
+    let mut rng = Rng(4242);
+    let shape = [3usize, 300, 50];
+    let x = rand_c(&mut rng, shape.iter().product());
+    for dtype in [DType::C64, DType::C32] {
+        let t = tensor(&x, &shape, dtype);
+        let xr = rounded(&x, dtype);
+        for (inverse, norm) in [(false, Norm::Backward), (true, Norm::Ortho)] {
+            let o = FftnOptions {
+                axes: vec![-2isize, -1].into(),
+                norm,
+                ..Default::default()
+            };
+            let got = if inverse {
+                t.ifftn_with(&o).unwrap()
+            } else {
+                t.fftn_with(&o).unwrap()
+            };
+            let what = format!("{dtype} inverse {inverse}");
+            let sign = if inverse { 1.0 } else { -1.0 };
+            let s = norm_factor(norm, 300 * 50, inverse);
+            let want = dft_nd(&xr, &shape, &[1, 2], &[300, 50], sign, s);
+            check(&got, &want, &xr, tol(dtype), &format!("fftn {what}"));
+            // The same bits as two separate (out-of-place) 1-D passes.
+            let one = |t: &Tensor, axis: isize, norm: Norm| {
+                let o = FftOptions {
+                    n: None,
+                    axis,
+                    norm,
+                };
+                if inverse {
+                    t.ifft_with(&o).unwrap()
+                } else {
+                    t.fft_with(&o).unwrap()
+                }
+            };
+            // Inverse: unscaled passes (Norm::Forward), then the scale.
+            let plain = if inverse {
+                Norm::Forward
+            } else {
+                Norm::Backward
+            };
+            let first = one(&t, -1, plain);
+            let sep = one(&first, -2, if inverse { plain } else { norm });
+            if inverse {
+                // ifftn scales once by 1/sqrt(300 * 50), which no pair of
+                // 1-D norms gives: compare within the bound.
+                let y: Vec<C64> = cvals(&sep).into_iter().map(|z| z * s).collect();
+                check(&got, &(y, shape.to_vec()), &xr, tol(dtype), &what);
+            } else {
+                assert_eq!(
+                    cvals(&got),
+                    cvals(&sep),
+                    "{what}: in place differs from separate passes"
+                );
+            }
+        }
+    }
+    // rfftn / irfftn over the same axes: their complex pass runs in place too.
+    let re: Vec<f64> = (0..x.len()).map(|_| rng.unit() * 2.0 - 1.0).collect();
+    let tr = Tensor::from_slice(&re, &shape).unwrap();
+    let o = FftnOptions {
+        axes: vec![-2isize, -1].into(),
+        ..Default::default()
+    };
+    let spec = tr.rfftn_with(&o).unwrap();
+    assert_eq!(spec.shape(), &[3, 300, 26]);
+    let xc: Vec<C64> = re.iter().map(|&v| C64::new(v, 0.0)).collect();
+    let full = dft_nd(&xc, &shape, &[1, 2], &[300, 50], -1.0, 1.0);
+    let half: Vec<C64> = (0..3 * 300)
+        .flat_map(|i| full.0[i * 50..i * 50 + 26].to_vec())
+        .collect();
+    check(&spec, &(half, vec![3, 300, 26]), &xc, 1e-12, "rfftn");
+    let back = spec
+        .irfftn_with(&FftnOptions {
+            s: Some(vec![300, 50]),
+            ..o
+        })
+        .unwrap()
+        .to_vec_f64()
+        .unwrap();
+    let e = back
+        .iter()
+        .zip(&re)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    assert!(e < 1e-12, "irfftn round trip: {e}");
+}

@@ -3,7 +3,9 @@
 //! Mutex (the DCTs of `dct_plan.rs` plan through the same pair); each row
 //! along the axis is gathered into a contiguous buffer (zero padding or
 //! truncation on the way), transformed, then scaled and scattered into the
-//! output through its strides. Rows are spread over the pool in chunks of
+//! output through its strides (rows along a strided axis in tiles through a
+//! buffer of padded rows, adjacent ones by register transposes; in place
+//! when the frontend passes `out == x`). Rows are spread over the pool in chunks of
 //! about `CHUNK_ELEMS` elements with `team::for_each_chunk`, so
 //! `RNX_NUM_THREADS` / `set_num_threads` apply. Fewer complex rows than
 //! threads, each long enough, run one by one through the four-step plan of
@@ -13,6 +15,7 @@
 use super::fft_long::{LongCache, LongFft};
 use super::strided::SendPtr;
 use super::team::for_each_chunk;
+use super::transpose::transpose_block;
 use super::{base_ptr, CpuBackend};
 use crate::backend::fft::{DctSpec, FftBackend, FftKind, FftSpec};
 use crate::dtype::{DType, Element};
@@ -38,6 +41,20 @@ pub(super) trait FftFloat: FftNum + Element {
     fn planners() -> &'static Mutex<Planners<Self>>;
     /// This precision's four-step plans (`fft_long.rs`).
     fn long_cache() -> &'static LongCache<Self>;
+    /// `transpose::transpose_block` of complex elements of this precision:
+    /// `dst[j * dld + i] = src[i * sld + j]` for `i < rows`, `j < cols`.
+    ///
+    /// # Safety
+    /// As `transpose_block`: every addressed element of `src` is readable
+    /// and of `dst` writable; the two do not overlap.
+    unsafe fn transpose(
+        rows: usize,
+        cols: usize,
+        src: *const Complex<Self>,
+        sld: isize,
+        dst: *mut Complex<Self>,
+        dld: isize,
+    );
 }
 
 macro_rules! impl_fft_float {
@@ -55,6 +72,17 @@ macro_rules! impl_fft_float {
             fn long_cache() -> &'static LongCache<$t> {
                 static C: OnceLock<LongCache<$t>> = OnceLock::new();
                 C.get_or_init(|| Mutex::new(Default::default()))
+            }
+            unsafe fn transpose(
+                rows: usize,
+                cols: usize,
+                src: *const Complex<$t>,
+                sld: isize,
+                dst: *mut Complex<$t>,
+                dld: isize,
+            ) {
+                // SAFETY: the caller's contract is `transpose_block`'s.
+                unsafe { transpose_block(rows, cols, src, sld, dst, dld) }
             }
         }
     };
@@ -229,61 +257,151 @@ fn for_tiles(bases: &[isize], step: isize, take: usize, mut f: impl FnMut(usize,
     }
 }
 
+/// Padding (elements) of the row stride of the tiled buffers when the rows
+/// are long (`n >= PAD_MIN`): rows of a power-of-two length would otherwise
+/// put every element of a tile into one cache set (1024 c32 rows: 8 KiB
+/// apart).
+const PAD: usize = 8;
+
+/// Shortest transform whose tiled buffer rows are padded (each padded row
+/// is then transformed alone, a rustfft call per row).
+const PAD_MIN: usize = 256;
+
+/// The row stride of the tiled buffer of `n`-long rows.
+fn buffer_ld(n: usize) -> usize {
+    if n >= PAD_MIN {
+        n + PAD
+    } else {
+        n
+    }
+}
+
+/// `Some(b0)` when the rows at `bases` are adjacent in memory (`bases[i] ==
+/// b0 + i`: a block of columns), which [`gather_tiled`] and
+/// [`scatter_tiled`] move by register transposes.
+fn adjacent(bases: &[isize]) -> Option<isize> {
+    let b0 = *bases.first()?;
+    bases
+        .iter()
+        .enumerate()
+        .all(|(i, &b)| b == b0 + i as isize)
+        .then_some(b0)
+}
+
 /// Gather the rows at `bases` (first `min(m, n)` elements each along `step`,
-/// zero-padded to `n`) into the consecutive `n`-long rows of `buf`, tile by
-/// tile ([`for_tiles`]): the fast gather of a strided axis.
+/// zero-padded to `n`) into the rows of `buf` (row stride `ld >= n`), tile
+/// by tile ([`for_tiles`]): the fast gather of a strided axis. A complex
+/// input whose rows are adjacent goes through the register transposes of
+/// `transpose.rs` (AVX2 for c32), `TILE` elements along the axis at a time.
 ///
 /// # Safety
 /// For every base `b`, `b + j * step` for `j < min(m, n)` are elements of
-/// `x`'s layout; `buf` holds `bases.len() * n` elements.
+/// `x`'s layout; `buf` holds `bases.len() * ld` elements.
 unsafe fn gather_tiled<T: FftFloat>(
     x: &Ptr<T>,
     bases: &[isize],
     step: isize,
     m: usize,
-    n: usize,
+    (n, ld): (usize, usize),
     buf: &mut [Complex<T>],
 ) {
     let take = m.min(n);
     let zero = <T as Element>::zero();
-    match x {
-        Ptr::Complex(p) => for_tiles(bases, step, take, |i, j, off| {
+    assert!(
+        buf.len() >= bases.len() * ld && ld >= n,
+        "cpu fft: tile buffer"
+    );
+    match (x, adjacent(bases)) {
+        (Ptr::Complex(p), Some(b0)) => {
+            for j0 in (0..take).step_by(TILE) {
+                // SAFETY: source element (j, i) for `j < TILE.min(take - j0)`,
+                // `i < bases.len()` is element `j0 + j` of row `i` (`b0 + i +
+                // (j0 + j) * step`), inside `x` (the caller's contract); the
+                // destination `buf[i * ld + j0 + j]` is inside `buf` (`j0 + j
+                // < n <= ld`), a separate allocation.
+                unsafe {
+                    T::transpose(
+                        TILE.min(take - j0),
+                        bases.len(),
+                        p.get().offset(b0 + j0 as isize * step) as *const Complex<T>,
+                        step,
+                        buf.as_mut_ptr().add(j0),
+                        ld as isize,
+                    )
+                }
+            }
+        }
+        (Ptr::Complex(p), None) => for_tiles(bases, step, take, |i, j, off| {
             // SAFETY: the caller's contract: `off` is an element of `x`.
-            buf[i * n + j] = unsafe { *p.get().offset(off) }
+            buf[i * ld + j] = unsafe { *p.get().offset(off) }
         }),
-        Ptr::Real(p) => for_tiles(bases, step, take, |i, j, off| {
+        (Ptr::Real(p), _) => for_tiles(bases, step, take, |i, j, off| {
             // SAFETY: the caller's contract: `off` is an element of `x`.
-            buf[i * n + j] = Complex::new(unsafe { *p.get().offset(off) }, zero)
+            buf[i * ld + j] = Complex::new(unsafe { *p.get().offset(off) }, zero)
         }),
     }
     if take < n {
-        for row in buf.chunks_exact_mut(n) {
-            row[take..].fill(Complex::new(zero, zero));
+        for row in buf.chunks_exact_mut(ld) {
+            row[take..n].fill(Complex::new(zero, zero));
         }
     }
 }
 
-/// Scale (unless 1) the consecutive `n`-long rows of `buf` and write them to
-/// the rows of the complex `out` at `bases` (along `step`), tile by tile
-/// ([`for_tiles`]).
+/// Scale (unless 1) the `n`-long rows of `buf` (row stride `ld >= n`) and
+/// write them to the rows of the complex `out` at `bases` (along `step`),
+/// tile by tile ([`for_tiles`]), adjacent rows by register transposes (as
+/// [`gather_tiled`]). Scaling multiplies each part by the factor, the same
+/// bits either way.
 ///
 /// # Safety
 /// For every base `b`, `b + j * step` for `j < n` are elements of `out`'s
-/// layout that only this call writes; `buf` holds `bases.len() * n` elements.
+/// layout that only this call writes; `buf` holds `bases.len() * ld`
+/// elements.
 unsafe fn scatter_tiled<T: FftFloat>(
     out: &Ptr<T>,
     bases: &[isize],
     step: isize,
-    n: usize,
-    buf: &[Complex<T>],
+    (n, ld): (usize, usize),
+    buf: &mut [Complex<T>],
     scale: Option<T>,
 ) {
-    let s = scale.unwrap_or(<T as Element>::one());
     let Ptr::Complex(p) = out else {
         unreachable!("cpu fft: the complex kinds write complex output")
     };
+    assert!(
+        buf.len() >= bases.len() * ld && ld >= n,
+        "cpu fft: tile buffer"
+    );
+    if let Some(b0) = adjacent(bases) {
+        if let Some(s) = scale {
+            for row in buf.chunks_exact_mut(ld) {
+                row[..n]
+                    .iter_mut()
+                    .for_each(|v| *v = Complex::new(v.re * s, v.im * s));
+            }
+        }
+        for j0 in (0..n).step_by(TILE) {
+            // SAFETY: source element (i, j) for `i < bases.len()`, `j <
+            // TILE.min(n - j0)` is `buf[i * ld + j0 + j]`, inside `buf`; the
+            // destination `b0 + i + (j0 + j) * step` is element `j0 + j` of
+            // row `i` of `out`, which only this call writes (the caller's
+            // contract) and which `buf` (a separate allocation) cannot overlap.
+            unsafe {
+                T::transpose(
+                    bases.len(),
+                    TILE.min(n - j0),
+                    buf.as_ptr().add(j0),
+                    ld as isize,
+                    p.get().offset(b0 + j0 as isize * step),
+                    step,
+                )
+            }
+        }
+        return;
+    }
+    let s = scale.unwrap_or(<T as Element>::one());
     for_tiles(bases, step, n, |i, j, off| {
-        let v = buf[i * n + j];
+        let v = buf[i * ld + j];
         // SAFETY: the caller's contract: `off` is an element of `out` that
         // only this call writes.
         unsafe { *p.get().offset(off) = Complex::new(v.re * s, v.im * s) }
@@ -302,6 +420,13 @@ fn run<T: FftFloat>(x: &Tensor, axis: usize, spec: &FftSpec, out: &Tensor) -> Re
     let scale = (spec.scale != 1.0).then(|| <T as Element>::from_f64(spec.scale));
     let xp = Ptr::<T>::of(x);
     let op = Ptr::<T>::of(out);
+    // An in-place pass (`out` is `x`, see `FftBackend::fft`): each row is
+    // read whole before it is written, and rows belong to one chunk each.
+    let in_place = std::sync::Arc::ptr_eq(x.storage(), out.storage());
+    debug_assert!(
+        !in_place || (x.layout() == out.layout() && m == n),
+        "cpu fft: an in-place pass is one tensor, length unchanged"
+    );
     let per = (CHUNK_ELEMS / n).clamp(1, rows);
     let chunks = rows.div_ceil(per);
     let failed: Mutex<Option<Error>> = Mutex::new(None);
@@ -319,8 +444,8 @@ fn run<T: FftFloat>(x: &Tensor, axis: usize, spec: &FftSpec, out: &Tensor) -> Re
             };
             if rows < crate::device::num_threads().max(2) {
                 if let Some(long) = LongFft::<T>::get(n, dir) {
-                    if let (Ptr::Complex(xc), Ptr::Complex(oc), 1, 1, true) =
-                        (xp, op, xr.step, or.step, m >= n)
+                    if let (Ptr::Complex(xc), Ptr::Complex(oc), 1, 1, true, false) =
+                        (xp, op, xr.step, or.step, m >= n, in_place)
                     {
                         for r in 0..rows {
                             // SAFETY: row `r` of `x` is `m >= n` contiguous
@@ -334,6 +459,8 @@ fn run<T: FftFloat>(x: &Tensor, axis: usize, spec: &FftSpec, out: &Tensor) -> Re
                         }
                         return Ok(());
                     }
+                    // In place too: `process` reads all of a row (its pass
+                    // 1) before it writes any of it (pass 2).
                     for r in 0..rows {
                         let (xb, ob) = (xr.base(r), or.base(r));
                         long.process(
@@ -374,7 +501,9 @@ fn run<T: FftFloat>(x: &Tensor, axis: usize, spec: &FftSpec, out: &Tensor) -> Re
                     let buf = unsafe {
                         std::slice::from_raw_parts_mut(o.get().offset(ob), (r1 - r0) * n)
                     };
-                    for (r, row) in (r0..r1).zip(buf.chunks_exact_mut(n)) {
+                    // In place, the rows are there already (`m == n`).
+                    let rows_in = if in_place { 0 } else { r1 - r0 };
+                    for (r, row) in (r0..r0 + rows_in).zip(buf.chunks_exact_mut(n)) {
                         // SAFETY: `xr.base(r)` is row `r` of `x`, `m` long.
                         unsafe { gather(&xp, xr.base(r), xr.step, m, row) };
                     }
@@ -385,28 +514,40 @@ fn run<T: FftFloat>(x: &Tensor, axis: usize, spec: &FftSpec, out: &Tensor) -> Re
                     }
                     return;
                 }
-                let mut buf = vec![zero; (r1 - r0) * n];
+                // Strided rows go through a buffer of padded rows.
+                let ld = if xr.step == 1 && or.step == 1 {
+                    n
+                } else {
+                    buffer_ld(n)
+                };
+                let mut buf = vec![zero; (r1 - r0) * ld];
                 if xr.step == 1 {
-                    for (r, row) in (r0..r1).zip(buf.chunks_exact_mut(n)) {
+                    for (r, row) in (r0..r1).zip(buf.chunks_exact_mut(ld)) {
                         // SAFETY: `xr.base(r)` is row `r` of `x`, `m` long.
-                        unsafe { gather(&xp, xr.base(r), xr.step, m, row) };
+                        unsafe { gather(&xp, xr.base(r), xr.step, m, &mut row[..n]) };
                     }
                 } else {
                     let bases: Vec<isize> = (r0..r1).map(|r| xr.base(r)).collect();
                     // SAFETY: each base is a row of `x`, `m` long.
-                    unsafe { gather_tiled(&xp, &bases, xr.step, m, n, &mut buf) };
+                    unsafe { gather_tiled(&xp, &bases, xr.step, m, (n, ld), &mut buf) };
                 }
-                plan.process_with_scratch(&mut buf, &mut scratch);
+                if ld == n {
+                    plan.process_with_scratch(&mut buf, &mut scratch);
+                } else {
+                    for row in buf.chunks_exact_mut(ld) {
+                        plan.process_with_scratch(&mut row[..n], &mut scratch);
+                    }
+                }
                 if or.step == 1 {
-                    for (r, row) in (r0..r1).zip(buf.chunks_exact(n)) {
+                    for (r, row) in (r0..r1).zip(buf.chunks_exact(ld)) {
                         // SAFETY: row `r` of `out` has `n` elements and belongs to
                         // this chunk alone (the frontend's unique output layout).
-                        unsafe { scatter(&op, or.base(r), or.step, row, scale, false) };
+                        unsafe { scatter(&op, or.base(r), or.step, &row[..n], scale, false) };
                     }
                 } else {
                     let bases: Vec<isize> = (r0..r1).map(|r| or.base(r)).collect();
                     // SAFETY: as above, rows `r0..r1` of `out`, `n` long each.
-                    unsafe { scatter_tiled(&op, &bases, or.step, n, &buf, scale) };
+                    unsafe { scatter_tiled(&op, &bases, or.step, (n, ld), &mut buf, scale) };
                 }
             });
         }

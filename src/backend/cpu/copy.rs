@@ -5,10 +5,10 @@
 //! against the destination. Tensors of the packed 4-bit dtypes go to
 //! `packed.rs` before any typed pointer is made.
 
+use super::elementwise::engine::run1;
 use super::strided::{Plan, SendPtr, PAR_MIN_ELEMS};
 use super::transpose::transpose_block;
 use super::traverse::{run_ptrs, traverse, Operand};
-use super::elementwise::engine::run1;
 use super::{base_ptr, bits_ptr, signed_twin, CpuBackend};
 use crate::backend::CoreBackend;
 use crate::device::Device;
@@ -123,7 +123,16 @@ unsafe fn cast_runs<S: Element, D: Element>(
     for r in 0..count {
         let [dp, sp] = run_ptrs(p, steps, sizes, r);
         // SAFETY: caller contract.
-        unsafe { run1(dp as *mut D, ds, sp as *const S, ss, len, &D::cast_from::<S>) };
+        unsafe {
+            run1(
+                dp as *mut D,
+                ds,
+                sp as *const S,
+                ss,
+                len,
+                &D::cast_from::<S>,
+            )
+        };
     }
 }
 

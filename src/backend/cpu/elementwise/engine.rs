@@ -23,9 +23,9 @@
 
 #[allow(unused_imports)] // `Isa` only names the AVX2 arm of optimised builds
 use super::simd::{isa, Isa};
-use crate::backend::cpu::{base_ptr, bits_ptr};
 use crate::backend::cpu::strided::{Plan, PAR_MIN_ELEMS};
 use crate::backend::cpu::traverse::{run_ptrs, traverse, Operand};
+use crate::backend::cpu::{base_ptr, bits_ptr};
 use crate::dtype::Element;
 use crate::tensor::Tensor;
 use std::mem::{size_of, MaybeUninit};
@@ -122,54 +122,68 @@ unsafe fn input<T: Copy>(
     buf.as_ptr() as *const T
 }
 
-/// `o[k] = f(a[k])` for `k < n`: the one loop per unary op and dtype.
+/// `o[k] = f(a[k], b[k], c[k])`: the loop of `map3`.
+#[inline(always)]
+fn zip3<A: Copy, B: Copy, C: Copy, O, F: Fn(A, B, C) -> O>(
+    os: &mut [MaybeUninit<O>],
+    xs: &[A],
+    ys: &[B],
+    zs: &[C],
+    f: &F,
+) {
+    for (((v, &x), &y), &z) in os.iter_mut().zip(xs).zip(ys).zip(zs) {
+        v.write(f(x, y, z));
+    }
+}
+
+/// `n` elements at `o` as a slice of outputs to write.
 ///
 /// # Safety
-/// `o` is writable and `a` readable for `n` elements; they do not overlap.
+/// The elements are writable and not accessed through other references
+/// while the slice lives.
 #[inline(always)]
-unsafe fn zip1<A: Copy, O, F: Fn(A) -> O>(o: *mut O, a: *const A, n: usize, f: &F) {
-    let os = std::slice::from_raw_parts_mut(o as *mut MaybeUninit<O>, n);
-    let xs = std::slice::from_raw_parts(a, n);
+unsafe fn outs<'a, O>(o: *mut O, n: usize) -> &'a mut [MaybeUninit<O>] {
+    std::slice::from_raw_parts_mut(o as *mut MaybeUninit<O>, n)
+}
+
+/// `n` elements at `p` as a slice of inputs.
+///
+/// # Safety
+/// The elements are initialised, readable and not written while the slice
+/// lives.
+#[inline(always)]
+unsafe fn ins<'a, T>(p: *const T, n: usize) -> &'a [T] {
+    std::slice::from_raw_parts(p, n)
+}
+
+// The loops take slices, so after inlining LLVM knows the output does not
+// alias the inputs (no run-time overlap checks in short runs).
+
+/// `o[k] = f(a[k])`: the one loop per unary op and dtype.
+#[inline(always)]
+fn zip1<A: Copy, O, F: Fn(A) -> O>(os: &mut [MaybeUninit<O>], xs: &[A], f: &F) {
     for (v, &x) in os.iter_mut().zip(xs) {
         v.write(f(x));
     }
 }
 
-/// `o[k] = f(a[k], b[k])` for `k < n`: the loop of two arrays.
-///
-/// # Safety
-/// As [`zip1`], for each input.
+/// `o[k] = f(a[k], b[k])`: the loop of two arrays.
 #[inline(always)]
-unsafe fn zip2<A: Copy, B: Copy, O, F: Fn(A, B) -> O>(
-    o: *mut O,
-    a: *const A,
-    b: *const B,
-    n: usize,
+fn zip2<A: Copy, B: Copy, O, F: Fn(A, B) -> O>(
+    os: &mut [MaybeUninit<O>],
+    xs: &[A],
+    ys: &[B],
     f: &F,
 ) {
-    let os = std::slice::from_raw_parts_mut(o as *mut MaybeUninit<O>, n);
-    let xs = std::slice::from_raw_parts(a, n);
-    let ys = std::slice::from_raw_parts(b, n);
     for ((v, &x), &y) in os.iter_mut().zip(xs).zip(ys) {
         v.write(f(x, y));
     }
 }
 
-/// `o[k] = f(a[k], y)` for `k < n`: the loop of an array and a scalar (the
-/// common `x * 2.0`, kept apart so the scalar stays in a register).
-///
-/// # Safety
-/// As [`zip1`].
+/// `o[k] = f(a[k], y)`: the loop of an array and a scalar (the common
+/// `x * 2.0`, kept apart so the scalar stays in a register).
 #[inline(always)]
-unsafe fn zip2s<A: Copy, B: Copy, O, F: Fn(A, B) -> O>(
-    o: *mut O,
-    a: *const A,
-    y: B,
-    n: usize,
-    f: &F,
-) {
-    let os = std::slice::from_raw_parts_mut(o as *mut MaybeUninit<O>, n);
-    let xs = std::slice::from_raw_parts(a, n);
+fn zip2s<A: Copy, B: Copy, O, F: Fn(A, B) -> O>(os: &mut [MaybeUninit<O>], xs: &[A], y: B, f: &F) {
     for (v, &x) in os.iter_mut().zip(xs) {
         v.write(f(x, y));
     }
@@ -222,7 +236,7 @@ pub(crate) unsafe fn run1<A: Element, O: Element, F: Fn(A) -> O>(
         } else {
             bo.as_mut_ptr() as *mut O
         };
-        zip1(po, pa, n, f);
+        zip1(outs(po, n), ins(pa, n), f);
         if so != 1 {
             scatter(o.offset(off * so), so, &bo, n);
         }
@@ -322,10 +336,10 @@ unsafe fn run2<A: Element, B: Element, O: Element, F: Fn(A, B) -> O>(
             bo.as_mut_ptr() as *mut O
         };
         if sb == 0 {
-            zip2s(po, pa, *b, n, f);
+            zip2s(outs(po, n), ins(pa, n), *b, f);
         } else {
             let pb = input(db, b, sb, off, n, &mut bb);
-            zip2(po, pa, pb, n, f);
+            zip2(outs(po, n), ins(pa, n), ins(pb, n), f);
         }
         if so != 1 {
             scatter(o.offset(off * so), so, &bo, n);
@@ -443,15 +457,7 @@ unsafe fn run3<A: Element, B: Element, C: Element, O: Element, F: Fn(A, B, C) ->
         } else {
             bo.as_mut_ptr() as *mut O
         };
-        let os = std::slice::from_raw_parts_mut(po as *mut MaybeUninit<O>, n);
-        let (xs, ys, zs) = (
-            std::slice::from_raw_parts(pa, n),
-            std::slice::from_raw_parts(pb, n),
-            std::slice::from_raw_parts(pc, n),
-        );
-        for (((v, &x), &y), &z) in os.iter_mut().zip(xs).zip(ys).zip(zs) {
-            v.write(f(x, y, z));
-        }
+        zip3(outs(po, n), ins(pa, n), ins(pb, n), ins(pc, n), f);
         if so != 1 {
             scatter(o.offset(off * so), so, &bo, n);
         }

@@ -94,7 +94,11 @@ impl ElementwiseBackend for CpuBackend {
         if dt.is_float() {
             dispatch!(@float dt, "unary", T => kernels::float_unary::<T>(op, x, out))
         } else if dt.is_int() {
-            let dt = if sign_free_unary(op) { signed_twin(dt) } else { dt };
+            let dt = if sign_free_unary(op) {
+                signed_twin(dt)
+            } else {
+                dt
+            };
             dispatch!(@int dt, "unary", T => kernels::int_unary::<T>(op, x, out))
         } else if dt == crate::DType::C32 {
             kernels::complex_unary::<f32>(op, x, out)
@@ -108,7 +112,11 @@ impl ElementwiseBackend for CpuBackend {
         if dt.is_float() {
             dispatch!(@float dt, "binary", T => kernels::float_binary::<T>(op, a, b, out))
         } else if dt.is_int() {
-            let dt = if sign_free_binary(op) { signed_twin(dt) } else { dt };
+            let dt = if sign_free_binary(op) {
+                signed_twin(dt)
+            } else {
+                dt
+            };
             dispatch!(@int dt, "binary", T => kernels::int_binary::<T>(op, a, b, out))
         } else if dt == crate::DType::C32 {
             kernels::complex_binary::<f32>(op, a, b, out)
@@ -122,7 +130,11 @@ impl ElementwiseBackend for CpuBackend {
         if dt.is_complex() {
             return dispatch!(@complex dt, op.name(), T => compare_eq::<T>(op, a, b, out));
         }
-        let dt = if matches!(op, CmpOp::Eq | CmpOp::Ne) { signed_twin(dt) } else { dt };
+        let dt = if matches!(op, CmpOp::Eq | CmpOp::Ne) {
+            signed_twin(dt)
+        } else {
+            dt
+        };
         dispatch!(@real dt, op.name(), T => compare_ord::<T>(op, a, b, out));
         Ok(())
     }

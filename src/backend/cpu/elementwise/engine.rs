@@ -78,6 +78,32 @@ unsafe fn scatter<T: Copy>(o: *mut T, s: isize, buf: &Buf<T>, n: usize) {
     }
 }
 
+/// Where block `off..off + n` of a run writes its results: the output itself
+/// when contiguous, else the stage buffer `bo` (then [`flush`]ed).
+///
+/// # Safety
+/// `o.offset(off)` is in the run when `so == 1`.
+#[inline(always)]
+unsafe fn target<O>(o: *mut O, so: isize, off: isize, bo: &mut Buf<O>) -> *mut O {
+    if so == 1 {
+        o.offset(off)
+    } else {
+        bo.as_mut_ptr() as *mut O
+    }
+}
+
+/// Scatter a block that [`target`] sent to the stage buffer (strided
+/// output); nothing for a contiguous output.
+///
+/// # Safety
+/// As [`scatter`], for the block at `off`.
+#[inline(always)]
+unsafe fn flush<O: Copy>(o: *mut O, so: isize, off: isize, bo: &Buf<O>, n: usize) {
+    if so != 1 {
+        scatter(o.offset(off * so), so, bo, n);
+    }
+}
+
 /// Write `v` to the `n` elements at `o` with stride `s` (the result of an op
 /// whose inputs all have stride 0, computed once).
 ///
@@ -231,15 +257,9 @@ pub(crate) unsafe fn run1<A: Element, O: Element, F: Fn(A) -> O>(
         let n = (len - i).min(step);
         let off = i as isize;
         let pa = input(da, a, sa, off, n, &mut ba);
-        let po = if so == 1 {
-            o.offset(off)
-        } else {
-            bo.as_mut_ptr() as *mut O
-        };
+        let po = target(o, so, off, &mut bo);
         zip1(outs(po, n), ins(pa, n), f);
-        if so != 1 {
-            scatter(o.offset(off * so), so, &bo, n);
-        }
+        flush(o, so, off, &bo, n);
         i += n;
     }
 }
@@ -330,20 +350,14 @@ unsafe fn run2<A: Element, B: Element, O: Element, F: Fn(A, B) -> O>(
         let n = (len - i).min(step);
         let off = i as isize;
         let pa = input(da, a, sa, off, n, &mut ba);
-        let po = if so == 1 {
-            o.offset(off)
-        } else {
-            bo.as_mut_ptr() as *mut O
-        };
+        let po = target(o, so, off, &mut bo);
         if sb == 0 {
             zip2s(outs(po, n), ins(pa, n), *b, f);
         } else {
             let pb = input(db, b, sb, off, n, &mut bb);
             zip2(outs(po, n), ins(pa, n), ins(pb, n), f);
         }
-        if so != 1 {
-            scatter(o.offset(off * so), so, &bo, n);
-        }
+        flush(o, so, off, &bo, n);
         i += n;
     }
 }
@@ -452,15 +466,9 @@ unsafe fn run3<A: Element, B: Element, C: Element, O: Element, F: Fn(A, B, C) ->
         let pa = input(da, a, sa, off, n, &mut ba);
         let pb = input(db, b, sb, off, n, &mut bb);
         let pc = input(dc, c, sc, off, n, &mut bc);
-        let po = if so == 1 {
-            o.offset(off)
-        } else {
-            bo.as_mut_ptr() as *mut O
-        };
+        let po = target(o, so, off, &mut bo);
         zip3(outs(po, n), ins(pa, n), ins(pb, n), ins(pc, n), f);
-        if so != 1 {
-            scatter(o.offset(off * so), so, &bo, n);
-        }
+        flush(o, so, off, &bo, n);
         i += n;
     }
 }

@@ -428,3 +428,65 @@ proptest! {
         prop_assert_eq!(got, data.iter().map(|&x| (x as i64) * 3).collect::<Vec<_>>());
     }
 }
+
+// ----- unsigned integers through the signed kernels -----
+
+// Wrapping add/sub/mul, bitwise and logical ops, `==`/`!=` and neg/square/not
+// run the signed twin's kernel on unsigned tensors (the bits are the same):
+// every unsigned width, on values with the high bit set, contiguous, through
+// a transposed (strided) view, in place and against a scalar, against Rust's
+// own wrapping ops.
+macro_rules! sign_free_unsigned {
+    ($($name:ident: $t:ty;)*) => {$(
+        #[test]
+        fn $name() {
+            let hi = <$t>::MAX / 2 + 1;
+            let xs: Vec<$t> = vec![0, 1, 7, hi, hi + 3, <$t>::MAX, <$t>::MAX - 1, 2, 0];
+            let ys: Vec<$t> = vec![<$t>::MAX, 1, 0, hi, 5, <$t>::MAX, 2, hi + 1, 0];
+            let a = Tensor::from_vec(xs.clone(), &[3, 3]).unwrap();
+            let b = Tensor::from_vec(ys.clone(), &[3, 3]).unwrap();
+            let get = |t: Tensor| t.to_vec::<$t>().unwrap();
+            let u8s = |t: Tensor| t.to_vec::<u8>().unwrap();
+            let zip = |f: fn($t, $t) -> $t| -> Vec<$t> {
+                xs.iter().zip(&ys).map(|(&x, &y)| f(x, y)).collect()
+            };
+            let truth = |f: fn(bool, bool) -> bool| -> Vec<$t> {
+                xs.iter().zip(&ys).map(|(&x, &y)| f(x != 0, y != 0) as $t).collect()
+            };
+            assert_eq!(get(a.add(&b).unwrap()), zip(|x, y| x.wrapping_add(y)));
+            assert_eq!(get(a.sub(&b).unwrap()), zip(|x, y| x.wrapping_sub(y)));
+            assert_eq!(get(a.mul(&b).unwrap()), zip(|x, y| x.wrapping_mul(y)));
+            assert_eq!(get(a.bitwise_and(&b).unwrap()), zip(|x, y| x & y));
+            assert_eq!(get(a.bitwise_or(&b).unwrap()), zip(|x, y| x | y));
+            assert_eq!(get(a.bitwise_xor(&b).unwrap()), zip(|x, y| x ^ y));
+            assert_eq!(get(a.logical_and(&b).unwrap()), truth(|x, y| x && y));
+            assert_eq!(get(a.logical_or(&b).unwrap()), truth(|x, y| x || y));
+            assert_eq!(get(a.logical_xor(&b).unwrap()), truth(|x, y| x != y));
+            let eq: Vec<u8> = xs.iter().zip(&ys).map(|(x, y)| (x == y) as u8).collect();
+            assert_eq!(u8s(a.equal(&b).unwrap()), eq);
+            assert_eq!(u8s(a.not_equal(&b).unwrap()), eq.iter().map(|e| 1 - e).collect::<Vec<_>>());
+            // Ordering is not sign-free: the high bit is large.
+            assert_eq!(u8s(Tensor::from_vec(vec![hi], &[1]).unwrap().greater(&Tensor::from_vec(vec![1 as $t], &[1]).unwrap()).unwrap()), vec![1]);
+            assert_eq!(get(a.neg().unwrap()), xs.iter().map(|x| x.wrapping_neg()).collect::<Vec<_>>());
+            assert_eq!(get(a.square().unwrap()), xs.iter().map(|x| x.wrapping_mul(*x)).collect::<Vec<_>>());
+            assert_eq!(get(a.bitwise_not().unwrap()), xs.iter().map(|x| !x).collect::<Vec<_>>());
+            // A transposed view: strided runs through the block buffers.
+            let (at, bt) = (a.transpose(None).unwrap(), b.transpose(None).unwrap());
+            let want_t: Vec<$t> = (0..9).map(|k| { let (i, j) = (k / 3, k % 3); xs[j * 3 + i].wrapping_add(ys[j * 3 + i]) }).collect();
+            assert_eq!(get(at.add(&bt).unwrap()), want_t);
+            assert_eq!(get(at.add(&b.transpose(None).unwrap().contiguous().unwrap()).unwrap()), want_t);
+            // In place, and a scalar partner.
+            let c = a.copy().unwrap();
+            c.mul_(&b).unwrap();
+            assert_eq!(get(c), zip(|x, y| x.wrapping_mul(y)));
+            assert_eq!(get(a.add(hi).unwrap()), xs.iter().map(|x| x.wrapping_add(hi)).collect::<Vec<_>>());
+        }
+    )*};
+}
+
+sign_free_unsigned! {
+    sign_free_ops_u8: u8;
+    sign_free_ops_u16: u16;
+    sign_free_ops_u32: u32;
+    sign_free_ops_u64: u64;
+}

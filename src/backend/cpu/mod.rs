@@ -71,11 +71,6 @@ pub(crate) fn general_only<R>(f: impl FnOnce() -> R) -> R {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CpuBackend;
 
-/// Typed base pointer of a host tensor's storage (element 0 of the buffer, not of
-/// the view: add the layout's offsets).
-///
-/// Panics if the tensor is not in host memory, which the backend dispatch rules
-/// out, or if `T` is not the dtype's type, which `dispatch!` rules out.
 /// The signed dtype of an unsigned integer dtype's width (`u32 -> i32`; any
 /// other dtype unchanged). The ops whose result bits do not depend on the
 /// sign (elementwise `sign_free_unary` / `sign_free_binary` ops, equality) run the
@@ -112,6 +107,11 @@ pub(crate) fn bits_ptr<T: Element>(t: &Tensor) -> *mut T {
     base_ptr::<T>(t)
 }
 
+/// Typed base pointer of a host tensor's storage (element 0 of the buffer, not of
+/// the view: add the layout's offsets).
+///
+/// Panics if the tensor is not in host memory, which the backend dispatch rules
+/// out, or if `T` is not the dtype's type, which `dispatch!` rules out.
 pub(crate) fn base_ptr<T: Element>(t: &Tensor) -> *mut T {
     assert_eq!(T::DTYPE, t.dtype(), "cpu backend: element type mismatch");
     // Packed 4-bit memory is not an array of `T`s: only `packed.rs` reads it.

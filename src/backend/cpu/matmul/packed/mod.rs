@@ -14,7 +14,7 @@ pub(crate) mod small;
 
 use super::{Mat, Threads};
 use crate::backend::cpu::strided::SendPtr;
-use crate::backend::cpu::team::par_range;
+use crate::backend::cpu::team::for_each_chunk;
 use crate::dtype::Element;
 use std::cell::RefCell;
 use std::thread::LocalKey;
@@ -295,7 +295,7 @@ unsafe fn blocked<T: Packed>(
                 };
                 if nthreads > 1 && n_panels > 1 {
                     let per = n_panels.div_ceil(nthreads);
-                    par_range(nthreads, 1, &|t| {
+                    for_each_chunk(nthreads, &|t| {
                         pack_panels((t * per).min(n_panels)..((t + 1) * per).min(n_panels))
                     });
                 } else {
@@ -332,7 +332,7 @@ unsafe fn blocked<T: Packed>(
                 };
                 let units = m_blocks * parts;
                 if nthreads > 1 && units > 1 {
-                    par_range(units, 1, &unit);
+                    for_each_chunk(units, &unit);
                 } else {
                     (0..units).for_each(unit);
                 }
@@ -510,7 +510,9 @@ pub(crate) mod tests {
                         assert_eq!(want[i * (n + 3) + j].to_f64(), c0[i * (n + 3) + j].to_f64());
                     }
                 }
-                crate::device::pool().install(|| {
+                // Inside the pool (rayon's loops) and from outside it (the
+                // calling thread starts, `team::for_each_chunk`).
+                let threaded = || {
                     for t in [2, 3] {
                         let got = run(&|c| {
                             let done = unsafe {
@@ -523,7 +525,9 @@ pub(crate) mod tests {
                             run(&|c| unsafe { blocked(&kern, m, n, k, am, bm, c, accumulate, t) });
                         assert!(got == want, "blocked, {t} threads, ({m}, {n}, {k})");
                     }
-                });
+                };
+                crate::device::pool().install(threaded);
+                threaded();
             }
         }
     }

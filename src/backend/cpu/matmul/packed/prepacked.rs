@@ -9,7 +9,7 @@
 use super::{even, macro_kernel, pack, Kernel, Packed, RowBlocks};
 use crate::backend::cpu::matmul::Mat;
 use crate::backend::cpu::strided::SendPtr;
-use crate::backend::cpu::team::par_range;
+use crate::backend::cpu::team::for_each_chunk;
 use crate::buffer_cache::Buf;
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -115,7 +115,7 @@ pub(super) unsafe fn gemm<T: Packed>(
             }
         }
     };
-    par_range(a_jobs + k_blocks * b_parts, 1, &pack_job);
+    for_each_chunk(a_jobs + k_blocks * b_parts, &pack_job);
 
     // Tiles of C: a row block times a range of B panels, over the whole
     // depth, claimed by the threads in shrinking sizes (see `Claims`).
@@ -143,7 +143,7 @@ pub(super) unsafe fn gemm<T: Packed>(
         }
     };
     let claims = Claims::new(m_blocks, n_panels, nthreads);
-    par_range(nthreads, 1, &|_| {
+    for_each_chunk(nthreads, &|_| {
         while let Some((bi, q)) = claims.next() {
             run_tile(bi, q);
         }

@@ -10,7 +10,7 @@
 use super::{pack, with_scratch, Kernel, Packed, MAX_TILE, SCRATCH_A, SCRATCH_B};
 use crate::backend::cpu::matmul::Mat;
 use crate::backend::cpu::strided::SendPtr;
-use crate::backend::cpu::team::par_range;
+use crate::backend::cpu::team::for_each_chunk;
 
 /// At AVX2, products up to this many multiply-adds (128^3) take this path
 /// when their depth fits one block (256). Zen 4 VM, one thread, median us (`rnx-bench`), this
@@ -133,7 +133,7 @@ pub(super) unsafe fn gemm<T: Packed>(
         };
         let units = tiles * parts;
         if nthreads > 1 && units > 1 {
-            par_range(units, 1, &unit);
+            for_each_chunk(units, &unit);
         } else {
             (0..units).for_each(unit);
         }

@@ -352,8 +352,8 @@ fn values_all_dtypes() {
 }
 
 /// Shapes that cross the packed f32/f64 kernels' block edges (AVX2: MC =
-/// 144/72 rows, KC = 256 depth, NC = 4080 columns, 6 x 16 / 6 x 8 register
-/// tiles; AVX-512: MC = 336/168, KC = 256, NC = 4096, 14 x 32 / 14 x 16 tiles),
+/// 144/72 rows, KC = 384/256 depth, NC = 4080 columns, 6 x 16 / 6 x 8 register
+/// tiles; AVX-512: MC = 336/168, KC = 384/512, NC = 4096, 14 x 32 / 14 x 16 tiles),
 /// on random (transposed, stepped, flipped) layouts, single product and
 /// batched. The kernels this CPU runs are the ones tested (`RNX_SIMD=avx2`
 /// caps them at AVX2).

@@ -481,9 +481,9 @@ unsafe fn batched<T: MatKernel>(a: &Tensor, b: &Tensor, out: &Tensor, accumulate
         // thread at once and the pool's workers join as they wake
         // (`team::for_each_chunk`), instead of parking this thread until a
         // woken worker has run the whole product. Zen 3 VM, 2 threads,
-        // medians of 5 alternated rounds (`rnx-bench`): f32 128^3 34.4 ->
-        // 26.7 us, 256^3 223 -> 210 us, f64 256^3 418 -> 405 us; 1024^3
-        // unchanged.
+        // medians of alternated rounds (`rnx-bench`): f32 128^3 34.4 ->
+        // 26.7 us, f64 128^3 77.5 -> 59.7 us; 256^3 and up within the VM's
+        // run-to-run noise (10-20% on two threads that day).
         one(0, Threads::Pool);
     } else {
         team::install(|| (0..nbatch).for_each(|t| one(t, Threads::Pool)));

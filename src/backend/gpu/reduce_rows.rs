@@ -7,8 +7,9 @@
 //! i + t, ..., i + (held - 1) t` of the chunk (quad `j`: elements `h + 4 j ..
 //! h + 4 j + 4`, one `vec4` load for 4-byte dtypes; `h < 4` head elements
 //! up to an aligned element, and the `< 4` elements after the last whole
-//! quad, are loaded singly, spread over the invocations), all before
-//! combining any, so `held` loads per invocation are in flight at once.
+//! quad, are loaded singly, spread over the invocations, in a small loop
+//! where they are combined), the quads all before combining any, so `held`
+//! loads per invocation are in flight at once.
 //! Each of the four vector lanes accumulates its elements in order (the head
 //! element into lane x, the tail element into lane y); then the lanes
 //! combine as `(x, y), (z, w)`, then the row's `t` invocations in a tree in
@@ -39,7 +40,8 @@ use std::fmt::Write;
 /// `len` (0 for invocations past the last item), head `h`, quads `nv` from
 /// `qb`, tail `tl` from `te`, the row's invocations `tn` (its `t`) and rows
 /// per workgroup `rn`; then the `slots()` quads `x{q}` (valid when `j{q} <
-/// nv`), the head elements `hx{i}` and the tail elements `tx{i}` loaded.
+/// nv`) loaded. The head and tail elements are read where they are used
+/// ([`head_loop`], [`tail_loop`]).
 pub(super) fn opening(src: &mut String, p: &Plan, rt: &str) {
     let head = if p.vec {
         "min(len, (4u - (e0 & 3u)) & 3u)"
@@ -87,19 +89,30 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             "    let j{q} = t + {q}u * tn;\n    var x{q} = vec4<{rt}>();\n    if (j{q} < nv) {{ x{q} = ldq(qb + 4u * j{q}); }}"
         );
     }
-    for i in 0..SINGLES {
-        let _ = writeln!(
-            src,
-            "    let s{i} = t + {i}u * tn;\n    var hx{i} = {rt}();\n    if (s{i} < h) {{ hx{i} = ld0(e0 + s{i}); }}\n    var tx{i} = {rt}();\n    if (s{i} < tl) {{ tx{i} = ld0(te + s{i}); }}"
-        );
-    }
 }
 
-/// Head (and tail) element slots per invocation: a row's up to 3 head (and
-/// tail) elements go to invocations `0..3` for `t = 1`, two and one for
-/// `t = 2` and `t >= 4`; the slots an invocation does not take are never
-/// loaded (`s{i} < h` fails).
-pub(super) const SINGLES: u32 = 3;
+/// A loop over the invocation's head elements (`h < 4` of them, spread over
+/// the row's invocations: indices `t, t + tn, ...` below `h`), each loaded
+/// as `sx` where it is used, its index in the chunk `sk`; `body` uses both.
+/// Loops rather than 3 unrolled slots held from the opening: on lavapipe the
+/// unrolled head/tail loads and stores took about half of a 4-quad f32
+/// softmax kernel's compile time (~410 ms, ~210 ms without them; ~300 ms
+/// with these loops; issue 26). A sweep reads its at most 3 elements again.
+pub(super) fn head_loop(src: &mut String, body: &str) {
+    let _ = writeln!(
+        src,
+        "    for (var sk = t; sk < h; sk = sk + tn) {{\n      let sx = ld0(e0 + sk);\n      {body}\n    }}"
+    );
+}
+
+/// [`head_loop`] for the `tl < 4` tail elements after the last whole quad:
+/// `sx` loaded from `te + sk`, its index in the chunk `te - e0 + sk`.
+pub(super) fn tail_loop(src: &mut String, body: &str) {
+    let _ = writeln!(
+        src,
+        "    for (var sk = t; sk < tl; sk = sk + tn) {{\n      let sx = ld0(te + sk);\n      {body}\n    }}"
+    );
+}
 
 /// One sweep over the held elements into `{into}` (a scalar of type `acc`):
 /// lanes in order, then `(x, y), (z, w)`; `el(v)` the contribution of `v`.
@@ -125,14 +138,8 @@ fn sweep(
             el(&format!("x{q}.w"))
         );
     }
-    for i in 0..SINGLES {
-        let _ = writeln!(
-            src,
-            "    if (s{i} < h) {{ a.x = comb(a.x, {}); }}\n    if (s{i} < tl) {{ a.y = comb(a.y, {}); }}",
-            el(&format!("hx{i}")),
-            el(&format!("tx{i}"))
-        );
-    }
+    head_loop(src, &format!("a.x = comb(a.x, {});", el("sx")));
+    tail_loop(src, &format!("a.y = comb(a.y, {});", el("sx")));
     let _ = writeln!(
         src,
         "    {into} = comb(comb(a.x, a.y), comb(a.z, a.w));\n    }}"
@@ -266,12 +273,7 @@ pub(super) fn row_arg_src(op: ArgOp, xd: DType, pass: ArgPass, p: &Plan, w: (Win
     // Candidates in increasing index (any order would do: `pick` is a total
     // order); index k is relative to the chunk.
     let _ = writeln!(src, "    var bv = {ct}();\n    var bi = 0xffffffffu;");
-    for i in 0..SINGLES {
-        let _ = writeln!(
-            src,
-            "    if (s{i} < h && pick(bv, bi, hx{i}, s{i})) {{ bv = hx{i}; bi = s{i}; }}"
-        );
-    }
+    head_loop(&mut src, "if (pick(bv, bi, sx, sk)) { bv = sx; bi = sk; }");
     for q in 0..p.slots() {
         for (l, lane) in ["x", "y", "z", "w"].iter().enumerate() {
             let _ = writeln!(
@@ -280,12 +282,10 @@ pub(super) fn row_arg_src(op: ArgOp, xd: DType, pass: ArgPass, p: &Plan, w: (Win
             );
         }
     }
-    for i in 0..SINGLES {
-        let _ = writeln!(
-            src,
-            "    if (s{i} < tl && pick(bv, bi, tx{i}, te - e0 + s{i})) {{ bv = tx{i}; bi = te - e0 + s{i}; }}"
-        );
-    }
+    tail_loop(
+        &mut src,
+        "if (pick(bv, bi, sx, te - e0 + sk)) { bv = sx; bi = te - e0 + sk; }",
+    );
     src.push_str("    sv[lid] = bv;\n    si[lid] = bi;\n");
     tree(
         &mut src,

@@ -5,8 +5,9 @@
 //! (the outputs from the row's `M` and `S`) of `softmax.rs`'s three, with
 //! the row reduction kernel's layout (`reduce_rows.rs`: `t` invocations per
 //! row, `vec4` loads for f32, head and tail elements singly). Each
-//! invocation keeps its elements in registers, so `x` is read once per
-//! pass: the maximum (a
+//! invocation keeps its quads in registers, so `x` is read once per pass
+//! (the at most 3 head and 3 tail elements of a row are read in each of
+//! the three steps, in small loops: `reduce_rows::head_loop`): the maximum (a
 //! tree), then `exp(x - max)` kept in place of `x` for softmax and summed in
 //! four lanes then a tree, then the outputs from the registers (`vec4`
 //! stores where the output is an f32 run aligned like `x`). The formulas are
@@ -15,7 +16,7 @@
 
 use super::reduce::extra_decl;
 use super::reduce_plan::{fast_header_io, Plan};
-use super::reduce_rows::{opening, tree, SINGLES};
+use super::reduce_rows::{head_loop, opening, tail_loop, tree};
 use super::softmax::{acc, cmax, fl, Fl};
 use super::wgsl::{self, Win};
 use crate::backend::SoftmaxOp;
@@ -86,12 +87,8 @@ pub(super) fn softmax_rows_src(
             "    if (j{q} < nv) {{ mx = cmax(mx, cmax(cmax(x{q}.x, x{q}.y), cmax(x{q}.z, x{q}.w))); }}"
         );
     }
-    for i in 0..SINGLES {
-        let _ = writeln!(
-            src,
-            "    if (s{i} < h) {{ mx = cmax(mx, hx{i}); }}\n    if (s{i} < tl) {{ mx = cmax(mx, tx{i}); }}"
-        );
-    }
+    head_loop(&mut src, "mx = cmax(mx, sx);");
+    tail_loop(&mut src, "mx = cmax(mx, sx);");
     src.push_str("    sa[lid] = mx;\n");
     tree(&mut src, "sa[lid] = cmax(sa[lid], sa[lid + s]);");
     let _ = writeln!(
@@ -108,23 +105,9 @@ pub(super) fn softmax_rows_src(
         };
         let _ = writeln!(src, "    if (j{q} < nv) {{\n      {e}\n    }}");
     }
-    for i in 0..SINGLES {
-        let (eh, et) = if keep {
-            (
-                format!("hx{i} = {exp}(hx{i} - m);\n      a.x = a.x + hx{i};"),
-                format!("tx{i} = {exp}(tx{i} - m);\n      a.y = a.y + tx{i};"),
-            )
-        } else {
-            (
-                format!("a.x = a.x + {exp}(hx{i} - m);"),
-                format!("a.y = a.y + {exp}(tx{i} - m);"),
-            )
-        };
-        let _ = writeln!(
-            src,
-            "    if (s{i} < h) {{\n      {eh}\n    }}\n    if (s{i} < tl) {{\n      {et}\n    }}"
-        );
-    }
+    // The head and tail elements are read again where they are stored.
+    head_loop(&mut src, &format!("a.x = a.x + {exp}(sx - m);"));
+    tail_loop(&mut src, &format!("a.y = a.y + {exp}(sx - m);"));
     src.push_str("    sa[lid] = (a.x + a.y) + (a.z + a.w);\n");
     tree(&mut src, "sa[lid] = cadd(sa[lid], sa[lid + s]);");
     let _ = writeln!(src, "    let sum = sa[lid - t];");
@@ -195,15 +178,13 @@ fn outputs(src: &mut String, op: SoftmaxOp, p: &Plan, pass: Pass, vec_out: bool,
             src.push_str("    }\n");
         }
     }
-    for i in 0..SINGLES {
-        let _ = writeln!(
-            src,
-            "    if (s{i} < h) {{ st1({}, {}); }}\n    if (s{i} < tl) {{ st1({}, {}); }}",
-            at(&format!("s{i}")),
-            val(&format!("hx{i}"), false),
-            at(&format!("te - e0 + s{i}")),
-            val(&format!("tx{i}"), false)
-        );
-    }
+    // Head and tail elements are held as `x` (read again here), also by
+    // `Whole` softmax.
+    let single = match op {
+        SoftmaxOp::LogSoftmax => "(sx - m) - ls".to_string(),
+        _ => format!("{exp}(sx - m) * inv"),
+    };
+    head_loop(src, &format!("st1({}, {single});", at("sk")));
+    tail_loop(src, &format!("st1({}, {single});", at("te - e0 + sk")));
     src.push_str(close);
 }

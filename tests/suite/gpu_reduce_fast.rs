@@ -345,12 +345,15 @@ fn ties_and_nan() {
 fn softmax_rows() {
     let Some(d) = gpu() else { return };
     for (dt, rtol, atol, satol) in softmax_dtypes() {
-        let lens: &[usize] = if dt == DType::F32 {
-            &[
+        // 4097 runs the 8-quad slot bucket: on f32 and f16 only (bf16 and
+        // f64 take the same generator loop over slots; each copy costs
+        // lavapipe 2-4 s of compilation in CI, issue 26).
+        let lens: &[usize] = match dt {
+            DType::F32 => &[
                 1, 2, 3, 5, 16, 17, 63, 65, 257, 1025, 4095, 4097, 16384, 16385, 20_477, 40_001,
-            ]
-        } else {
-            &[3, 65, 4097, 20_000]
+            ],
+            DType::F16 => &[3, 65, 4097, 20_000],
+            _ => &[3, 65, 20_000],
         };
         for &n in lens {
             let base = Tensor::randn(DType::F64, &[3, n + 3], n as u64)

@@ -99,18 +99,20 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 /// softmax kernel's compile time (~410 ms, ~210 ms without them; ~300 ms
 /// with these loops; issue 26). A sweep reads its at most 3 elements again.
 pub(super) fn head_loop(src: &mut String, body: &str) {
-    let _ = writeln!(
-        src,
-        "    for (var sk = t; sk < h; sk = sk + tn) {{\n      let sx = ld0(e0 + sk);\n      {body}\n    }}"
-    );
+    single_loop(src, "h", "e0", body);
 }
 
 /// [`head_loop`] for the `tl < 4` tail elements after the last whole quad:
 /// `sx` loaded from `te + sk`, its index in the chunk `te - e0 + sk`.
 pub(super) fn tail_loop(src: &mut String, body: &str) {
+    single_loop(src, "tl", "te", body);
+}
+
+/// The loop of [`head_loop`] and [`tail_loop`]: `count` elements from `from`.
+fn single_loop(src: &mut String, count: &str, from: &str, body: &str) {
     let _ = writeln!(
         src,
-        "    for (var sk = t; sk < tl; sk = sk + tn) {{\n      let sx = ld0(te + sk);\n      {body}\n    }}"
+        "    for (var sk = t; sk < {count}; sk = sk + tn) {{\n      let sx = ld0({from} + sk);\n      {body}\n    }}"
     );
 }
 

@@ -503,8 +503,9 @@ fn gpu_f64_softmax_family() {
     ];
     // Not `chunk` itself: the one-pass kernel's largest slot bucket runs on
     // f32 (gpu_reduce_long, gpu_reduce_fast); its f64 copy alone costs
-    // lavapipe ~9 s of shader compilation in CI (issue 26). f64 runs buckets
-    // 4 and 8 in gpu_reduce_fast::softmax_rows and the multi-pass path here.
+    // lavapipe ~9 s of shader compilation in CI (issue 26). f64 runs the
+    // 4-quad bucket in gpu_reduce_fast::softmax_rows and the multi-pass path
+    // here.
     for n in [chunk + 1, 3 * chunk + 77] {
         cases.push((data(&[2, n], n as u64), vec![1], format!("[2, {n}] axis 1")));
     }

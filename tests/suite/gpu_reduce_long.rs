@@ -192,8 +192,8 @@ fn gpu_softmax_long_groups() {
         // slot bucket (16 quads), on f32 only: that kernel is the generator's
         // slot loop run longer, the same for every dtype, and each dtype's
         // copy costs lavapipe 4-7 s of shader compilation on CI's one queue
-        // thread (issue 26). f16/bf16 run buckets 4 and 8 in
-        // gpu_reduce_fast::softmax_rows and the multi-pass path here.
+        // thread (issue 26). f16 runs buckets 4 and 8, bf16 bucket 4, in
+        // gpu_reduce_fast::softmax_rows, and both the multi-pass path here.
         let lens: &[usize] = if d == DType::F32 {
             &[CHUNK, CHUNK + 1, 3 * CHUNK + 77]
         } else {

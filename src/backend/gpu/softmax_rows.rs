@@ -150,12 +150,11 @@ fn outputs(src: &mut String, op: SoftmaxOp, p: &Plan, pass: Pass, vec_out: bool,
             let _ = writeln!(src, "    let inv = {one} / sum;");
         }
     }
-    let val = |v: &str, quad: bool| match (op, pass) {
-        (SoftmaxOp::LogSoftmax, _) if quad => format!("({v} - vec4<{t}>(m)) - vec4<{t}>(ls)"),
-        (SoftmaxOp::LogSoftmax, _) => format!("({v} - m) - ls"),
+    // A held quad's outputs (`Whole` softmax holds `exp(x - m)`).
+    let quad = |v: &str| match (op, pass) {
+        (SoftmaxOp::LogSoftmax, _) => format!("({v} - vec4<{t}>(m)) - vec4<{t}>(ls)"),
         (_, Pass::Whole) => format!("{v} * inv"),
-        _ if quad => format!("vexp({v} - vec4<{t}>(m)) * inv"),
-        _ => format!("{exp}({v} - m) * inv"),
+        _ => format!("vexp({v} - vec4<{t}>(m)) * inv"),
     };
     let at = |k: &str| format!("u32(i32(yi) + i32(k0 + {k}) * ry)");
     for q in 0..p.slots() {
@@ -164,13 +163,13 @@ fn outputs(src: &mut String, op: SoftmaxOp, p: &Plan, pass: Pass, vec_out: bool,
             let _ = writeln!(
                 src,
                 "    if (j{q} < nv) {{ stq(yi + k0 + {k}, {}); }}",
-                val(&format!("x{q}"), true)
+                quad(&format!("x{q}"))
             );
         } else {
             let _ = writeln!(
                 src,
                 "    if (j{q} < nv) {{\n      let v = {};",
-                val(&format!("x{q}"), true)
+                quad(&format!("x{q}"))
             );
             for (l, lane) in LANES.iter().enumerate() {
                 let _ = writeln!(src, "      st1({}, v.{lane});", at(&format!("{k} + {l}u")));
@@ -178,8 +177,8 @@ fn outputs(src: &mut String, op: SoftmaxOp, p: &Plan, pass: Pass, vec_out: bool,
             src.push_str("    }\n");
         }
     }
-    // Head and tail elements are held as `x` (read again here), also by
-    // `Whole` softmax.
+    // A head or tail element's output: it is read again here (never held,
+    // also in `Whole` softmax).
     let single = match op {
         SoftmaxOp::LogSoftmax => "(sx - m) - ls".to_string(),
         _ => format!("{exp}(sx - m) * inv"),

@@ -10,8 +10,13 @@ use rnx::ops::elementwise::{binary, unary};
 use rnx::{s, DType, Device, Error, Tensor};
 
 /// The GPU under test, or `None` (after saying so) when there is none and it
-/// is not required.
+/// is not required, or when the test calling it runs in the second process
+/// instead of this one (see `a_gpu_child`).
 pub fn gpu() -> Option<Device> {
+    if crate::a_gpu_child::this_test_delegated() {
+        eprintln!("this test runs in the second process (a_gpu_child)");
+        return None;
+    }
     let d = Device::Gpu(0);
     if d.is_available() {
         return Some(d);

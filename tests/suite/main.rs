@@ -6,6 +6,8 @@
 mod common;
 mod views;
 
+#[cfg(feature = "gpu")]
+mod a_gpu_child;
 mod activation;
 mod activation_accuracy;
 mod aliasing;
@@ -93,3 +95,12 @@ mod take_positions;
 mod take_scatter;
 mod tensor;
 mod transposed;
+
+/// Waits for the second process that runs the GPU reduction modules and
+/// checks its result (see `a_gpu_child`); named to sort last, so that this
+/// process runs everything else meanwhile.
+#[cfg(feature = "gpu")]
+#[test]
+fn zz_gpu_child_passed() {
+    a_gpu_child::check();
+}

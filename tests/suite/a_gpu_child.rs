@@ -238,14 +238,42 @@ pub fn check() {
     );
     let out =
         String::from_utf8_lossy(&run.stdout).into_owned() + &String::from_utf8_lossy(&run.stderr);
-    let want = format!("test result: ok. {n} passed; 0 failed");
+    // Every listed test passed or is #[ignore]d (listed, not run without
+    // --include-ignored).
+    let ran = summary(&out);
     assert!(
-        run.status.success() && out.contains(&want),
-        "the child process ({}) did not report `{want}`:\n{out}",
+        run.status.success() && matches!(ran, Some((p, 0, i)) if p + i == n),
+        "the child process ({}) did not pass its {n} tests (summary {ran:?}):\n{out}",
         CHILD_MODULES.join(" ")
     );
     // Shown with --nocapture / --show-output: every test the child ran.
     eprintln!("{out}");
+}
+
+/// (passed, failed, ignored) from libtest's "test result: ok. P passed; F
+/// failed; I ignored; ..." line.
+fn summary(out: &str) -> Option<(usize, usize, usize)> {
+    let line = out.lines().find(|l| l.starts_with("test result: ok."))?;
+    let count = |what: &str| -> Option<usize> {
+        let before = &line[..line.find(what)?];
+        before
+            .rsplit([' ', '.'])
+            .find(|w| !w.is_empty())?
+            .parse()
+            .ok()
+    };
+    Some((count(" passed")?, count(" failed")?, count(" ignored")?))
+}
+
+#[test]
+fn reads_the_summary_line() {
+    let out = "running 3 tests\ntest a ... ok\n\ntest result: ok. 2 passed; 0 failed; 1 ignored; 0 measured; 9 filtered out; finished in 1.5s\n";
+    assert_eq!(summary(out), Some((2, 0, 1)));
+    assert_eq!(
+        summary("test result: FAILED. 1 passed; 1 failed; 0 ignored;"),
+        None
+    );
+    assert_eq!(summary("no summary"), None);
 }
 
 #[test]

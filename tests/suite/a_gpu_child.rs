@@ -21,9 +21,10 @@
 //!
 //! Measured (2-core AMD EPYC Zen 3 VM, fresh `MESA_SHADER_CACHE_DIR`, the
 //! whole suite): 322 s in one process, 215 s with the child (which finished
-//! after 186 s). Handing over more modules (`gpu_sort` or `gpu_props` as
-//! well) made the child the longer one (223 and 229 s): the two processes
-//! then share the 2 cores.
+//! after 186 s). Handing over one more module made the suite slower:
+//! `gpu_sort` 223 s, `gpu_props` 229 s, `gpu_f64` 227 s (the child became
+//! the longer one, and kernels both processes use are compiled twice): the
+//! suite is near its CPU bound (~410 s of CPU on 2 cores).
 
 use std::process::{Command, Output};
 use std::sync::{Mutex, OnceLock};

@@ -380,6 +380,9 @@ def _cases(S):
     c.append(("randn_f32_10M", "all", lambda np: dict(),
               lambda np: np.random.default_rng(SEED_A).standard_normal(n10m, dtype=np.float32),
               lambda torch: torch.randn(n10m)))
+    c.append(("rand_f32_10M", "all", lambda np: dict(),
+              lambda np: np.random.default_rng(SEED_A).random(n10m, dtype=np.float32),
+              lambda torch: torch.rand(n10m)))
     # Issue 30: Fourier transforms (real parts seed 1, imaginary parts seed 2, [-1, 1)).
     def cplx(dtype, shape):
         def m(np):

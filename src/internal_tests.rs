@@ -42,6 +42,10 @@ pub const TESTS: &[(&str, fn())] = &[
         crate::ops::rng::draw::tests::next_values,
     ),
     (
+        "ops_rng_lanes_blocks_match_the_scalar_threefry",
+        crate::ops::rng::lanes::tests::blocks_match_the_scalar_threefry,
+    ),
+    (
         "ops_rng_normal_lanes_and_batches_match_the_scalar_forms",
         crate::ops::rng::normal::tests::lanes_and_batches_match_the_scalar_forms,
     ),

@@ -69,16 +69,6 @@ pub(crate) fn par_chunks_mut<T: Send>(
     });
 }
 
-/// Mantissa digits of a float dtype, so that uniforms are exact there and < 1.
-fn mantissa_bits(dtype: DType) -> u32 {
-    match dtype {
-        DType::F16 => 11,
-        DType::BF16 => 8,
-        DType::F32 => 24,
-        _ => 53,
-    }
-}
-
 impl Tensor {
     /// Threefry-2x32 (20 rounds) as a tensor operation, Nx's `threefry`: `key`
     /// and `counter` are u32 tensors whose last axis has size 2 (one 64-bit
@@ -147,17 +137,18 @@ impl Tensor {
     /// assert_eq!(a.to_vec::<f32>().unwrap(), b.to_vec::<f32>().unwrap());
     /// assert!(a.to_vec::<f32>().unwrap().iter().all(|&x| (0.0..1.0).contains(&x)));
     /// ```
+    ///
+    /// The values of `Key::new(seed).uniform(dtype, shape, 0.0, 1.0, ..)`
+    /// (its batched fill: Threefry 16 counters at a time).
     pub fn rand(dtype: DType, shape: &[usize], seed: u64) -> Result<Tensor> {
-        let n = checked_numel("rand", shape)?;
-        let p = mantissa_bits(dtype);
-        crate::dispatch!(@float dtype, "rand", T => {
-            let v = generate::<T>(n, |i| {
-                let [x0, x1] = block(seed, i);
-                let bits = ((x0 as u64) << 32 | x1 as u64) >> (64 - p);
-                T::from_f64(bits as f64 * (-(p as f64)).exp2())
+        checked_numel("rand", shape)?;
+        if !matches!(dtype, DType::F16 | DType::BF16 | DType::F32 | DType::F64) {
+            return Err(Error::UnsupportedDType {
+                op: "rand".into(),
+                dtype,
             });
-            Tensor::from_slice(&v, shape)
-        })
+        }
+        crate::ops::rng::Key::new(seed).uniform(dtype, shape, 0.0, 1.0, crate::Device::Cpu)
     }
 
     /// Standard normal values for float dtypes, from `seed`: Box-Muller on

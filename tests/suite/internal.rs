@@ -36,6 +36,7 @@ internal!(
     dtype_round_odd_rounding_then_f32_matches_rust_as,
     ops_rng_draw_ndtri_inverts_phi,
     ops_rng_draw_next_values,
+    ops_rng_lanes_blocks_match_the_scalar_threefry,
     ops_rng_normal_lanes_and_batches_match_the_scalar_forms,
     ops_rng_normal_transform_matches_the_libm_formula,
     ops_unique_sort_path_matches_the_key_path,

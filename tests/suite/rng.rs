@@ -669,3 +669,31 @@ fn samplers_on_the_gpu_equal_the_cpu() {
         assert!(same(&g.to_device(CPU).unwrap(), &c));
     }
 }
+
+/// Element `i` of `uniform(low, high)` is `low + (high - low) u` with `u` the
+/// top `p` bits of Threefry block `i` (`p` = the dtype's mantissa digits)
+/// times 2^-p, rounded once to the dtype; the fill computes 16 blocks at a
+/// time, so lengths around multiples of 16 and of its 1024-element batches
+/// check the lanes and the tails against the scalar Threefry.
+#[test]
+fn uniform_is_each_blocks_top_bits() {
+    let key = Key::new(42);
+    for (dt, p) in [(DType::F64, 53u32), (DType::F32, 24)] {
+        for n in [1usize, 15, 16, 17, 1023, 1025, 20_000] {
+            let got = key.uniform(dt, &[n], -2.0, 5.0, CPU).unwrap();
+            let got = got.cast(DType::F64).unwrap().to_vec::<f64>().unwrap();
+            for (i, &v) in got.iter().enumerate() {
+                let b = rnx::random::threefry2x32(key.words(), [i as u32, 0]);
+                let bits = (b[0] as u64) << 32 | b[1] as u64;
+                let x = -2.0 + 7.0 * ((bits >> (64 - p)) as f64 * (-(p as f64)).exp2());
+                let want = if dt == DType::F32 { x as f32 as f64 } else { x };
+                // Values that round onto the excluded bound 5 are clamped below it.
+                if want < 5.0 {
+                    assert_eq!(v.to_bits(), want.to_bits(), "{dt} n {n} element {i}");
+                } else {
+                    assert!(v < 5.0, "{dt} n {n} element {i}: {v}");
+                }
+            }
+        }
+    }
+}

@@ -29,6 +29,7 @@ const MODULES: &[&str] = &[
     "norm_layers::",
     "take_positions::",
     "rng_normal::",
+    "rng::uniform_is_each_blocks_top_bits",
     "fft_long",
 ];
 

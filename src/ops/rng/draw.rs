@@ -146,14 +146,30 @@ pub(super) fn fill_float(
     dtype: DType,
     shape: &[usize],
     device: Device,
-    (lo, hi): (f64, f64),
+    bounds: (f64, f64),
     f: &(dyn Fn(u64) -> f64 + Sync),
+) -> Result<Tensor> {
+    fill_float_batched(op, dtype, shape, device, bounds, &|start, out| {
+        for (j, o) in out.iter_mut().enumerate() {
+            *o = f(start + j as u64);
+        }
+    })
+}
+
+/// [`fill_float`] from a batch source: `f(start, out)` writes the values of
+/// elements `start..start + out.len()` (at most 1024 at a time).
+pub(super) fn fill_float_batched(
+    op: &str,
+    dtype: DType,
+    shape: &[usize],
+    device: Device,
+    (lo, hi): (f64, f64),
+    f: &(dyn Fn(u64, &mut [f64]) + Sync),
 ) -> Result<Tensor> {
     let n = checked_numel(op, shape)?;
     crate::dispatch!(@float dtype, op, T => {
         let (tlo, thi) = (T::from_f64(lo), T::from_f64(hi));
-        let v = par_fill::<T>(n, &|i| {
-            let x = f(i);
+        let round = |x: f64| {
             if x < lo {
                 tlo
             } else if x > hi {
@@ -162,6 +178,18 @@ pub(super) fn fill_float(
                 let t = T::from_f64(x);
                 let y = t.to_f64();
                 if y < lo { tlo } else if y > hi { thi } else { t }
+            }
+        };
+        let mut v = vec![T::zero(); n];
+        crate::random::par_chunks_mut(&mut v, CHUNK, &|start, chunk| {
+            const B: usize = 1024;
+            let mut buf = [0f64; B];
+            for (k, part) in chunk.chunks_mut(B).enumerate() {
+                let b = &mut buf[..part.len()];
+                f((start + k * B) as u64, b);
+                for (o, &x) in part.iter_mut().zip(b.iter()) {
+                    *o = round(x);
+                }
             }
         });
         Tensor::from_vec(v, shape)?.to_device(device)

@@ -40,6 +40,7 @@
 //! `randint` and `permutation` produce integer dtypes, `bernoulli` u8 and
 //! `categorical` i32 (as `argmax`).
 
+use crate::backend::cpu::elementwise::simd::with_widest;
 use crate::device::Device;
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
@@ -50,6 +51,7 @@ use crate::tensor::Tensor;
 use rayon::prelude::*;
 
 pub(crate) mod draw;
+pub(crate) mod lanes;
 pub(crate) mod normal;
 use draw::*;
 
@@ -214,9 +216,15 @@ impl Key {
         let bounds = inner_bounds(op, dtype, low, high, true)?;
         let p = mantissa_bits(dtype);
         let scale = (-(p as f64)).exp2();
-        fill_float(op, dtype, shape, device, bounds, &|i| {
-            let u = (bits64(self.block(i)) >> (64 - p)) as f64 * scale;
-            low + span * u
+        // Blocks 16 counters at a time (`lanes`), the same values as
+        // `low + span * u(block(i))` element by element.
+        let key = self.0;
+        let value = move |b: [u32; 2]| low + span * ((bits64(b) >> (64 - p)) as f64 * scale);
+        fill_float_batched(op, dtype, shape, device, bounds, &|start, out| {
+            with_widest(
+                #[inline(always)]
+                || lanes::blocks(key, start, out.len(), |j, b| out[j] = value(b)),
+            )
         })
     }
 

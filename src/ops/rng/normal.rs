@@ -7,6 +7,7 @@
 //! thread count give the same bits. Writes straight into the result's
 //! buffer, chunk by chunk over the pool.
 
+use super::lanes::{threefry_lanes, L};
 use crate::backend::cpu::elementwise::simd::with_widest;
 use crate::device::Device;
 use crate::dtype::{DType, Element};
@@ -15,61 +16,8 @@ use crate::layout::checked_numel;
 use crate::random::threefry2x32;
 use crate::tensor::Tensor;
 
-/// Lanes of one batch.
-const L: usize = 16;
-
 /// Elements per parallel task.
 const TASK: usize = 1 << 14;
-
-/// One Threefry-2x32 round with rotation `R`.
-#[inline(always)]
-fn round<const R: u32>(x0: &mut u32, x1: &mut u32) {
-    *x0 = x0.wrapping_add(*x1);
-    *x1 = x1.rotate_left(R) ^ *x0;
-}
-
-/// The key injection after round `4 s - 1`.
-#[inline(always)]
-fn inject(x0: &mut u32, x1: &mut u32, ks: &[u32; 3], s: usize) {
-    *x0 = x0.wrapping_add(ks[s % 3]);
-    *x1 = x1.wrapping_add(ks[(s + 1) % 3].wrapping_add(s as u32));
-}
-
-/// [`threefry2x32`] of the counters `(lo[l], hi[l])` under `key`, lane by
-/// lane (the same integer operations, so the same blocks), with the rounds
-/// written out so that every rotation is a constant. One loop over the
-/// lanes whose body is a whole block: LLVM's loop vectoriser turns it into
-/// 8-lane (AVX2) or 16-lane (AVX-512) integer code; written round by round
-/// over the lanes, as before, about half of it stayed scalar and this part
-/// took more time than the floating-point transform.
-#[inline(always)]
-fn threefry_lanes(key: [u32; 2], lo: &[u32; L], hi: &[u32; L]) -> ([u32; L], [u32; L]) {
-    let ks = [key[0], key[1], 0x1BD1_1BDA ^ key[0] ^ key[1]];
-    let (mut o0, mut o1) = ([0u32; L], [0u32; L]);
-    for l in 0..L {
-        let mut a = lo[l].wrapping_add(ks[0]);
-        let mut b = hi[l].wrapping_add(ks[1]);
-        for s in 0..5 {
-            // Rounds 4s .. 4s + 3: Threefry-2x32 rotates by 13, 15, 26, 6 (s
-            // even) or 17, 29, 16, 24.
-            if s % 2 == 0 {
-                round::<13>(&mut a, &mut b);
-                round::<15>(&mut a, &mut b);
-                round::<26>(&mut a, &mut b);
-                round::<6>(&mut a, &mut b);
-            } else {
-                round::<17>(&mut a, &mut b);
-                round::<29>(&mut a, &mut b);
-                round::<16>(&mut a, &mut b);
-                round::<24>(&mut a, &mut b);
-            }
-            inject(&mut a, &mut b, &ks, s + 1);
-        }
-        o0[l] = a;
-        o1[l] = b;
-    }
-    (o0, o1)
-}
 
 // fdlibm's e_log.c constants (its digits, which parse to its bits).
 #[allow(clippy::excessive_precision)]

@@ -1,6 +1,8 @@
 //! Random generation cases (issue 31): `randn_f32_10M` draws 10^7 standard
-//! normals with `Key::normal` (the values of `Tensor::randn`) on the cases'
-//! device; counted as the 4 bytes written per element.
+//! normals with `Key::normal` (the values of `Tensor::randn`) and
+//! `rand_f32_10M` 10^7 uniforms in [0, 1) with `Key::uniform` (those of
+//! `Tensor::rand`), on the cases' device; counted as the 4 bytes written per
+//! element.
 
 use super::data::SEED_A;
 use super::{device, Case, Prepared, Work};
@@ -8,15 +10,28 @@ use rnx::{DType, Key};
 use std::hint::black_box;
 
 pub fn cases() -> Vec<Case> {
-    vec![Case::ready("randn_f32_10M", |s| {
-        let n = s.pick(10_000_000, 1000);
-        let key = Key::new(SEED_A);
-        Ok(Prepared::new(
-            move || {
-                black_box(key.normal(DType::F32, &[n], 0.0, 1.0, device())?);
-                Ok(())
-            },
-            Some(Work::Bytes((n * 4) as f64)),
-        ))
-    })]
+    vec![
+        Case::ready("randn_f32_10M", |s| {
+            let n = s.pick(10_000_000, 1000);
+            let key = Key::new(SEED_A);
+            Ok(Prepared::new(
+                move || {
+                    black_box(key.normal(DType::F32, &[n], 0.0, 1.0, device())?);
+                    Ok(())
+                },
+                Some(Work::Bytes((n * 4) as f64)),
+            ))
+        }),
+        Case::ready("rand_f32_10M", |s| {
+            let n = s.pick(10_000_000, 1000);
+            let key = Key::new(SEED_A);
+            Ok(Prepared::new(
+                move || {
+                    black_box(key.uniform(DType::F32, &[n], 0.0, 1.0, device())?);
+                    Ok(())
+                },
+                Some(Work::Bytes((n * 4) as f64)),
+            ))
+        }),
+    ]
 }

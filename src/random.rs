@@ -69,6 +69,21 @@ pub(crate) fn par_chunks_mut<T: Send>(
     });
 }
 
+/// The checks of `rand` and `randn` before their key's sampler: a valid
+/// shape and a computing float dtype, f16, bf16, f32 or f64 (the error names
+/// `op`; the fp8 storage dtypes are refused, cast the result).
+fn seeded_float(op: &str, dtype: DType, shape: &[usize]) -> Result<()> {
+    checked_numel(op, shape)?;
+    if matches!(dtype, DType::F16 | DType::BF16 | DType::F32 | DType::F64) {
+        Ok(())
+    } else {
+        Err(Error::UnsupportedDType {
+            op: op.into(),
+            dtype,
+        })
+    }
+}
+
 impl Tensor {
     /// Threefry-2x32 (20 rounds) as a tensor operation, Nx's `threefry`: `key`
     /// and `counter` are u32 tensors whose last axis has size 2 (one 64-bit
@@ -141,13 +156,7 @@ impl Tensor {
     /// The values of `Key::new(seed).uniform(dtype, shape, 0.0, 1.0, ..)`
     /// (its batched fill: Threefry 16 counters at a time).
     pub fn rand(dtype: DType, shape: &[usize], seed: u64) -> Result<Tensor> {
-        checked_numel("rand", shape)?;
-        if !matches!(dtype, DType::F16 | DType::BF16 | DType::F32 | DType::F64) {
-            return Err(Error::UnsupportedDType {
-                op: "rand".into(),
-                dtype,
-            });
-        }
+        seeded_float("rand", dtype, shape)?;
         crate::ops::rng::Key::new(seed).uniform(dtype, shape, 0.0, 1.0, crate::Device::Cpu)
     }
 
@@ -157,13 +166,7 @@ impl Tensor {
     /// (the same bits on every SIMD level; `ops/rng/normal.rs`) and rounded
     /// once. The values of `Key::new(seed).normal(dtype, shape, 0.0, 1.0, ..)`.
     pub fn randn(dtype: DType, shape: &[usize], seed: u64) -> Result<Tensor> {
-        checked_numel("randn", shape)?;
-        if !matches!(dtype, DType::F16 | DType::BF16 | DType::F32 | DType::F64) {
-            return Err(Error::UnsupportedDType {
-                op: "randn".into(),
-                dtype,
-            });
-        }
+        seeded_float("randn", dtype, shape)?;
         crate::ops::rng::Key::new(seed).normal(dtype, shape, 0.0, 1.0, crate::Device::Cpu)
     }
 

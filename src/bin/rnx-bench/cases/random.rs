@@ -6,32 +6,31 @@
 
 use super::data::SEED_A;
 use super::{device, Case, Prepared, Work};
-use rnx::{DType, Key};
+use rnx::{DType, Key, Tensor};
 use std::hint::black_box;
 
 pub fn cases() -> Vec<Case> {
     vec![
-        Case::ready("randn_f32_10M", |s| {
-            let n = s.pick(10_000_000, 1000);
-            let key = Key::new(SEED_A);
-            Ok(Prepared::new(
-                move || {
-                    black_box(key.normal(DType::F32, &[n], 0.0, 1.0, device())?);
-                    Ok(())
-                },
-                Some(Work::Bytes((n * 4) as f64)),
-            ))
+        draw("randn_f32_10M", |k, n| {
+            k.normal(DType::F32, &[n], 0.0, 1.0, device())
         }),
-        Case::ready("rand_f32_10M", |s| {
-            let n = s.pick(10_000_000, 1000);
-            let key = Key::new(SEED_A);
-            Ok(Prepared::new(
-                move || {
-                    black_box(key.uniform(DType::F32, &[n], 0.0, 1.0, device())?);
-                    Ok(())
-                },
-                Some(Work::Bytes((n * 4) as f64)),
-            ))
+        draw("rand_f32_10M", |k, n| {
+            k.uniform(DType::F32, &[n], 0.0, 1.0, device())
         }),
     ]
+}
+
+/// A case that draws `n` f32 values with `f(key, n)`.
+fn draw(name: &'static str, f: fn(Key, usize) -> rnx::Result<Tensor>) -> Case {
+    Case::ready(name, move |s| {
+        let n = s.pick(10_000_000, 1000);
+        let key = Key::new(SEED_A);
+        Ok(Prepared::new(
+            move || {
+                black_box(f(key, n)?);
+                Ok(())
+            },
+            Some(Work::Bytes((n * 4) as f64)),
+        ))
+    })
 }

@@ -75,6 +75,7 @@ const ISSUE_8_NAMES: &[&str] = &[
     "einsum_bij_bjk_f32_64x128x128",
     "tensordot_f32_256x256x64",
     "randn_f32_10M",
+    "rand_f32_10M",
     // Issue 30.
     "fft_c64_1M",
     "rfft_f32_1M",

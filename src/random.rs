@@ -143,7 +143,9 @@ impl Tensor {
 
     /// Uniform values in `[0, 1)` for float dtypes (f16, bf16, f32, f64), from
     /// `seed`. Each value is a multiple of 2^-p for the dtype's precision p, so
-    /// rounding never produces 1.
+    /// rounding never produces 1. The values of `Key::new(seed).uniform(dtype,
+    /// shape, 0.0, 1.0, ..)`: element `i` is the top p bits of Threefry block
+    /// `i` times 2^-p.
     ///
     /// ```
     /// use rnx::{Tensor, DType};
@@ -152,9 +154,6 @@ impl Tensor {
     /// assert_eq!(a.to_vec::<f32>().unwrap(), b.to_vec::<f32>().unwrap());
     /// assert!(a.to_vec::<f32>().unwrap().iter().all(|&x| (0.0..1.0).contains(&x)));
     /// ```
-    ///
-    /// The values of `Key::new(seed).uniform(dtype, shape, 0.0, 1.0, ..)`
-    /// (its batched fill: Threefry 16 counters at a time).
     pub fn rand(dtype: DType, shape: &[usize], seed: u64) -> Result<Tensor> {
         seeded_float("rand", dtype, shape)?;
         crate::ops::rng::Key::new(seed).uniform(dtype, shape, 0.0, 1.0, crate::Device::Cpu)

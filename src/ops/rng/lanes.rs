@@ -1,8 +1,8 @@
 //! Threefry-2x32 on [`L`] counters at a time, written so that LLVM
 //! vectorises it (under `with_widest`: 8 lanes per AVX2 vector, 16 per
-//! AVX-512 one), and the batched uniform fill built on it. The same integer
-//! and float operations as the scalar forms (`crate::random::threefry2x32`,
-//! the per-element closures of `rng`), so the same values.
+//! AVX-512 one): `threefry_lanes` (the normal draws' batches) and `blocks`
+//! (a run of counters, the uniform fill's). The same integer operations as
+//! the scalar `crate::random::threefry2x32`, so the same blocks.
 
 use crate::random::threefry2x32;
 

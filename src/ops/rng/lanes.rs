@@ -59,15 +59,22 @@ pub(super) fn threefry_lanes(key: [u32; 2], lo: &[u32; L], hi: &[u32; L]) -> ([u
     (o0, o1)
 }
 
+/// The [`L`] counters `c..c + L` as Threefry's words: low, then high.
+#[inline(always)]
+pub(super) fn counters(c: u64) -> ([u32; L], [u32; L]) {
+    (
+        std::array::from_fn(|l| (c + l as u64) as u32),
+        std::array::from_fn(|l| ((c + l as u64) >> 32) as u32),
+    )
+}
+
 /// The Threefry blocks of counters `start..start + n` under `key`: `f(j,
 /// block)` for `j < n`, [`L`] lanes at a time (the tail one by one).
 #[inline(always)]
 pub(super) fn blocks(key: [u32; 2], start: u64, n: usize, mut f: impl FnMut(usize, [u32; 2])) {
     let mut j = 0;
     while j + L <= n {
-        let c = start + j as u64;
-        let lo: [u32; L] = std::array::from_fn(|l| (c + l as u64) as u32);
-        let hi: [u32; L] = std::array::from_fn(|l| ((c + l as u64) >> 32) as u32);
+        let (lo, hi) = counters(start + j as u64);
         let (b0, b1) = threefry_lanes(key, &lo, &hi);
         for l in 0..L {
             f(j + l, [b0[l], b1[l]]);

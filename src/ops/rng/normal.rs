@@ -7,7 +7,7 @@
 //! thread count give the same bits. Writes straight into the result's
 //! buffer, chunk by chunk over the pool.
 
-use super::lanes::{threefry_lanes, L};
+use super::lanes::{counters, threefry_lanes, L};
 use crate::backend::cpu::elementwise::simd::with_widest;
 use crate::device::Device;
 use crate::dtype::{DType, Element};
@@ -142,12 +142,7 @@ fn batch(key: [u32; 2], start: u64, out: &mut [f64]) {
     let mut it = out.chunks_exact_mut(L);
     let mut c = start;
     for chunk in &mut it {
-        let (mut lo, mut hi) = ([0u32; L], [0u32; L]);
-        for l in 0..L {
-            let i = c + l as u64;
-            lo[l] = i as u32;
-            hi[l] = (i >> 32) as u32;
-        }
+        let (lo, hi) = counters(c);
         let (b0, b1) = threefry_lanes(key, &lo, &hi);
         let mut z = [0f64; L];
         for l in 0..L {

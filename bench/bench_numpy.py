@@ -394,8 +394,11 @@ def _cases(S):
     nfft, side2, nb = S.pick(1_000_000, 1000), S.pick(1024, 32), S.pick(1000, 10)
     c.append(("fft_c64_1M", "all", cplx("float64", (nfft,)),
               lambda np, x: np.fft.fft(x), lambda torch, x: torch.fft.fft(x)))
-    c.append(("rfft_f32_1M", "all", one((nfft,), -1.0, 1.0),
-              lambda np, x: np.fft.rfft(x), lambda torch, x: torch.fft.rfft(x)))
+    for dt in ("float32", "float64"):
+        c.append((f"rfft_{'f32' if dt == 'float32' else 'f64'}_1M", "all", one((nfft,), -1.0, 1.0, dt),
+                  lambda np, x: np.fft.rfft(x), lambda torch, x: torch.fft.rfft(x)))
+    c.append(("irfft_f64_1M", "all", cplx("float64", (nfft // 2 + 1,)),
+              lambda np, x: np.fft.irfft(x, n=nfft), lambda torch, x: torch.fft.irfft(x, n=nfft)))
     c.append(("fft2_c32_1024x1024", "all", cplx(f32, (side2, side2)),
               lambda np, x: np.fft.fft2(x), lambda torch, x: torch.fft.fft2(x)))
     c.append(("fft_c64_batch_1000x1000", "all", cplx("float64", (nb, nb)),

@@ -69,6 +69,8 @@ GOALS = {
     # Issue 30: at most 0.5 of NumPy's time (pocketfft), at most PyTorch's.
     "fft_c64_1M": [("numpy", 0.5), ("torch", 1.0)],
     "rfft_f32_1M": [("numpy", 0.5), ("torch", 1.0)],
+    "rfft_f64_1M": [("numpy", 0.5), ("torch", 1.0)],
+    "irfft_f64_1M": [("numpy", 0.5), ("torch", 1.0)],
     "fft2_c32_1024x1024": [("numpy", 0.5), ("torch", 1.0)],
     "fft_c64_batch_1000x1000": [("numpy", 0.5), ("torch", 1.0)],
     "dct_f64_1M": [("numpy", 0.5)],  # NumPy column: scipy.fft.dct

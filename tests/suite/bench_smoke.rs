@@ -79,6 +79,8 @@ const ISSUE_8_NAMES: &[&str] = &[
     // Issue 30.
     "fft_c64_1M",
     "rfft_f32_1M",
+    "rfft_f64_1M",
+    "irfft_f64_1M",
     "fft2_c32_1024x1024",
     "fft_c64_batch_1000x1000",
     "dct_f64_1M",

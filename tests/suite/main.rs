@@ -25,6 +25,7 @@ mod ext_coverage;
 mod ext_promotion;
 mod fft;
 mod fft_long;
+mod fft_real_long;
 mod fft_tiled;
 mod filters;
 mod fp8;

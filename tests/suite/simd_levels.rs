@@ -31,6 +31,7 @@ const MODULES: &[&str] = &[
     "rng_normal::",
     "rng::uniform_is_each_blocks_top_bits",
     "fft_long",
+    "fft_real_long",
 ];
 
 fn name(level: Isa) -> &'static str {

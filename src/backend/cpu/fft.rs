@@ -9,10 +9,13 @@
 //! about `CHUNK_ELEMS` elements with `team::for_each_chunk`, so
 //! `RNX_NUM_THREADS` / `set_num_threads` apply. Fewer complex rows than
 //! threads, each long enough, run one by one through the four-step plan of
-//! `fft_long.rs`, which splits each transform over the pool. No FFT
-//! algorithm lives here.
+//! `fft_long.rs`, which splits each transform over the pool; so do real
+//! rows of even length (`fft_real_long.rs`: the half-length complex FFT).
+//! No FFT algorithm lives here.
 
+use super::dct_long::Row;
 use super::fft_long::{LongCache, LongFft};
+use super::fft_real_long::{RealLong, RealLongCache};
 use super::strided::SendPtr;
 use super::team::for_each_chunk;
 use super::transpose::transpose_block;
@@ -41,6 +44,8 @@ pub(super) trait FftFloat: FftNum + Element {
     fn planners() -> &'static Mutex<Planners<Self>>;
     /// This precision's four-step plans (`fft_long.rs`).
     fn long_cache() -> &'static LongCache<Self>;
+    /// This precision's long real-FFT plans (`fft_real_long.rs`).
+    fn real_long_cache() -> &'static RealLongCache<Self>;
     /// `transpose::transpose_block` of complex elements of this precision:
     /// `dst[j * dld + i] = src[i * sld + j]` for `i < rows`, `j < cols`.
     ///
@@ -71,6 +76,10 @@ macro_rules! impl_fft_float {
             }
             fn long_cache() -> &'static LongCache<$t> {
                 static C: OnceLock<LongCache<$t>> = OnceLock::new();
+                C.get_or_init(|| Mutex::new(Default::default()))
+            }
+            fn real_long_cache() -> &'static RealLongCache<$t> {
+                static C: OnceLock<RealLongCache<$t>> = OnceLock::new();
                 C.get_or_init(|| Mutex::new(Default::default()))
             }
             unsafe fn transpose(
@@ -442,7 +451,7 @@ fn run<T: FftFloat>(x: &Tensor, axis: usize, spec: &FftSpec, out: &Tensor) -> Re
             } else {
                 FftDirection::Inverse
             };
-            if rows < crate::device::num_threads().max(2) {
+            if few_rows(rows) {
                 if let Some(long) = LongFft::<T>::get(n, dir) {
                     if let (Ptr::Complex(xc), Ptr::Complex(oc), 1, 1, true, false) =
                         (xp, op, xr.step, or.step, m >= n, in_place)
@@ -552,6 +561,29 @@ fn run<T: FftFloat>(x: &Tensor, axis: usize, spec: &FftSpec, out: &Tensor) -> Re
             });
         }
         FftKind::RealForward => {
+            if let (true, Ptr::Real(xs), Ptr::Complex(os)) = (few_rows(rows), xp, op) {
+                if let Some(long) = RealLong::<T>::get(n, true) {
+                    let s = scale.unwrap_or(<T as Element>::one());
+                    for r in 0..rows {
+                        // SAFETY: row `r` of `x` has `m` readable elements
+                        // `xr.step` apart; row `r` of `out` `n / 2 + 1`, the
+                        // frontend's fresh output (no other thread, no
+                        // overlap with `x`).
+                        unsafe {
+                            let src = Row {
+                                ptr: SendPtr(xs.get().offset(xr.base(r))),
+                                step: xr.step,
+                            };
+                            let dst = Row {
+                                ptr: SendPtr(os.get().offset(or.base(r))),
+                                step: or.step,
+                            };
+                            long.forward(src, m, dst, s, spec.conj)?;
+                        }
+                    }
+                    return Ok(());
+                }
+            }
             let plan = lock(T::planners()).real.plan_fft_forward(n);
             for_each_chunk(chunks, &|c| {
                 let mut cin = vec![zero; in_len];
@@ -573,6 +605,29 @@ fn run<T: FftFloat>(x: &Tensor, axis: usize, spec: &FftSpec, out: &Tensor) -> Re
             });
         }
         FftKind::RealInverse => {
+            if let (true, Ptr::Complex(xs), Ptr::Real(os)) = (few_rows(rows), xp, op) {
+                if let Some(long) = RealLong::<T>::get(n, false) {
+                    let s = scale.unwrap_or(<T as Element>::one());
+                    for r in 0..rows {
+                        // SAFETY: row `r` of `x` has `m` readable elements
+                        // `xr.step` apart; row `r` of `out` `n`, the
+                        // frontend's fresh output (no other thread, no
+                        // overlap with `x`).
+                        unsafe {
+                            let src = Row {
+                                ptr: SendPtr(xs.get().offset(xr.base(r))),
+                                step: xr.step,
+                            };
+                            let dst = Row {
+                                ptr: SendPtr(os.get().offset(or.base(r))),
+                                step: or.step,
+                            };
+                            long.inverse(src, m, dst, s, spec.conj)?;
+                        }
+                    }
+                    return Ok(());
+                }
+            }
             let plan = lock(T::planners()).real.plan_fft_inverse(n);
             for_each_chunk(chunks, &|c| {
                 let mut cin = vec![zero; in_len];
@@ -606,6 +661,12 @@ fn run<T: FftFloat>(x: &Tensor, axis: usize, spec: &FftSpec, out: &Tensor) -> Re
         Some(e) => Err(e),
         None => Ok(()),
     }
+}
+
+/// Whether `rows` rows are too few to spread over the pool one per thread:
+/// then each long row takes a four-step plan, which splits it over the pool.
+fn few_rows(rows: usize) -> bool {
+    rows < crate::device::num_threads().max(2)
 }
 
 /// Lock a planner, also after a panic elsewhere (a planner stays consistent).

@@ -1,7 +1,8 @@
 //! Lane kernels of the long transforms, compiled once per SIMD level: the
-//! twiddle multiply of the four-step FFT's pass 1 (`fft_long.rs`) and the
+//! twiddle multiply of the four-step FFT's pass 1 (`fft_long.rs`), the
 //! four-output post-processing ("quads") of the fused DCT-2's pass 2
-//! (`dct_long.rs`). Each is written over fixed groups of `L` lanes held in
+//! (`dct_long.rs`) and the two-bin post-processing ("pairs") of the long
+//! real FFT's pass 2 (`fft_real_long.rs`). Each is written over fixed groups of `L` lanes held in
 //! local arrays, which LLVM turns into vector code inside the
 //! `target_feature` functions of [`dispatch`] (AVX2+FMA or AVX-512 at the
 //! level of `elementwise::simd::isa`, which `RNX_SIMD` caps). The lanes keep
@@ -262,6 +263,110 @@ unsafe fn quads_body<T: FftFloat, F: Fn(usize, usize)>(
                 out.run(n - k, -1, y1);
                 out.run(h - k, -1, y2);
                 out.run(h + k, 1, y3);
+            }
+        }
+    }
+    for k1 in 0..n1 {
+        for i in i0 + groups * L..i1 {
+            scalar(i, k1);
+        }
+    }
+}
+
+/// The twiddles of one long real FFT's pass 2 (see `fft_real_long.rs`).
+pub(super) struct PairTw<'a, T> {
+    /// Half the transform length (`h = n / 2`, the complex FFT's).
+    pub(super) h: usize,
+    /// The row length `n2` of the four-step split of `h`.
+    pub(super) n2: usize,
+    /// `W^{n2 k1}`, `k1 < n1`.
+    pub(super) t1: &'a [Complex<T>],
+    /// `W^{k2}`, `k2 < n2`.
+    pub(super) t2: &'a [Complex<T>],
+}
+
+/// Pass 2's bin pairs of a long real FFT for the rows `k2 = k0 + i` (`i` in
+/// `i0..i1`) and every `k1 < n1`: from `Z_k = a[i][k1]` and `Z_{h-k} =
+/// b[i][n1 - 1 - k1]` (`k = k2 + n2 k1`), `E = (Z_k + conj Z_{h-k}) / 2`,
+/// `O = W^k (Z_k - conj Z_{h-k}) / 2i`, bin `k` = `E + O` and bin `h - k` =
+/// `conj(E - O)`, their real parts written through `re` and imaginary parts
+/// through `im`. Groups of `L` rows run in lanes (the scalar operations and
+/// order of `fft_real_long.rs`); the rest go to `scalar(i, k1)`.
+///
+/// # Safety
+/// The bins of these pairs must be writable through `re` and `im` and
+/// touched by nothing else during the call.
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn pairs<T: FftFloat, F: Fn(usize, usize)>(
+    tw: &PairTw<T>,
+    re: Out<T>,
+    im: Out<T>,
+    k0: usize,
+    rows: (usize, usize),
+    a: &[&[Complex<T>]],
+    b: &[&[Complex<T>]],
+    half: T,
+    scalar: F,
+) {
+    at_level!(<T: FftFloat, F: Fn(usize, usize)> (
+        tw: &PairTw<T> = tw,
+        re: Out<T> = re,
+        im: Out<T> = im,
+        k0: usize = k0,
+        rows: (usize, usize) = rows,
+        a: &[&[Complex<T>]] = a,
+        b: &[&[Complex<T>]] = b,
+        half: T = half,
+        scalar: F = scalar
+    ) pairs_body)
+}
+
+/// The body of [`pairs`].
+///
+/// # Safety
+/// As [`pairs`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn pairs_body<T: FftFloat, F: Fn(usize, usize)>(
+    tw: &PairTw<T>,
+    re: Out<T>,
+    im: Out<T>,
+    k0: usize,
+    (i0, i1): (usize, usize),
+    a: &[&[Complex<T>]],
+    b: &[&[Complex<T>]],
+    half: T,
+    scalar: F,
+) {
+    let n1 = tw.t1.len();
+    let (h, n2) = (tw.h, tw.n2);
+    let groups = (i1 - i0) / L;
+    for gi in 0..groups {
+        let ib = i0 + gi * L;
+        let ra: [&[Complex<T>]; L] = std::array::from_fn(|l| &a[ib + l][..n1]);
+        let rb: [&[Complex<T>]; L] = std::array::from_fn(|l| &b[ib + l][..n1]);
+        let w2r = lanes!(T, |l| tw.t2[k0 + ib + l].re);
+        let w2i = lanes!(T, |l| tw.t2[k0 + ib + l].im);
+        for (k1, w1) in tw.t1.iter().enumerate() {
+            let zkr = lanes!(T, |l| ra[l][k1].re);
+            let zki = lanes!(T, |l| ra[l][k1].im);
+            let zcr = lanes!(T, |l| rb[l][n1 - 1 - k1].re);
+            let zci = lanes!(T, |l| -rb[l][n1 - 1 - k1].im);
+            let er = lanes!(T, |l| (zkr[l] + zcr[l]) * half);
+            let ei = lanes!(T, |l| (zki[l] + zci[l]) * half);
+            let dr = lanes!(T, |l| zkr[l] - zcr[l]);
+            let di = lanes!(T, |l| zki[l] - zci[l]);
+            let (wr, wi) = vcmul([w1.re; L], [w1.im; L], w2r, w2i);
+            let pr = lanes!(T, |l| di[l] * half);
+            let pi = lanes!(T, |l| -dr[l] * half);
+            let (or, oi) = vcmul(wr, wi, pr, pi);
+            let k = k0 + ib + n2 * k1;
+            // SAFETY: the pairs' bins, by the caller's contract.
+            unsafe {
+                re.run(k, 1, lanes!(T, |l| er[l] + or[l]));
+                im.run(k, 1, lanes!(T, |l| ei[l] + oi[l]));
+                re.run(h - k, -1, lanes!(T, |l| er[l] - or[l]));
+                im.run(h - k, -1, lanes!(T, |l| -(ei[l] - oi[l])));
             }
         }
     }

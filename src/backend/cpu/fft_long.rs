@@ -15,7 +15,8 @@
 //! The twiddles are products of two exactly rounded tables (`W_n^r`, `r <
 //! n1`, and `W_n^{q n1}`, `q < n2`), so each carries about 2 ulp: the error
 //! stays at a plain FFT's. Plans are cached per (length, direction) and
-//! precision; only `fft.rs` and `dct_plan.rs` call this.
+//! precision; only `fft.rs`, `fft_real_long.rs` and `dct_plan.rs` call
+//! this.
 
 use super::fft::{lock, FftFloat};
 use super::fft_lanes::twiddle_column;

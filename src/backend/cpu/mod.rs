@@ -15,6 +15,7 @@ pub mod fft;
 mod fft_lanes;
 pub(crate) mod fft_long;
 pub(crate) mod fft_long_flat;
+mod fft_real_long;
 pub mod index;
 pub mod matmul;
 pub(crate) mod packed;

@@ -33,6 +33,19 @@ fn flops(total: usize, len: usize, per: f64) -> Option<Work> {
     Some(Work::Flops(per * total as f64 * (len as f64).log2()))
 }
 
+/// The real FFT of 10^6 values of `dtype` (1000 at the quick scale).
+fn rfft(s: Scale, dtype: DType) -> rnx::Result<Prepared> {
+    let n = s.pick(1_000_000, 1000);
+    let x = uniform(dtype, &[n], SEED_A, -1.0, 1.0)?;
+    Ok(Prepared::new(
+        move || {
+            black_box(x.rfft()?);
+            Ok(())
+        },
+        flops(n, n, 2.5),
+    ))
+}
+
 pub fn cases() -> Vec<Case> {
     vec![
         Case::ready("fft_c64_1M", |s: Scale| {
@@ -46,12 +59,19 @@ pub fn cases() -> Vec<Case> {
                 flops(n, n, 5.0),
             ))
         }),
-        Case::ready("rfft_f32_1M", |s: Scale| {
+        Case::ready("rfft_f32_1M", |s: Scale| rfft(s, DType::F32)),
+        Case::ready("rfft_f64_1M", |s: Scale| rfft(s, DType::F64)),
+        Case::ready("irfft_f64_1M", |s: Scale| {
+            // The half spectrum of a real signal of 10^6 values.
             let n = s.pick(1_000_000, 1000);
-            let x = uniform(DType::F32, &[n], SEED_A, -1.0, 1.0)?;
+            let x = complex(DType::F64, &[n / 2 + 1])?;
+            let o = rnx::FftOptions {
+                n: Some(n),
+                ..Default::default()
+            };
             Ok(Prepared::new(
                 move || {
-                    black_box(x.rfft()?);
+                    black_box(x.irfft_with(&o)?);
                     Ok(())
                 },
                 flops(n, n, 2.5),

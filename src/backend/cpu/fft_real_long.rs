@@ -11,7 +11,9 @@
 //! - inverse: pass 1 forms `Z_k = E + i O` with `E = X_k + conj X_{h-k}`,
 //!   `O = (X_k - conj X_{h-k}) W^{-k}` while it gathers (`X_0` and `X_h`
 //!   taken as real, as NumPy does), the inverse complex FFT of length `h`
-//!   gives `z_j = x_{2j} + i x_{2j+1}`, and pass 2 writes both halves out.
+//!   gives `z_j = x_{2j} + i x_{2j+1}`, and pass 2 writes both halves out
+//!   (a contiguous output as complex pairs with streaming stores: irfft of
+//!   10^6 f64 ~4.9 -> ~4.4 ms on the Zen 3 VM).
 //!
 //! So the row is read once and the output written once, and both passes
 //! run on every thread; rustfft's own real FFT of such a row is one thread
@@ -24,7 +26,7 @@ use super::dct_long::Row;
 use super::fft::{lock, FftFloat};
 use super::fft_lanes::{pairs, Out, PairTw};
 use super::fft_long::LongFft;
-use super::fft_long_flat::prefetch;
+use super::fft_long_flat::{fence, prefetch, stream};
 use super::strided::SendPtr;
 use crate::dtype::Element;
 use crate::error::Result;
@@ -317,6 +319,23 @@ impl<T: FftFloat> RealLong<T> {
                 }
             },
             |k0, rows| {
+                if dst.step == 1 {
+                    // Contiguous: `z_k` is the pair `x_{2k}, x_{2k+1}`, one
+                    // complex store, streamed (not read again here).
+                    let out = dst.ptr.get().cast::<Complex<T>>();
+                    for k1 in 0..n1 {
+                        for (i, r) in rows.iter().enumerate() {
+                            let k = k0 + i + n2 * k1;
+                            let v = Complex::new(r[k1].re * scale, r[k1].im * scale);
+                            // SAFETY: elements `2k, 2k + 1 < n` of the
+                            // output (`k < h`), written once (by the block
+                            // of bin `k`); `Complex<T>` is two `T`s.
+                            unsafe { stream(out.add(k), v) };
+                        }
+                    }
+                    fence();
+                    return;
+                }
                 for k1 in 0..n1 {
                     for (i, r) in rows.iter().enumerate() {
                         let k = k0 + i + n2 * k1;

@@ -90,7 +90,7 @@ fn reference_irfft(bins: &[C64], n: usize) -> Vec<f64> {
         .map(|k| bins.get(k).copied().unwrap_or_default())
         .collect();
     b[0].im = 0.0;
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         b[h].im = 0.0;
     }
     let full: Vec<C64> = (0..n)

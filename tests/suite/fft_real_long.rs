@@ -267,3 +267,35 @@ fn long_rfft_f32() {
         assert!(err < 1e-5, "n {n}: f32 round trip {err}");
     }
 }
+
+/// Rows of at least 2^18 take the long path one by one however many there
+/// are (`REAL_ROW_BY_ROW` in `fft.rs`): three rows along the last axis, and
+/// the same rows as the columns of a transposed view (strided rows).
+#[test]
+fn long_rfft_many_rows_and_strided_axis() {
+    let mut rng = Rng(0x7ea5);
+    let (rows, n) = (3, 1 << 18);
+    let x = rand_r(&mut rng, rows * n);
+    let t = Tensor::from_slice(&x, &[rows, n]).unwrap();
+    let cols = t.transpose(None).unwrap();
+    let h = n / 2 + 1;
+    let y = c64(&t.rfft().unwrap());
+    let yc = c64(&cols
+        .rfft_with(&FftOptions {
+            axis: 0,
+            ..Default::default()
+        })
+        .unwrap());
+    for r in 0..rows {
+        let row = &x[r * n..(r + 1) * n];
+        let want = reference_rfft(row, n);
+        assert!(
+            max_err(&y[r * h..(r + 1) * h], &want) <= 1e-12 * l1(row),
+            "row {r}"
+        );
+        let col: Vec<C64> = (0..h).map(|k| yc[k * rows + r]).collect();
+        assert!(max_err(&col, &want) <= 1e-12 * l1(row), "column {r}");
+    }
+    let back = t.rfft().unwrap().irfft().unwrap().to_vec::<f64>().unwrap();
+    assert!(max_diff(&back, &x) < 1e-12, "round trip");
+}

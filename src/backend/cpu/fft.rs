@@ -587,22 +587,54 @@ fn run<T: FftFloat>(x: &Tensor, axis: usize, spec: &FftSpec, out: &Tensor) -> Re
                 }
             }
             let plan = lock(T::planners()).real.plan_fft_forward(n);
+            let direct = matches!((op, or.step), (Ptr::Complex(_), 1));
             for_each_chunk(chunks, &|c| {
-                let mut cin = vec![zero; in_len];
                 let mut rin = vec![<T as Element>::zero(); n];
-                let mut cout = vec![zero; out_len];
+                let mut cout = vec![zero; if direct { 0 } else { out_len }];
                 let mut scratch = vec![zero; plan.get_scratch_len()];
+                let take = m.min(n);
                 for r in c * per..((c + 1) * per).min(rows) {
-                    // SAFETY: `xr.base(r)` is row `r` of `x`, `m` long.
-                    unsafe { gather(&xp, xr.base(r), xr.step, m, &mut cin) };
-                    for (d, s) in rin.iter_mut().zip(&cin) {
-                        *d = s.re;
+                    let xb = xr.base(r);
+                    match xp {
+                        Ptr::Real(p) if xr.step == 1 => {
+                            // SAFETY: row `r` of `x`: `m >= take` contiguous
+                            // elements from `xb`.
+                            let src =
+                                unsafe { std::slice::from_raw_parts(p.get().offset(xb), take) };
+                            rin[..take].copy_from_slice(src);
+                        }
+                        _ => {
+                            for (j, d) in rin[..take].iter_mut().enumerate() {
+                                // SAFETY: `j < m`: element `j` of row `r` of `x`.
+                                *d = unsafe { xp.read(xb + j as isize * xr.step) }.re;
+                            }
+                        }
+                    }
+                    rin[take..].fill(<T as Element>::zero());
+                    let ob = or.base(r);
+                    if let (Ptr::Complex(o), true) = (op, direct) {
+                        // The bins straight into row `r` of `out`.
+                        // SAFETY: row `r` of `out` is `out_len` contiguous
+                        // elements from `ob`, this chunk's alone (the
+                        // frontend's fresh output, which `x` does not overlap).
+                        let dst =
+                            unsafe { std::slice::from_raw_parts_mut(o.get().offset(ob), out_len) };
+                        if let Err(e) = plan.process_with_scratch(&mut rin, dst, &mut scratch) {
+                            fail(e);
+                        }
+                        let s = scale.unwrap_or(<T as Element>::one());
+                        if scale.is_some() || spec.conj {
+                            let si = if spec.conj { -s } else { s };
+                            dst.iter_mut()
+                                .for_each(|v| *v = Complex::new(v.re * s, v.im * si));
+                        }
+                        continue;
                     }
                     if let Err(e) = plan.process_with_scratch(&mut rin, &mut cout, &mut scratch) {
                         fail(e);
                     }
                     // SAFETY: as for the complex kinds, `out_len` elements.
-                    unsafe { scatter(&op, or.base(r), or.step, &cout, scale, spec.conj) };
+                    unsafe { scatter(&op, ob, or.step, &cout, scale, spec.conj) };
                 }
             });
         }
@@ -636,8 +668,8 @@ fn run<T: FftFloat>(x: &Tensor, axis: usize, spec: &FftSpec, out: &Tensor) -> Re
             for_each_chunk(chunks, &|c| {
                 let mut cin = vec![zero; in_len];
                 let mut rout = vec![<T as Element>::zero(); n];
-                let mut cout = vec![zero; n];
                 let mut scratch = vec![zero; plan.get_scratch_len()];
+                let s = scale.unwrap_or(<T as Element>::one());
                 for r in c * per..((c + 1) * per).min(rows) {
                     // SAFETY: `xr.base(r)` is row `r` of `x`, `m` long.
                     unsafe { gather(&xp, xr.base(r), xr.step, m, &mut cin) };
@@ -649,14 +681,30 @@ fn run<T: FftFloat>(x: &Tensor, axis: usize, spec: &FftSpec, out: &Tensor) -> Re
                     if n % 2 == 0 {
                         cin[n / 2].im = <T as Element>::zero();
                     }
+                    let ob = or.base(r);
+                    if let (Ptr::Real(o), 1) = (op, or.step) {
+                        // The values straight into row `r` of `out`.
+                        // SAFETY: row `r` of `out` is `n` contiguous elements
+                        // from `ob`, this chunk's alone (the frontend's fresh
+                        // output, which `x` does not overlap).
+                        let dst = unsafe { std::slice::from_raw_parts_mut(o.get().offset(ob), n) };
+                        if let Err(e) = plan.process_with_scratch(&mut cin, dst, &mut scratch) {
+                            fail(e);
+                        }
+                        if scale.is_some() {
+                            dst.iter_mut().for_each(|v| *v = *v * s);
+                        }
+                        continue;
+                    }
                     if let Err(e) = plan.process_with_scratch(&mut cin, &mut rout, &mut scratch) {
                         fail(e);
                     }
-                    for (d, &s) in cout.iter_mut().zip(&rout) {
-                        *d = Complex::new(s, <T as Element>::zero());
+                    for (j, &v) in rout.iter().enumerate() {
+                        let v = Complex::new(v * s, <T as Element>::zero());
+                        // SAFETY: `j < n`: element `j` of row `r` of `out`,
+                        // this chunk's alone.
+                        unsafe { op.write(ob + j as isize * or.step, v) };
                     }
-                    // SAFETY: as for the complex kinds, `n` elements.
-                    unsafe { scatter(&op, or.base(r), or.step, &cout, scale, false) };
                 }
             });
         }

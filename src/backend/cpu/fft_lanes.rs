@@ -273,6 +273,48 @@ unsafe fn quads_body<T: FftFloat, F: Fn(usize, usize)>(
     }
 }
 
+/// Where pass 2 of the long real FFT writes: bin `k` at `ptr + k * step`,
+/// its real part times `scale` and its imaginary part times `scale_im`
+/// (`-scale` conjugates).
+#[derive(Clone, Copy)]
+pub(super) struct Bins<T> {
+    pub(super) ptr: SendPtr<Complex<T>>,
+    pub(super) step: isize,
+    pub(super) scale: T,
+    pub(super) scale_im: T,
+}
+
+impl<T: FftFloat> Bins<T> {
+    /// Bins `k + d l` (`d = ±1`) for lanes `l < L` from `re[l]`, `im[l]`.
+    ///
+    /// # Safety
+    /// Every bin written must be writable and touched by nothing else
+    /// during the call.
+    #[inline(always)]
+    unsafe fn run(&self, k: usize, d: isize, re: [T; L], im: [T; L]) {
+        let e = self.step * d;
+        let p = self.ptr.get().wrapping_offset(k as isize * self.step);
+        let z = |l: usize| Complex::new(re[l] * self.scale, im[l] * self.scale_im);
+        if e == 1 {
+            for l in 0..L {
+                // SAFETY: bin `k + d l`, by the caller's contract.
+                unsafe { *p.add(l) = z(l) };
+            }
+        } else if e == -1 {
+            let p = p.wrapping_sub(L - 1);
+            for l in 0..L {
+                // SAFETY: bin `k + d (L - 1 - l)`, as above.
+                unsafe { *p.add(l) = z(L - 1 - l) };
+            }
+        } else {
+            for l in 0..L {
+                // SAFETY: bin `k + d l`, as above.
+                unsafe { *p.offset(l as isize * e) = z(l) };
+            }
+        }
+    }
+}
+
 /// The twiddles of one long real FFT's pass 2 (see `fft_real_long.rs`).
 pub(super) struct PairTw<'a, T> {
     /// Half the transform length (`h = n / 2`, the complex FFT's).
@@ -289,18 +331,16 @@ pub(super) struct PairTw<'a, T> {
 /// `i0..i1`) and every `k1 < n1`: from `Z_k = a[i][k1]` and `Z_{h-k} =
 /// b[i][n1 - 1 - k1]` (`k = k2 + n2 k1`), `E = (Z_k + conj Z_{h-k}) / 2`,
 /// `O = W^k (Z_k - conj Z_{h-k}) / 2i`, bin `k` = `E + O` and bin `h - k` =
-/// `conj(E - O)`, their real parts written through `re` and imaginary parts
-/// through `im`. Groups of `L` rows run in lanes (the scalar operations and
+/// `conj(E - O)`, written through `out`. Groups of `L` rows run in lanes (the scalar operations and
 /// order of `fft_real_long.rs`); the rest go to `scalar(i, k1)`.
 ///
 /// # Safety
-/// The bins of these pairs must be writable through `re` and `im` and
+/// The bins of these pairs must be writable through `out` and
 /// touched by nothing else during the call.
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn pairs<T: FftFloat, F: Fn(usize, usize)>(
     tw: &PairTw<T>,
-    re: Out<T>,
-    im: Out<T>,
+    out: Bins<T>,
     k0: usize,
     rows: (usize, usize),
     a: &[&[Complex<T>]],
@@ -310,8 +350,7 @@ pub(super) unsafe fn pairs<T: FftFloat, F: Fn(usize, usize)>(
 ) {
     at_level!(<T: FftFloat, F: Fn(usize, usize)> (
         tw: &PairTw<T> = tw,
-        re: Out<T> = re,
-        im: Out<T> = im,
+        out: Bins<T> = out,
         k0: usize = k0,
         rows: (usize, usize) = rows,
         a: &[&[Complex<T>]] = a,
@@ -329,8 +368,7 @@ pub(super) unsafe fn pairs<T: FftFloat, F: Fn(usize, usize)>(
 #[allow(clippy::too_many_arguments)]
 unsafe fn pairs_body<T: FftFloat, F: Fn(usize, usize)>(
     tw: &PairTw<T>,
-    re: Out<T>,
-    im: Out<T>,
+    out: Bins<T>,
     k0: usize,
     (i0, i1): (usize, usize),
     a: &[&[Complex<T>]],
@@ -363,10 +401,13 @@ unsafe fn pairs_body<T: FftFloat, F: Fn(usize, usize)>(
             let k = k0 + ib + n2 * k1;
             // SAFETY: the pairs' bins, by the caller's contract.
             unsafe {
-                re.run(k, 1, lanes!(T, |l| er[l] + or[l]));
-                im.run(k, 1, lanes!(T, |l| ei[l] + oi[l]));
-                re.run(h - k, -1, lanes!(T, |l| er[l] - or[l]));
-                im.run(h - k, -1, lanes!(T, |l| -(ei[l] - oi[l])));
+                let (xr, xi) = (lanes!(T, |l| er[l] + or[l]), lanes!(T, |l| ei[l] + oi[l]));
+                out.run(k, 1, xr, xi);
+                let (mr, mi) = (
+                    lanes!(T, |l| er[l] - or[l]),
+                    lanes!(T, |l| -(ei[l] - oi[l])),
+                );
+                out.run(h - k, -1, mr, mi);
             }
         }
     }

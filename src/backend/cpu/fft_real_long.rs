@@ -28,10 +28,9 @@
 
 use super::dct_long::Row;
 use super::fft::{lock, FftFloat};
-use super::fft_lanes::{pairs, Out, PairTw};
+use super::fft_lanes::{pairs, Bins, PairTw};
 use super::fft_long::LongFft;
 use super::fft_long_flat::{fence, prefetch, stream};
-use super::strided::SendPtr;
 use crate::dtype::Element;
 use crate::error::Result;
 use num_complex::Complex;
@@ -193,20 +192,12 @@ impl<T: FftFloat> RealLong<T> {
             t1: &self.t1,
             t2: &self.t2,
         };
-        // The bins' real and imaginary parts as two real outputs.
-        let base = dst.ptr.get().cast::<T>();
-        let (re, im) = (
-            Out {
-                ptr: SendPtr(base),
-                step: 2 * dst.step,
-                scale,
-            },
-            Out {
-                ptr: SendPtr(base.wrapping_add(1)),
-                step: 2 * dst.step,
-                scale: if conj { -scale } else { scale },
-            },
-        );
+        let out = Bins {
+            ptr: dst.ptr,
+            step: dst.step,
+            scale,
+            scale_im: if conj { -scale } else { scale },
+        };
         self.fft.process_pairs(
             false,
             |blk, buf, lb| {
@@ -261,7 +252,7 @@ impl<T: FftFloat> RealLong<T> {
                 let rows = (lo, g - usize::from(mid));
                 // SAFETY: the bins of the rows `k0 + lo..k0 + g - mid`
                 // and their mirrors, this block's alone (as `put`'s).
-                unsafe { pairs(&tw, re, im, k0, rows, a, b, half, scalar) };
+                unsafe { pairs(&tw, out, k0, rows, a, b, half, scalar) };
             },
         )
     }

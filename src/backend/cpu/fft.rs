@@ -566,24 +566,13 @@ fn run<T: FftFloat>(x: &Tensor, axis: usize, spec: &FftSpec, out: &Tensor) -> Re
             {
                 if let Some(long) = RealLong::<T>::get(n, true) {
                     let s = scale.unwrap_or(<T as Element>::one());
-                    for r in 0..rows {
-                        // SAFETY: row `r` of `x` has `m` readable elements
-                        // `xr.step` apart; row `r` of `out` `n / 2 + 1`, the
+                    return by_rows((xs, &xr), (os, &or), rows, |src, dst| {
+                        // SAFETY: a row of `x` has `m` readable elements
+                        // `xr.step` apart; a row of `out` `n / 2 + 1`, the
                         // frontend's fresh output (no other thread, no
                         // overlap with `x`).
-                        unsafe {
-                            let src = Row {
-                                ptr: SendPtr(xs.get().offset(xr.base(r))),
-                                step: xr.step,
-                            };
-                            let dst = Row {
-                                ptr: SendPtr(os.get().offset(or.base(r))),
-                                step: or.step,
-                            };
-                            long.forward(src, m, dst, s, spec.conj)?;
-                        }
-                    }
-                    return Ok(());
+                        unsafe { long.forward(src, m, dst, s, spec.conj) }
+                    });
                 }
             }
             let plan = lock(T::planners()).real.plan_fft_forward(n);
@@ -644,24 +633,13 @@ fn run<T: FftFloat>(x: &Tensor, axis: usize, spec: &FftSpec, out: &Tensor) -> Re
             {
                 if let Some(long) = RealLong::<T>::get(n, false) {
                     let s = scale.unwrap_or(<T as Element>::one());
-                    for r in 0..rows {
-                        // SAFETY: row `r` of `x` has `m` readable elements
-                        // `xr.step` apart; row `r` of `out` `n`, the
+                    return by_rows((xs, &xr), (os, &or), rows, |src, dst| {
+                        // SAFETY: a row of `x` has `m` readable elements
+                        // `xr.step` apart; a row of `out` `n`, the
                         // frontend's fresh output (no other thread, no
                         // overlap with `x`).
-                        unsafe {
-                            let src = Row {
-                                ptr: SendPtr(xs.get().offset(xr.base(r))),
-                                step: xr.step,
-                            };
-                            let dst = Row {
-                                ptr: SendPtr(os.get().offset(or.base(r))),
-                                step: or.step,
-                            };
-                            long.inverse(src, m, dst, s, spec.conj)?;
-                        }
-                    }
-                    return Ok(());
+                        unsafe { long.inverse(src, m, dst, s, spec.conj) }
+                    });
                 }
             }
             let plan = lock(T::planners()).real.plan_fft_inverse(n);
@@ -713,6 +691,28 @@ fn run<T: FftFloat>(x: &Tensor, axis: usize, spec: &FftSpec, out: &Tensor) -> Re
         Some(e) => Err(e),
         None => Ok(()),
     }
+}
+
+/// `each(src, dst)` for the rows `0..rows` of two tensors (base pointers
+/// and rows along the axis), one after the other.
+fn by_rows<A, B>(
+    (xp, xr): (SendPtr<A>, &Rows),
+    (op, or): (SendPtr<B>, &Rows),
+    rows: usize,
+    each: impl Fn(Row<A>, Row<B>) -> Result<()>,
+) -> Result<()> {
+    for r in 0..rows {
+        let src = Row {
+            ptr: SendPtr(xp.get().wrapping_offset(xr.base(r))),
+            step: xr.step,
+        };
+        let dst = Row {
+            ptr: SendPtr(op.get().wrapping_offset(or.base(r))),
+            step: or.step,
+        };
+        each(src, dst)?;
+    }
+    Ok(())
 }
 
 /// Real rows at least this long take the long real path of

@@ -123,6 +123,33 @@ fn twiddle_body<T: FftFloat>(
     }
 }
 
+/// The even and odd parts of the pairs of lanes `l`, `Z_k = ra[l][k1]` and
+/// `Z_{h-k} = rb[l][n1 - 1 - k1]` (`n1` the rows' length): `E = (Z_k + conj
+/// Z_{h-k}) / 2` and `O = (Z_k - conj Z_{h-k}) / 2i`, as `[E.re, E.im,
+/// O.re, O.im]` (the operations and order of the scalar code of
+/// `dct_long.rs` and `fft_real_long.rs`).
+#[inline(always)]
+fn even_odd<T: FftFloat>(
+    ra: &[&[Complex<T>]; L],
+    rb: &[&[Complex<T>]; L],
+    k1: usize,
+    half: T,
+) -> [[T; L]; 4] {
+    let n1 = ra[0].len();
+    let zkr = lanes!(T, |l| ra[l][k1].re);
+    let zki = lanes!(T, |l| ra[l][k1].im);
+    let zcr = lanes!(T, |l| rb[l][n1 - 1 - k1].re);
+    let zci = lanes!(T, |l| -rb[l][n1 - 1 - k1].im);
+    let dr = lanes!(T, |l| zkr[l] - zcr[l]);
+    let di = lanes!(T, |l| zki[l] - zci[l]);
+    [
+        lanes!(T, |l| (zkr[l] + zcr[l]) * half),
+        lanes!(T, |l| (zki[l] + zci[l]) * half),
+        lanes!(T, |l| di[l] * half),
+        lanes!(T, |l| -dr[l] * half),
+    ]
+}
+
 /// Where pass 2 of the fused DCT-2 writes: output `k` at `ptr + k * step`,
 /// times `scale`.
 #[derive(Clone, Copy)]
@@ -238,16 +265,7 @@ unsafe fn quads_body<T: FftFloat, F: Fn(usize, usize)>(
         let w1i = lanes!(T, |l| wr[l].1.im);
         for k1 in 0..n1 {
             let (wa, wb) = (wa[k1], wb[k1]);
-            let zkr = lanes!(T, |l| ra[l][k1].re);
-            let zki = lanes!(T, |l| ra[l][k1].im);
-            let zcr = lanes!(T, |l| rb[l][n1 - 1 - k1].re);
-            let zci = lanes!(T, |l| -rb[l][n1 - 1 - k1].im);
-            let er = lanes!(T, |l| (zkr[l] + zcr[l]) * half);
-            let ei = lanes!(T, |l| (zki[l] + zci[l]) * half);
-            let dr = lanes!(T, |l| zkr[l] - zcr[l]);
-            let di = lanes!(T, |l| zki[l] - zci[l]);
-            let or = lanes!(T, |l| di[l] * half);
-            let oi = lanes!(T, |l| -dr[l] * half);
+            let [er, ei, or, oi] = even_odd(&ra, &rb, k1, half);
             let (tar, tai) = vcmul([wa.re; L], [wa.im; L], w0r, w0i);
             let (ar, ai) = vcmul(tar, tai, er, ei);
             let (tbr, tbi) = vcmul([wb.re; L], [wb.im; L], w1r, w1i);
@@ -386,17 +404,8 @@ unsafe fn pairs_body<T: FftFloat, F: Fn(usize, usize)>(
         let w2r = lanes!(T, |l| tw.t2[k0 + ib + l].re);
         let w2i = lanes!(T, |l| tw.t2[k0 + ib + l].im);
         for (k1, w1) in tw.t1.iter().enumerate() {
-            let zkr = lanes!(T, |l| ra[l][k1].re);
-            let zki = lanes!(T, |l| ra[l][k1].im);
-            let zcr = lanes!(T, |l| rb[l][n1 - 1 - k1].re);
-            let zci = lanes!(T, |l| -rb[l][n1 - 1 - k1].im);
-            let er = lanes!(T, |l| (zkr[l] + zcr[l]) * half);
-            let ei = lanes!(T, |l| (zki[l] + zci[l]) * half);
-            let dr = lanes!(T, |l| zkr[l] - zcr[l]);
-            let di = lanes!(T, |l| zki[l] - zci[l]);
+            let [er, ei, pr, pi] = even_odd(&ra, &rb, k1, half);
             let (wr, wi) = vcmul([w1.re; L], [w1.im; L], w2r, w2i);
-            let pr = lanes!(T, |l| di[l] * half);
-            let pi = lanes!(T, |l| -dr[l] * half);
             let (or, oi) = vcmul(wr, wi, pr, pi);
             let k = k0 + ib + n2 * k1;
             // SAFETY: the pairs' bins, by the caller's contract.

@@ -54,6 +54,7 @@ pub(super) struct RealLong<T> {
     /// `n`, see [`RealLong::get`]); same direction.
     fft: Arc<LongFft<T>>,
     /// Forward: `W^{n2 k1}`, `k1 < n1`. Inverse: `W^{-j1}`, `j1 < n1`.
+    /// Both tables are empty for an odd `n`.
     t1: Vec<Complex<T>>,
     /// Forward: `W^{k2}`, `k2 < n2`. Inverse: `W^{-n1 j2}`, `j2 < n2`.
     t2: Vec<Complex<T>>,
@@ -259,8 +260,8 @@ impl<T: FftFloat> RealLong<T> {
 
     /// The `n` real values of the inverse real FFT of `src` (its first `m`
     /// bins, zeros past them and past bin `n / 2`; each conjugated when
-    /// `conj` asks; bins 0 and `n / 2` taken as real), times `scale`, into
-    /// `dst`; split over the pool.
+    /// `conj` asks; bin 0, and bin `n / 2` of an even `n`, taken as real),
+    /// times `scale`, into `dst`; split over the pool.
     ///
     /// # Safety
     /// `src + k * step` for `k < m` must be readable elements, and `dst +

@@ -10,8 +10,9 @@
 //! `RNX_NUM_THREADS` / `set_num_threads` apply. Fewer complex rows than
 //! threads, each long enough, run one by one through the four-step plan of
 //! `fft_long.rs`, which splits each transform over the pool; so do real
-//! rows of even length (`fft_real_long.rs`: the half-length complex FFT).
-//! No FFT algorithm lives here.
+//! rows (`fft_real_long.rs`: the half-length complex FFT, or for an odd
+//! length the complex FFT of the row), and real rows of at least
+//! `REAL_ROW_BY_ROW` however many there are. No FFT algorithm lives here.
 
 use super::dct_long::Row;
 use super::fft_long::{LongCache, LongFft};

@@ -1,12 +1,13 @@
-//! Long single real transforms (`rfft`, `irfft`, `hfft`, `ihfft` of even
-//! length `n` whose half takes the four-step path, or of odd length `n`
-//! that takes it itself, with fewer rows than threads:
-//! `src/backend/cpu/fft_real_long.rs`): every bin against the
-//! complex FFT of the same values (the long complex path, itself checked
-//! against the direct DFT in `fft_long.rs`) and sampled bins and samples
-//! against the direct sums, for the four parities of the split `n1 x n2` of `n / 2`
-//! (they pair the bins differently); round trips, every norm, the
-//! Hermitian pair, strided, padded and truncated rows, and f32.
+//! Long real transforms (`rfft`, `irfft`, `hfft`, `ihfft` of even length
+//! `n` whose half takes the four-step path, or of odd length `n` that takes
+//! it itself, with fewer rows than threads or rows of at least 2^18:
+//! `src/backend/cpu/fft_real_long.rs`): every bin against the complex FFT
+//! of the same values (the long complex path, itself checked against the
+//! direct DFT in `fft_long.rs`) and sampled bins and samples against the
+//! direct sums, for the four parities of the split `n1 x n2` of `n / 2`
+//! (they pair the bins differently) and two odd lengths; round trips,
+//! every norm, the Hermitian pair, strided, padded and truncated rows,
+//! several rows, and f32.
 //!
 //! Bounds as in `fft_long.rs`: f64 within `1e-12 * sum|x|` of the reference,
 //! f32 within `2e-6 * sum|x|`; round trips within `1e-12` (f64) and `1e-5`

@@ -9,9 +9,10 @@
 //! `FftBackend::dct` of the CPU calls this.
 
 use super::base_ptr;
-use super::dct_long::{Post, Row};
+use super::dct_long::Post;
 use super::dct_plan::{DctFloat, Plan};
 use super::fft::Rows;
+use super::fft_long::Row;
 use super::strided::SendPtr;
 use super::team::for_each_chunk;
 use crate::backend::fft::{DctSpec, TrigKind};

@@ -23,7 +23,7 @@
 
 use super::dct_plan::DctFloat;
 use super::fft_lanes::{quads, Out, QuadTw};
-use super::fft_long::{Block, LongFft};
+use super::fft_long::{Block, LongFft, Row};
 use super::strided::SendPtr;
 use crate::dtype::Element;
 use crate::error::Result;
@@ -41,13 +41,6 @@ pub(super) struct Dct2Long<T> {
     wb: Vec<Complex<T>>,
     /// `w_{k2}` and `w'_{k2}`, `k2 <= n2 / 2`.
     row: Vec<(Complex<T>, Complex<T>)>,
-}
-
-/// One strided row of a tensor: element `j` at `ptr + j * step`.
-#[derive(Clone, Copy)]
-pub(super) struct Row<T> {
-    pub(super) ptr: SendPtr<T>,
-    pub(super) step: isize,
 }
 
 /// How the outputs are scaled and which transform is taken.

@@ -14,8 +14,7 @@
 //! length the complex FFT of the row), and real rows of at least
 //! `REAL_ROW_BY_ROW` however many there are. No FFT algorithm lives here.
 
-use super::dct_long::Row;
-use super::fft_long::{LongCache, LongFft};
+use super::fft_long::{LongCache, LongFft, Row};
 use super::fft_real_long::{RealLong, RealLongCache};
 use super::strided::SendPtr;
 use super::team::for_each_chunk;
@@ -646,7 +645,8 @@ fn run<T: FftFloat>(x: &Tensor, axis: usize, spec: &FftSpec, out: &Tensor) -> Re
             let plan = lock(T::planners()).real.plan_fft_inverse(n);
             for_each_chunk(chunks, &|c| {
                 let mut cin = vec![zero; in_len];
-                let mut rout = vec![<T as Element>::zero(); n];
+                let direct = matches!((op, or.step), (Ptr::Real(_), 1));
+                let mut rout = vec![<T as Element>::zero(); if direct { 0 } else { n }];
                 let mut scratch = vec![zero; plan.get_scratch_len()];
                 let s = scale.unwrap_or(<T as Element>::one());
                 for r in c * per..((c + 1) * per).min(rows) {
@@ -661,7 +661,7 @@ fn run<T: FftFloat>(x: &Tensor, axis: usize, spec: &FftSpec, out: &Tensor) -> Re
                         cin[n / 2].im = <T as Element>::zero();
                     }
                     let ob = or.base(r);
-                    if let (Ptr::Real(o), 1) = (op, or.step) {
+                    if let (Ptr::Real(o), true) = (op, direct) {
                         // The values straight into row `r` of `out`.
                         // SAFETY: row `r` of `out` is `n` contiguous elements
                         // from `ob`, this chunk's alone (the frontend's fresh

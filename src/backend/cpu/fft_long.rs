@@ -69,6 +69,13 @@ pub(super) struct LongFft<T> {
     spare: Mutex<Option<Buf<u64>>>,
 }
 
+/// One strided row of a tensor: element `j` at `ptr + j * step`.
+#[derive(Clone, Copy)]
+pub(super) struct Row<T> {
+    pub(super) ptr: SendPtr<T>,
+    pub(super) step: isize,
+}
+
 /// The columns of one block of pass 1: `j0..j0 + g` in rows `0..g` of the
 /// block buffer, then (mirrored blocks only) their mirrors `n1 - 1 - j` for
 /// `j` in `j0..j0 + gm` in rows `g..g + gm` (`gm = g`, or `g - 1` in the

@@ -26,10 +26,9 @@
 //! stays at the FFT's. Plans are cached per (length, direction) and
 //! precision; only `fft.rs` calls this.
 
-use super::dct_long::Row;
 use super::fft::{lock, FftFloat};
 use super::fft_lanes::{pairs, Bins, PairTw};
-use super::fft_long::LongFft;
+use super::fft_long::{LongFft, Row};
 use super::fft_long_flat::{fence, prefetch, stream};
 use crate::dtype::Element;
 use crate::error::Result;

@@ -192,7 +192,7 @@ impl<T: DctFloat> Plan<T> {
         let nf = n as f64;
         // Planned before the planners are locked (`LongFft::get` locks them).
         let long = (algo == Algo::Dct2 && n.is_multiple_of(2))
-            .then(|| LongFft::get(n / 2, FftDirection::Forward))
+            .then(|| LongFft::get(n / 2, FftDirection::Forward, true))
             .flatten()
             .map(|f| Dct2Long::new(n, f));
         let mut p = lock(T::planners());

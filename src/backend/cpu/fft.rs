@@ -452,7 +452,7 @@ fn run<T: FftFloat>(x: &Tensor, axis: usize, spec: &FftSpec, out: &Tensor) -> Re
                 FftDirection::Inverse
             };
             if few_rows(rows) {
-                if let Some(long) = LongFft::<T>::get(n, dir) {
+                if let Some(long) = LongFft::<T>::get(n, dir, false) {
                     if let (Ptr::Complex(xc), Ptr::Complex(oc), 1, 1, true, false) =
                         (xp, op, xr.step, or.step, m >= n, in_place)
                     {

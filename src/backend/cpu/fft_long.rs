@@ -47,8 +47,8 @@ const GM: usize = 8;
 /// that the `G` rows of a block do not fall into one cache set.
 const PAD: usize = 8;
 
-/// The plan cache of one precision, keyed by (length, forward).
-pub(super) type LongCache<T> = Mutex<HashMap<(usize, bool), Arc<LongFft<T>>>>;
+/// The plan cache of one precision, keyed by (length, forward, mirrored).
+pub(super) type LongCache<T> = Mutex<HashMap<(usize, bool, bool), Arc<LongFft<T>>>>;
 
 /// A planned four-step transform of one length and direction.
 pub(super) struct LongFft<T> {
@@ -62,8 +62,8 @@ pub(super) struct LongFft<T> {
     tw_lo: Vec<Complex<T>>,
     /// `W_n^{q n1}`, `q < n2`.
     tw_hi: Vec<Complex<T>>,
-    /// The work matrix `M` kept for the next call (`n2 * (n1 + PAD)`
-    /// elements, on huge pages when large: allocating it afresh costs page
+    /// The work matrix `M` kept for the next call (`n2 * ld` elements, see
+    /// [`LongFft::ld`], on huge pages when large: allocating it afresh costs page
     /// faults on every call, and its strided rows miss the TLB on 4 KiB
     /// pages), as words (`Complex<T>` is a whole number of them).
     spare: Mutex<Option<Buf<u64>>>,
@@ -115,16 +115,38 @@ pub(super) fn split(n: usize) -> Option<usize> {
     (n1 * 8 >= r).then_some(n1)
 }
 
+/// The split for mirrored blocks (see [`Block`]), `line` elements to a
+/// cache line: a divisor `n1` that is a multiple of `line`, the largest
+/// in `sqrt(n) / 2 ..= sqrt(n)`, else [`split`]'s. A mirrored block's
+/// columns `n1 - j0 - GM .. n1 - j0` then start on a line of `M` as its
+/// plain columns do, and its streaming stores fill whole lines
+/// (`dct_f64_1M`: `n1` 500 against 625, about 5% faster).
+pub(super) fn split_mirrored(n: usize, line: usize) -> Option<usize> {
+    let n1 = split(n)?;
+    let r = (n as f64).sqrt() as usize;
+    Some(
+        (r / 2..=r)
+            .rev()
+            .find(|d| n.is_multiple_of(*d) && d.is_multiple_of(line))
+            .unwrap_or(n1),
+    )
+}
+
 fn zero<T: Element>() -> Complex<T> {
     Complex::new(<T as Element>::zero(), <T as Element>::zero())
 }
 
 impl<T: FftFloat> LongFft<T> {
     /// The cached plan of length `n` and direction `dir`, if `n` takes the
-    /// four-step path (see [`split`]).
-    pub(super) fn get(n: usize, dir: FftDirection) -> Option<Arc<LongFft<T>>> {
-        let n1 = split(n)?;
-        let key = (n, dir == FftDirection::Forward);
+    /// four-step path (see [`split`]); with `mirrored`, split for mirrored
+    /// blocks (see [`split_mirrored`]).
+    pub(super) fn get(n: usize, dir: FftDirection, mirrored: bool) -> Option<Arc<LongFft<T>>> {
+        let n1 = if mirrored {
+            split_mirrored(n, Self::line())?
+        } else {
+            split(n)?
+        };
+        let key = (n, dir == FftDirection::Forward, mirrored);
         if let Some(p) = lock(T::long_cache()).get(&key) {
             return Some(p.clone());
         }
@@ -158,6 +180,19 @@ impl<T: FftFloat> LongFft<T> {
             tw_hi: (0..n2).map(|q| cis(q * n1)).collect(),
             spare: Mutex::new(None),
         }
+    }
+
+    /// The row stride of `M`: `n1 + PAD` rounded up to whole cache lines,
+    /// so that every row starts on a line (the buffer does) and a block's
+    /// streaming stores fill whole lines, which go to memory without a
+    /// read; partial lines cost a read-modify-write.
+    fn ld(&self) -> usize {
+        (self.n1 + PAD).next_multiple_of(Self::line())
+    }
+
+    /// Elements to a 64-byte cache line.
+    fn line() -> usize {
+        (64 / size_of::<Complex<T>>()).max(1)
     }
 
     /// The split `(n1, n2)`.
@@ -206,7 +241,7 @@ impl<T: FftFloat> LongFft<T> {
         E: Fn(usize, &[&[Complex<T>]]) + Sync,
     {
         let (n1, n2) = (self.n1, self.n2);
-        let ld = n1 + PAD;
+        let ld = self.ld();
         let mut mb = self.take_m()?;
         let m: &mut [Complex<T>] = bytemuck::cast_slice_mut(&mut mb);
         self.columns(m, false, fill);
@@ -256,7 +291,7 @@ impl<T: FftFloat> LongFft<T> {
         P: Fn(usize, &[&[Complex<T>]], &[&[Complex<T>]]) + Sync,
     {
         let (n1, n2) = (self.n1, self.n2);
-        let ld = n1 + PAD;
+        let ld = self.ld();
         let mut mb = self.take_m()?;
         let m: &mut [Complex<T>] = bytemuck::cast_slice_mut(&mut mb);
         self.columns(m, mirrored, fill);
@@ -305,7 +340,7 @@ impl<T: FftFloat> LongFft<T> {
         if let Some(m) = lock(&self.spare).take() {
             return Ok(m);
         }
-        let words = self.n2 * (self.n1 + PAD) * size_of::<Complex<T>>() / 8;
+        let words = self.n2 * self.ld() * size_of::<Complex<T>>() / 8;
         Buf::new(words, "fft")
     }
 
@@ -316,7 +351,7 @@ impl<T: FftFloat> LongFft<T> {
         F: Fn(Block, &mut [Complex<T>], usize) + Sync,
     {
         let (n1, n2) = (self.n1, self.n2);
-        let ld = n1 + PAD;
+        let ld = self.ld();
         assert!(m.len() >= n2 * ld, "work matrix too short");
         let mp = SendPtr(m.as_mut_ptr());
         // Blocks over the first `lead` columns (with mirrors: the rest).
@@ -519,5 +554,13 @@ pub(crate) mod tests {
         assert_eq!(split(LONG_MIN - 1), None);
         // 2 * a prime: no divisor near the square root.
         assert_eq!(split(2 * 65_537), None);
+        // Mirrored: a multiple of the line's elements (4 c64, 8 c32) when
+        // one lies in sqrt(n) / 2 ..= sqrt(n), else the plain split.
+        assert_eq!(split(500_000), Some(625));
+        assert_eq!(split_mirrored(500_000, 4), Some(500));
+        assert_eq!(split_mirrored(500_000, 8), Some(400));
+        assert_eq!(split_mirrored(1 << 20, 4), Some(1024));
+        assert_eq!(split_mirrored(177_147, 4), Some(243));
+        assert_eq!(split_mirrored(2 * 65_537, 4), None);
     }
 }

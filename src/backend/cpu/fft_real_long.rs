@@ -83,7 +83,7 @@ impl<T: FftFloat> RealLong<T> {
         if !n.is_multiple_of(2) {
             let plan = Arc::new(RealLong {
                 n,
-                fft: LongFft::get(n, dir)?,
+                fft: LongFft::get(n, dir, false)?,
                 t1: Vec::new(),
                 t2: Vec::new(),
             });
@@ -94,7 +94,7 @@ impl<T: FftFloat> RealLong<T> {
                     .clone(),
             );
         }
-        let fft = LongFft::get(n / 2, dir)?;
+        let fft = LongFft::get(n / 2, dir, false)?;
         let (n1, n2) = fft.dims();
         let sign = if forward { -1.0 } else { 1.0 };
         // `e^{∓2πi e/n}`, rounded once from f64.

@@ -300,7 +300,7 @@ impl<T: FftFloat> RealLong<T> {
         };
         // SAFETY: `m == h + 1` elements from `src.ptr`, readable by the
         // caller's contract and not written during the call.
-        let xs = (m == h + 1 && src.step == 1 && !conj)
+        let xs = (m == h + 1 && src.step == 1)
             .then(|| unsafe { std::slice::from_raw_parts(src.ptr.get(), m) });
         let put = |j: usize, v: T| {
             // SAFETY: `j < n`: element `j` of the output, written once (by
@@ -331,8 +331,17 @@ impl<T: FftFloat> RealLong<T> {
                             }
                             let lo = &xs[k0..k0 + g];
                             let hi = &xs[h + 1 - k0 - g..h + 1 - k0];
-                            for i in 0..g {
-                                buf[i * lb + j2] = z(lo[i], hi[g - 1 - i], w1[i] * w2);
+                            // (`hfft` conjugates every bin: a loop of its own,
+                            // the test kept out of `irfft`'s.)
+                            if conj {
+                                for i in 0..g {
+                                    let (a, b) = (lo[i].conj(), hi[g - 1 - i].conj());
+                                    buf[i * lb + j2] = z(a, b, w1[i] * w2);
+                                }
+                            } else {
+                                for i in 0..g {
+                                    buf[i * lb + j2] = z(lo[i], hi[g - 1 - i], w1[i] * w2);
+                                }
                             }
                         }
                         None => {

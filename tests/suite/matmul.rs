@@ -468,7 +468,10 @@ fn row_major_operands() {
 }
 
 /// Sizes that take every threading tier: tiny (single thread), many small
-/// products (threads over the batch), one large product (threads inside).
+/// products (threads over the batch), one large product (threads inside),
+/// and a deep one (depth at least 16 times both sides: the depth split over
+/// the threads, each part's sum added into the output at the end; also
+/// into given outputs of random layouts).
 #[test]
 fn threading_tiers() {
     let mut rng = Rng(99);
@@ -477,6 +480,7 @@ fn threading_tiers() {
         (vec![6, 41, 43], vec![6, 43, 47]),
         (vec![131, 97], vec![97, 89]),
         (vec![1, 101, 103], vec![2, 103, 107]),
+        (vec![24, 3001], vec![3001, 40]),
     ] {
         let a = operand::<f64>(&mut rng, &sa, sa.len() - 2);
         let b = operand::<f64>(&mut rng, &sb, sb.len() - 2);
@@ -488,6 +492,16 @@ fn threading_tiers() {
         let b = operand::<bf16>(&mut rng, &sb, sb.len() - 2);
         check::<bf16>(&a, &b, &a.matmul(&b).unwrap());
     }
+    let (m, k, n) = (37, 5000, 29);
+    let a = operand::<f32>(&mut rng, &[m, k], 0);
+    let b = operand::<f32>(&mut rng, &[k, n], 0);
+    check::<f32>(&a, &b, &a.matmul(&b).unwrap());
+    let out = operand::<f32>(&mut rng, &[m, n], 0);
+    check::<f32>(&a, &b, &a.matmul_out(&b, &out).unwrap());
+    let a = operand::<f64>(&mut rng, &[m, k], 0);
+    let b = operand::<f64>(&mut rng, &[k, n], 0);
+    let out = operand::<f64>(&mut rng, &[m, n], 0);
+    check::<f64>(&a, &b, &a.matmul_out(&b, &out).unwrap());
 }
 
 /// f16 and bf16 products accumulate in f32 and round once per result: with

@@ -3,10 +3,11 @@
 //! columns of B, KC depth, MC rows of A), the packing buffers, the split of
 //! one product over threads and the edge tiles. The register micro-kernels
 //! are in `micro.rs`, packing in `pack.rs`, the threaded path that packs
-//! both operands whole first in `prepacked.rs`, small products without
-//! packing in `small.rs`. Other CPUs
+//! both operands whole first in `prepacked.rs`, deep products split over
+//! the depth in `depth.rs`, small products without packing in `small.rs`. Other CPUs
 //! and types use the `gemm` crate (see the parent module).
 
+mod depth;
 mod micro;
 pub(crate) mod pack;
 pub(crate) mod prepacked;
@@ -247,7 +248,12 @@ pub(crate) unsafe fn gemm<T: Packed>(
         // SAFETY: caller contract, passed on.
         return unsafe { small::gemm(&kern, m, n, k, a, b, c, accumulate, nthreads) };
     }
-    // SAFETY (both): caller contract, passed on.
+    // SAFETY (all three): caller contract, passed on.
+    if depth::fits(m, n, k, nthreads)
+        && unsafe { depth::gemm(&kern, m, n, k, a, b, c, accumulate, nthreads) }
+    {
+        return;
+    }
     if nthreads > 1 && unsafe { prepacked::gemm(&kern, m, n, k, a, b, c, accumulate, nthreads) } {
         return;
     }
@@ -456,7 +462,8 @@ pub(crate) mod tests {
 
     /// The threaded paths (`prepacked.rs` at 2 and 3 threads' partitions, and
     /// the blocked loop's threaded split) against the one-thread blocked loop,
-    /// bit for bit (each element is summed in the same order), and that
+    /// bit for bit (each element is summed in the same order; the depth split
+    /// of `depth.rs`, which sums in another order, within `tol`), and that
     /// against a plain f64 triple loop. Shapes cross the row, depth and panel
     /// block edges; A is row-major, B column-major (unit row stride), C has a
     /// row stride wider than its width; with and without accumulating.
@@ -475,6 +482,7 @@ pub(crate) mod tests {
             (40, 70, 769),
             (299, 33, 1100),
             (31, 18, 515),
+            (7, 9, 2000),
         ] {
             let a = values::<T>(m * k, 1);
             let b = values::<T>(k * n, 2);
@@ -528,6 +536,21 @@ pub(crate) mod tests {
                         let got =
                             run(&|c| unsafe { blocked(&kern, m, n, k, am, bm, c, accumulate, t) });
                         assert!(got == want, "blocked, {t} threads, ({m}, {n}, {k})");
+                        // The depth split sums in another order: within
+                        // `tol` of the one-thread loop, padding untouched.
+                        let got = run(&|c| {
+                            let done =
+                                unsafe { depth::gemm(&kern, m, n, k, am, bm, c, accumulate, t) };
+                            assert!(done, "depth split declined ({m}, {n}, {k})");
+                        });
+                        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                            let ok = if i % (n + 3) < n {
+                                (g.to_f64() - w.to_f64()).abs() <= tol
+                            } else {
+                                g.to_f64() == w.to_f64()
+                            };
+                            assert!(ok, "depth, {t} threads, ({m}, {n}, {k}) [{i}]");
+                        }
                     }
                 };
                 crate::device::pool().install(threaded);

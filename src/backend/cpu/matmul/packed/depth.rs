@@ -23,9 +23,11 @@ use crate::buffer_cache::Buf;
 /// 6.6-7.0 ms, 1024 x 4096 x 1024 45.3 against 46.6 ms; f64 512 x 2048 x
 /// 512 12.1-12.4 against 13.3-14.3 ms, 1024 x 4096 x 1024 95 against
 /// 100-104 ms; 256 x 16384 x 256 f32 (`tensordot_f32_256x256x64`) 12.0
-/// against 13.2 ms (minimum of `rnx-bench`). Square products measured at
-/// par or faster too, but keep `prepacked.rs` (tuned on both machine kinds)
-/// until they are compared on both.
+/// against 13.2 ms (minimum of `rnx-bench`). Square products gain nothing
+/// (`rnx-bench` minimums, three alternated rounds, every product split
+/// against `prepacked.rs`: f32 512 1.47-1.49 against 1.43-1.44 ms, 1024
+/// 11.5-11.6 against 11.4-11.5 ms, f64 1024 23.5-23.8 against 23.8-24.5
+/// ms; at 256 the depth is one block, so one thread would run it all).
 const DEEP: usize = 4;
 
 /// Largest scratch (elements, all copies of C together) a split takes.

@@ -42,7 +42,7 @@ pub(super) fn fits(m: usize, n: usize, k: usize, nthreads: usize) -> bool {
 
 /// `c (+)= a @ b` as `mod.rs`'s `gemm`, the depth split over `nthreads` (>
 /// 1) threads ([`fits`]). Returns false, having done nothing, when the
-/// scratch copies of C cannot be allocated.
+/// depth is a single block or the scratch copies of C cannot be allocated.
 ///
 /// # Safety
 /// As `mod.rs`'s `gemm`.
@@ -58,8 +58,12 @@ pub(super) unsafe fn gemm<T: Packed>(
     accumulate: bool,
     nthreads: usize,
 ) -> bool {
-    // At least one depth block per part.
-    let parts = nthreads.min(k.div_ceil(kern.kc)).max(1);
+    // At least one depth block per part; a depth of one block is left to
+    // the other paths, which split it over the threads otherwise.
+    let parts = nthreads.min(k.div_ceil(kern.kc));
+    if parts < 2 {
+        return false;
+    }
     let per = k.div_ceil(parts);
     let size = std::mem::size_of::<T>();
     let Ok(mut buf) = Buf::<u64>::new(((parts - 1) * m * n * size).div_ceil(8), "matmul") else {

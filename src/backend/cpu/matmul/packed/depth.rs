@@ -40,9 +40,10 @@ pub(super) fn fits(m: usize, n: usize, k: usize, nthreads: usize) -> bool {
         && (nthreads - 1).saturating_mul(m).saturating_mul(n) <= MAX_SCRATCH
 }
 
-/// `c (+)= a @ b` as `mod.rs`'s `gemm`, the depth split over `nthreads` (>
-/// 1) threads ([`fits`]). Returns false, having done nothing, when the
-/// depth is a single block or the scratch copies of C cannot be allocated.
+/// `c (+)= a @ b` as `mod.rs`'s `gemm`, the depth split over `nthreads`
+/// threads, more than one (see [`fits`]). Returns false, having done
+/// nothing, when the depth is a single block or the scratch copies of C
+/// cannot be allocated.
 ///
 /// # Safety
 /// As `mod.rs`'s `gemm`.

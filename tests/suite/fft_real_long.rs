@@ -83,8 +83,8 @@ fn reference_rfft(x: &[f64], n: usize) -> Vec<C64> {
 }
 
 /// The length-`n` real signal with the half spectrum `bins` (bin 0, and
-/// bin `n / 2` of an even `n`, taken as real), through the complex inverse FFT of the whole
-/// Hermitian spectrum: NumPy's `irfft`.
+/// bin `n / 2` of an even `n`, taken as real), through the complex inverse
+/// FFT of the whole Hermitian spectrum: NumPy's `irfft`.
 fn reference_irfft(bins: &[C64], n: usize) -> Vec<f64> {
     let h = n / 2;
     let mut b: Vec<C64> = (0..=h)

@@ -643,9 +643,9 @@ fn run<T: FftFloat>(x: &Tensor, axis: usize, spec: &FftSpec, out: &Tensor) -> Re
                 }
             }
             let plan = lock(T::planners()).real.plan_fft_inverse(n);
+            let direct = matches!((op, or.step), (Ptr::Real(_), 1));
             for_each_chunk(chunks, &|c| {
                 let mut cin = vec![zero; in_len];
-                let direct = matches!((op, or.step), (Ptr::Real(_), 1));
                 let mut rout = vec![<T as Element>::zero(); if direct { 0 } else { n }];
                 let mut scratch = vec![zero; plan.get_scratch_len()];
                 let s = scale.unwrap_or(<T as Element>::one());
@@ -718,8 +718,9 @@ fn by_rows<A, B>(
 
 /// Real rows at least this long take the long real path of
 /// `fft_real_long.rs` one by one, however many there are: each realfft
-/// plan on its own thread was ~3.4x slower for two rows of 2^18 f64 on the
-/// 2-core Zen 3 VM (6.2 vs 1.8 ms; 2^20: 28.2 vs 7.8 ms; 2^17: even).
+/// plan on its own thread was ~3-3.6x slower for two rows of 2^18 f64 on
+/// the 2-core Zen 3 VM (best of 20: 6.2 vs 1.7-2.0 ms; 2^20: 28.2 vs
+/// 7.5-9.8 ms, the ranges over the runs of two sessions; 2^17: even).
 const REAL_ROW_BY_ROW: usize = 1 << 18;
 
 /// Whether `rows` rows are too few to spread over the pool one per thread:

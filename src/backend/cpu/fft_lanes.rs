@@ -349,8 +349,9 @@ pub(super) struct PairTw<'a, T> {
 /// `i0..i1`) and every `k1 < n1`: from `Z_k = a[i][k1]` and `Z_{h-k} =
 /// b[i][n1 - 1 - k1]` (`k = k2 + n2 k1`), `E = (Z_k + conj Z_{h-k}) / 2`,
 /// `O = W^k (Z_k - conj Z_{h-k}) / 2i`, bin `k` = `E + O` and bin `h - k` =
-/// `conj(E - O)`, written through `out`. Groups of `L` rows run in lanes (the scalar operations and
-/// order of `fft_real_long.rs`); the rest go to `scalar(i, k1)`.
+/// `conj(E - O)`, written through `out`. Groups of `L` rows run in lanes
+/// (the scalar operations and order of `fft_real_long.rs`); the rest go to
+/// `scalar(i, k1)`.
 ///
 /// # Safety
 /// The bins of these pairs must be writable through `out` and

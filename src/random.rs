@@ -6,7 +6,6 @@ use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::layout::checked_numel;
 use crate::tensor::Tensor;
-use std::sync::Mutex;
 
 const ROT: [u32; 8] = [13, 15, 26, 6, 17, 29, 16, 24];
 
@@ -45,28 +44,12 @@ fn block(seed: u64, i: usize) -> [u32; 2] {
 /// do not depend on the chunking).
 pub(crate) fn generate<T: Element>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
     let mut v = vec![T::zero(); n];
-    par_chunks_mut(&mut v, 1 << 16, &|base, chunk| {
+    crate::backend::cpu::team::par_chunks_mut(&mut v, 1 << 16, &|base, chunk| {
         for (j, x) in chunk.iter_mut().enumerate() {
             *x = f(base + j);
         }
     });
     v
-}
-
-/// Call `f(start, chunk)` on consecutive chunks of `v` of `len` elements (the
-/// last may be shorter), `start` being the chunk's first index, spread over the
-/// thread pool through the crate's one non-generic parallel loop.
-pub(crate) fn par_chunks_mut<T: Send>(
-    v: &mut [T],
-    len: usize,
-    f: &(dyn Fn(usize, &mut [T]) + Sync),
-) {
-    let len = len.max(1);
-    let chunks: Vec<Mutex<&mut [T]>> = v.chunks_mut(len).map(Mutex::new).collect();
-    crate::backend::cpu::team::par_range(chunks.len(), 1, &|c| {
-        let mut chunk = chunks[c].lock().unwrap_or_else(|e| e.into_inner());
-        f(c * len, &mut chunk);
-    });
 }
 
 /// The checks of `rand` and `randn` before their key's sampler: a valid

@@ -1,7 +1,8 @@
 //! Running work on the thread pool. `for_each_chunk`: run chunks `0..n` of
 //! one job on the calling thread and the pool's workers together; `install`,
 //! `join`, `par_range`: rayon's, each through one non-generic call (see
-//! `install`). Code that runs on the pool goes through these.
+//! `install`); `par_chunks`, `par_chunks_mut`: a slice's chunks over
+//! `par_range`. Code that runs on the pool goes through these.
 //!
 //! `for_each_chunk`: the caller claims chunks from the front, the
 //! workers from the back, so each thread walks memory in one direction and the
@@ -216,6 +217,35 @@ pub(crate) fn par_range(n: usize, min_len: usize, f: &(dyn Fn(usize) + Sync)) {
             .with_min_len(min_len.max(1))
             .for_each(f)
     })
+}
+
+/// Call `f(start, chunk)` on consecutive chunks of `v` of `len` elements (the
+/// last may be shorter), `start` being the chunk's first index, spread over the
+/// pool by [`par_range`]. Generic over the element type only: the closure is
+/// a trait object, so no rayon iterator is compiled per caller (a parallel
+/// iterator chain costs some thousands of LLVM IR lines per closure and
+/// element type; the sort's chains alone were ~5% of the crate's IR).
+pub(crate) fn par_chunks_mut<T: Send>(
+    v: &mut [T],
+    len: usize,
+    f: &(dyn Fn(usize, &mut [T]) + Sync),
+) {
+    let len = len.max(1);
+    let chunks: Vec<Mutex<&mut [T]>> = v.chunks_mut(len).map(Mutex::new).collect();
+    par_range(chunks.len(), 1, &|c| {
+        let mut chunk = chunks[c].lock().unwrap_or_else(|e| e.into_inner());
+        f(c * len, &mut chunk);
+    });
+}
+
+/// [`par_chunks_mut`] for reading: `f(start, chunk)` on consecutive chunks of
+/// `v` of `len` elements, spread over the pool by [`par_range`].
+pub(crate) fn par_chunks<T: Sync>(v: &[T], len: usize, f: &(dyn Fn(usize, &[T]) + Sync)) {
+    let len = len.max(1);
+    par_range(v.len().div_ceil(len), 1, &|c| {
+        let start = c * len;
+        f(start, &v[start..(start + len).min(v.len())]);
+    });
 }
 
 #[cfg(feature = "internal-tests")]

@@ -181,7 +181,7 @@ pub(super) fn fill_float_batched(
             }
         };
         let mut v = vec![T::zero(); n];
-        crate::random::par_chunks_mut(&mut v, CHUNK, &|start, chunk| {
+        crate::backend::cpu::team::par_chunks_mut(&mut v, CHUNK, &|start, chunk| {
             const B: usize = 1024;
             let mut buf = [0f64; B];
             for (k, part) in chunk.chunks_mut(B).enumerate() {
@@ -212,7 +212,7 @@ pub(super) fn fill_rows(
     let mut v = vec![0f64; n];
     if let Some(rows_per) = CHUNK.checked_div(k) {
         let rows_per = rows_per.max(1);
-        crate::random::par_chunks_mut(&mut v, rows_per * k, &|start, chunk| {
+        crate::backend::cpu::team::par_chunks_mut(&mut v, rows_per * k, &|start, chunk| {
             for (j, row) in chunk.chunks_exact_mut(k).enumerate() {
                 f((start / k + j) as u64, row);
             }

@@ -183,7 +183,7 @@ fn write<T: Element>(out: &Tensor, n: usize, key: [u32; 2], mean: f64, std: f64)
     // SAFETY: the fresh tensor's buffer holds `n` elements of `T` (aligned)
     // and nothing else refers to it yet.
     let all = unsafe { std::slice::from_raw_parts_mut(p, n) };
-    crate::random::par_chunks_mut(all, TASK, &|start, chunk| {
+    crate::backend::cpu::team::par_chunks_mut(all, TASK, &|start, chunk| {
         let mut buf = [0f64; 1024];
         for (k, part) in chunk.chunks_mut(buf.len()).enumerate() {
             let b = &mut buf[..part.len()];

@@ -24,12 +24,13 @@ pub(crate) mod radix;
 use self::keys::{Key, Packed, SortKey};
 use self::radix::Hist;
 use super::strided::{Plan, SendPtr, PAR_MIN_ELEMS};
+use super::team::{par_chunks, par_chunks_mut};
 use super::{base_ptr, CpuBackend};
 use crate::backend::sort::SortBackend;
 use crate::buffer_cache::Buf;
 use crate::error::Result;
 use crate::tensor::Tensor;
-use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Rows at least this long, when there are fewer rows than threads, are sorted
 /// one after another with each radix pass split over the pool. Measured
@@ -200,31 +201,24 @@ impl<T: SortKey> Scratch<T> {
     fn par_row(&mut self, r: &Row<T>, n: usize, flip: T::Key, tasks: usize) {
         let chunk = n.div_ceil(tasks);
         if let Some((keys, ktmp)) = &mut self.keys {
-            let special = keys
-                .par_chunks_mut(chunk)
-                .enumerate()
-                .map(|(t, c)| r.gather_keys(t * chunk, c, flip))
-                .reduce(|| false, |a, b| a | b);
+            let special = AtomicBool::new(false);
+            par_chunks_mut(keys, chunk, &|start, c| {
+                if r.gather_keys(start, c, flip) {
+                    special.store(true, Ordering::Relaxed);
+                }
+            });
             if !T::Key::quick_sort(keys, QUICK_PAR_MIN) {
                 radix::par_sort(keys, ktmp, tasks);
             }
-            keys.par_chunks(chunk)
-                .enumerate()
-                .for_each(|(t, c)| r.emit_keys(t * chunk, c, flip));
-            if T::FLOAT && special {
+            par_chunks(keys, chunk, &|start, c| r.emit_keys(start, c, flip));
+            if T::FLOAT && special.into_inner() {
                 r.fix_inexact(n, keys, flip, &mut self.fix);
             }
         } else {
             let (packed, ptmp) = self.packed.as_mut().expect("indexed scratch");
-            packed
-                .par_chunks_mut(chunk)
-                .enumerate()
-                .for_each(|(t, c)| r.gather_packed(t * chunk, c, flip));
+            par_chunks_mut(packed, chunk, &|start, c| r.gather_packed(start, c, flip));
             radix::par_sort(packed, ptmp, tasks);
-            packed
-                .par_chunks(chunk)
-                .enumerate()
-                .for_each(|(t, c)| r.emit_packed(t * chunk, c));
+            par_chunks(packed, chunk, &|start, c| r.emit_packed(start, c));
         }
     }
 }

@@ -10,8 +10,8 @@
 //! about tensors or dtypes.
 
 use super::super::strided::SendPtr;
+use super::super::team::par_chunks_mut;
 use crate::buffer_cache::Buf;
-use rayon::prelude::*;
 
 /// An item the radix sort moves: `digit(d)` is its d-th least significant
 /// digit byte of the key; `Ord` must agree with the digits (then the full
@@ -83,18 +83,24 @@ pub(crate) fn par_sort<E: Item>(v: &mut Buf<E>, tmp: &mut Buf<E>, tasks: usize) 
         return;
     }
     let chunk = n.div_ceil(tasks);
-    let count_all = |c: &[E]| {
-        let mut h: Box<Hist> = Box::new([[0u32; 256]; 8]);
-        for &e in c {
-            for (d, hd) in h[..E::DIGITS].iter_mut().enumerate() {
-                hd[e.digit(d)] += 1;
-            }
-        }
-        h
-    };
+    let parts = n.div_ceil(chunk);
+    // Chunk `t` of the items.
+    let part =
+        |v: &[E], t: usize| -> std::ops::Range<usize> { t * chunk..((t + 1) * chunk).min(v.len()) };
     // The first pass's chunk histograms of every digit; their sum is the
     // whole buffer's, which says which digits are constant.
-    let mut first: Option<Vec<Box<Hist>>> = Some(v.par_chunks(chunk).map(count_all).collect());
+    let mut first: Vec<Box<Hist>> = (0..parts).map(|_| Box::new([[0u32; 256]; 8])).collect();
+    {
+        let v: &[E] = v;
+        par_chunks_mut(&mut first, 1, &|t, h| {
+            for &e in &v[part(v, t)] {
+                for (d, hd) in h[0][..E::DIGITS].iter_mut().enumerate() {
+                    hd[e.digit(d)] += 1;
+                }
+            }
+        });
+    }
+    let mut first = Some(first);
     let total: Vec<[u32; 256]> = (0..E::DIGITS)
         .map(|d| {
             let mut t = [0u32; 256];
@@ -111,18 +117,18 @@ pub(crate) fn par_sort<E: Item>(v: &mut Buf<E>, tmp: &mut Buf<E>, tasks: usize) 
         if tot[v[0].digit(d)] as usize == n {
             continue;
         }
+        let src: &[E] = v;
         let mut offs: Vec<[u32; 256]> = match first.take() {
             Some(hs) => hs.iter().map(|h| h[d]).collect(),
-            None => v
-                .par_chunks(chunk)
-                .map(|c| {
-                    let mut h = [0u32; 256];
-                    for &e in c {
-                        h[e.digit(d)] += 1;
+            None => {
+                let mut hs = vec![[0u32; 256]; parts];
+                par_chunks_mut(&mut hs, 1, &|t, h| {
+                    for &e in &src[part(src, t)] {
+                        h[0][e.digit(d)] += 1;
                     }
-                    h
-                })
-                .collect(),
+                });
+                hs
+            }
         };
         let mut base = 0u32;
         for k in 0..256 {
@@ -133,20 +139,18 @@ pub(crate) fn par_sort<E: Item>(v: &mut Buf<E>, tmp: &mut Buf<E>, tasks: usize) 
             }
         }
         let dst = SendPtr(tmp.as_mut_ptr());
-        v.par_chunks(chunk)
-            .zip(offs.par_iter_mut())
-            .for_each(|(c, o)| {
-                let out = dst; // capture the Sync wrapper whole
-                for &e in c {
-                    let k = e.digit(d);
-                    // SAFETY: o[k] starts at the number of items with a smaller
-                    // digit plus those with digit k in earlier chunks and is
-                    // bumped once per item of this chunk with digit k, so the
-                    // chunks write disjoint slots, all below n = tmp.len().
-                    unsafe { out.0.add(o[k] as usize).write(e) };
-                    o[k] += 1;
-                }
-            });
+        par_chunks_mut(&mut offs, 1, &|t, o| {
+            let (out, o) = (dst, &mut o[0]); // capture the Sync wrapper whole
+            for &e in &src[part(src, t)] {
+                let k = e.digit(d);
+                // SAFETY: o[k] starts at the number of items with a smaller
+                // digit plus those with digit k in earlier chunks and is
+                // bumped once per item of this chunk with digit k, so the
+                // chunks write disjoint slots, all below n = tmp.len().
+                unsafe { out.0.add(o[k] as usize).write(e) };
+                o[k] += 1;
+            }
+        });
         std::mem::swap(v, tmp);
     }
 }

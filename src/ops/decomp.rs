@@ -9,6 +9,14 @@
 //!   cast. Results keep the input's dtype; singular values and Hermitian
 //!   eigenvalues are real (f32 for c32); `eig`/`eigvals` are complex (c32 for
 //!   f32), also for real input.
+//! - Precision: `svd`, `svdvals`, `eigh`, `eigvalsh`, `eig` and `eigvals`
+//!   compute f32 and c32 input in double precision and round each result
+//!   once to the input's precision (so do the SVD steps inside `pinv`,
+//!   `lstsq`, `matrix_rank`, `cond` and the 2- and nuclear norms): as
+//!   accurate as the double computation, at its speed (faer's eigen and SVD
+//!   algorithms are compiled for f64 and c64 only, which halves their share
+//!   of rnx's compile time). `cholesky`, `qr`, `solve`, `inv`, `det` and
+//!   `triangular_solve` run in the input's precision.
 //! - Batched over every axis but the last two (`[.., m, n]`); a matrix a
 //!   function cannot handle (not positive definite, no convergence) is an
 //!   [`Error::LinAlg`] naming the function and the first failing batch index.

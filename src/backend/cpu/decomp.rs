@@ -10,7 +10,10 @@
 //! `team::install`, so faer's rayon work runs on rnx's pool and not on
 //! rayon's global one (two pools on the same cores). `det`/`slogdet` of
 //! matrices up to 16 x 16 use the batched kernel of `small_lu.rs`. One
-//! generic path, instantiated for the four dtypes f32, f64, c32, c64.
+//! generic path, instantiated for the four dtypes f32, f64, c32, c64, except
+//! the spectral decompositions (`svd`, `eigh`, `eig`), which run in double
+//! precision for every dtype (f32 and c32 inputs widened, results rounded
+//! once to the input's precision; see `spectral`).
 //! Without the `linalg` feature the primitive is an error naming the
 //! feature. No factorization algorithm lives here.
 
@@ -60,7 +63,7 @@ mod imp {
     use crate::tensor::Tensor;
     use faer::linalg::triangular_solve as tri;
     use faer::traits::ComplexField;
-    use faer::{Conj, MatMut, MatRef, Par, Side};
+    use faer::{Conj, Mat, MatMut, MatRef, Par, Side};
     use num_complex::Complex;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -73,6 +76,12 @@ mod imp {
     {
         fn c(&self) -> C64;
         fn re(x: &Self::Real) -> f64;
+        /// [`spectral`] of `a`: in this type (f64, c64) or on a copy widened
+        /// to double precision (f32, c32; see [`spectral`]).
+        ///
+        /// # Safety
+        /// As [`spectral`].
+        unsafe fn spectral(op: DecompOp, a: MatRef<'_, Self>, outs: &[View], b: usize) -> bool;
     }
     impl Field for f32 {
         fn c(&self) -> C64 {
@@ -80,6 +89,11 @@ mod imp {
         }
         fn re(x: &f32) -> f64 {
             *x as f64
+        }
+        unsafe fn spectral(op: DecompOp, a: MatRef<'_, f32>, outs: &[View], b: usize) -> bool {
+            let w = Mat::<f64>::from_fn(a.nrows(), a.ncols(), |i, j| a[(i, j)] as f64);
+            // SAFETY: the caller's contract.
+            unsafe { spectral::<f64>(op, w.as_ref(), outs, b) }
         }
     }
     impl Field for f64 {
@@ -89,6 +103,10 @@ mod imp {
         fn re(x: &f64) -> f64 {
             *x
         }
+        unsafe fn spectral(op: DecompOp, a: MatRef<'_, f64>, outs: &[View], b: usize) -> bool {
+            // SAFETY: the caller's contract.
+            unsafe { spectral::<f64>(op, a, outs, b) }
+        }
     }
     impl Field for Complex<f32> {
         fn c(&self) -> C64 {
@@ -96,6 +114,16 @@ mod imp {
         }
         fn re(x: &f32) -> f64 {
             *x as f64
+        }
+        unsafe fn spectral(
+            op: DecompOp,
+            a: MatRef<'_, Complex<f32>>,
+            outs: &[View],
+            b: usize,
+        ) -> bool {
+            let w = Mat::<C64>::from_fn(a.nrows(), a.ncols(), |i, j| a[(i, j)].c());
+            // SAFETY: the caller's contract.
+            unsafe { spectral::<C64>(op, w.as_ref(), outs, b) }
         }
     }
     impl Field for Complex<f64> {
@@ -105,11 +133,15 @@ mod imp {
         fn re(x: &f64) -> f64 {
             *x
         }
+        unsafe fn spectral(op: DecompOp, a: MatRef<'_, C64>, outs: &[View], b: usize) -> bool {
+            // SAFETY: the caller's contract.
+            unsafe { spectral::<C64>(op, a, outs, b) }
+        }
     }
 
     /// One tensor seen as a batch of cores (matrices, vectors or scalars):
     /// its base address, layout, and how many leading axes are batch axes.
-    struct View {
+    pub(super) struct View {
         base: usize,
         dtype: DType,
         shape: Vec<usize>,
@@ -370,86 +402,9 @@ mod imp {
                 }
                 true
             }
-            DecompOp::Svd { full, vectors } => {
-                if !vectors {
-                    let Ok(s) = a.singular_values() else {
-                        return false;
-                    };
-                    for (i, x) in s.iter().enumerate() {
-                        // SAFETY: `s` is real `[.., k]`.
-                        unsafe { outs[0].put(b, i, 0, C64::new(T::re(x), 0.0)) };
-                    }
-                    return true;
-                }
-                let svd = if full { a.svd() } else { a.thin_svd() };
-                let Ok(svd) = svd else {
-                    return false;
-                };
-                // SAFETY: `u` is `[.., m, m or k]`, `vh` `[.., n or k, n]` of `T`.
-                unsafe { outs[0].mat_mut::<T>(b) }.copy_from(svd.U());
-                // SAFETY: as above.
-                unsafe { outs[2].mat_mut::<T>(b) }.copy_from(svd.V().adjoint());
-                for (i, x) in svd.S().column_vector().iter().enumerate() {
-                    // SAFETY: `s` is real `[.., k]`.
-                    unsafe { outs[1].put(b, i, 0, C64::new(x.c().re, 0.0)) };
-                }
-                true
-            }
-            DecompOp::Eigh { lower, vectors } => {
-                let side = if lower { Side::Lower } else { Side::Upper };
-                if !vectors {
-                    let Ok(w) = a.self_adjoint_eigenvalues(side) else {
-                        return false;
-                    };
-                    for (i, x) in w.iter().enumerate() {
-                        // SAFETY: `w` is real `[.., n]`.
-                        unsafe { outs[0].put(b, i, 0, C64::new(T::re(x), 0.0)) };
-                    }
-                    return true;
-                }
-                let Ok(e) = a.self_adjoint_eigen(side) else {
-                    return false;
-                };
-                for (i, x) in e.S().column_vector().iter().enumerate() {
-                    // SAFETY: `w` is real `[.., n]`.
-                    unsafe { outs[0].put(b, i, 0, C64::new(x.c().re, 0.0)) };
-                }
-                // SAFETY: `v` is `[.., n, n]` of `T`.
-                unsafe { outs[1].mat_mut::<T>(b) }.copy_from(e.U());
-                true
-            }
-            DecompOp::Eig { vectors } => {
-                let c = |z: &Complex<T::Real>| C64::new(T::re(&z.re), T::re(&z.im));
-                if !vectors {
-                    let Ok(w) = a.eigenvalues() else {
-                        return false;
-                    };
-                    for (i, z) in w.iter().enumerate() {
-                        // SAFETY: `w` is complex `[.., n]`.
-                        unsafe { outs[0].put(b, i, 0, c(z)) };
-                    }
-                    return true;
-                }
-                let Ok(e) = a.eigen() else {
-                    return false;
-                };
-                for (i, z) in e.S().column_vector().iter().enumerate() {
-                    // SAFETY: `w` is complex `[.., n]`.
-                    unsafe { outs[0].put(b, i, 0, c(z)) };
-                }
-                let u = e.U();
-                for j in 0..n {
-                    // Columns scaled to unit 2-norm (NumPy's convention; faer's
-                    // are not normalised).
-                    let col: Vec<C64> = (0..n).map(|i| c(&u[(i, j)])).collect();
-                    let norm = col.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
-                    let scale = if norm > 0.0 { 1.0 / norm } else { 1.0 };
-                    for (i, z) in col.into_iter().enumerate() {
-                        // SAFETY: `v` is complex `[.., n, n]`.
-                        unsafe { outs[1].put(b, i, j, z * scale) };
-                    }
-                }
-                true
+            DecompOp::Svd { .. } | DecompOp::Eigh { .. } | DecompOp::Eig { .. } => {
+                // SAFETY: the caller's contract.
+                unsafe { T::spectral(op, a, outs, b) }
             }
             DecompOp::Solve => {
                 // SAFETY: `x` is `[.., n, r]` of `T`; input 1 is `b`, same shape.
@@ -526,6 +481,126 @@ mod imp {
                 unsafe { put_det(op, outs, b, &diag, odd) };
                 true
             }
+        }
+    }
+
+    /// `svd`, `eigh` and `eig` of one non-empty matrix `a` (batch entry `b`)
+    /// in the double-precision type `W` (f64 or c64), every result written
+    /// through [`View::put`], which rounds it once to the output's dtype.
+    /// f32 and c32 inputs come here widened ([`Field::spectral`]): their
+    /// iterations run in double precision, and faer's eigen and SVD
+    /// algorithms are compiled for two types, not four (they were ~10% of
+    /// the crate's optimisation time in a release build; issue 26). LU,
+    /// Cholesky, QR and the triangular solves stay in the input's precision.
+    /// False where the iteration fails.
+    ///
+    /// # Safety
+    /// As [`one`], with `a` the input matrix of entry `b`.
+    unsafe fn spectral<W: Field>(op: DecompOp, a: MatRef<'_, W>, outs: &[View], b: usize) -> bool {
+        let n = a.ncols();
+        // Matrix `m` (or its conjugate transpose: `adj`) into output `o`.
+        let put_mat = |o: &View, m: MatRef<'_, W>, adj: bool| {
+            let (r, c) = if adj {
+                (m.ncols(), m.nrows())
+            } else {
+                (m.nrows(), m.ncols())
+            };
+            for j in 0..c {
+                for i in 0..r {
+                    let v = if adj {
+                        m[(j, i)].c().conj()
+                    } else {
+                        m[(i, j)].c()
+                    };
+                    // SAFETY: `o`'s core of entry `b` is `r x c` (the caller's
+                    // contract for each output below).
+                    unsafe { o.put(b, i, j, v) };
+                }
+            }
+        };
+        // A vector of real values into output `o`'s core of entry `b`.
+        let put_real = |o: &View, v: &mut dyn Iterator<Item = f64>| {
+            for (i, x) in v.enumerate() {
+                // SAFETY: `o` is real `[.., k]` with `k` values (the caller's contract).
+                unsafe { o.put(b, i, 0, C64::new(x, 0.0)) };
+            }
+        };
+        match op {
+            DecompOp::Svd { full, vectors } => {
+                if !vectors {
+                    let Ok(s) = a.singular_values() else {
+                        return false;
+                    };
+                    put_real(&outs[0], &mut s.iter().map(W::re));
+                    return true;
+                }
+                let svd = if full { a.svd() } else { a.thin_svd() };
+                let Ok(svd) = svd else {
+                    return false;
+                };
+                // `u` is `[.., m, m or k]`, `vh` `[.., n or k, n]`, `s` real `[.., k]`.
+                put_mat(&outs[0], svd.U(), false);
+                put_mat(&outs[2], svd.V(), true);
+                put_real(
+                    &outs[1],
+                    &mut svd.S().column_vector().iter().map(|x| x.c().re),
+                );
+                true
+            }
+            DecompOp::Eigh { lower, vectors } => {
+                let side = if lower { Side::Lower } else { Side::Upper };
+                if !vectors {
+                    let Ok(w) = a.self_adjoint_eigenvalues(side) else {
+                        return false;
+                    };
+                    put_real(&outs[0], &mut w.iter().map(W::re));
+                    return true;
+                }
+                let Ok(e) = a.self_adjoint_eigen(side) else {
+                    return false;
+                };
+                // `w` is real `[.., n]`, `v` `[.., n, n]`.
+                put_real(
+                    &outs[0],
+                    &mut e.S().column_vector().iter().map(|x| x.c().re),
+                );
+                put_mat(&outs[1], e.U(), false);
+                true
+            }
+            DecompOp::Eig { vectors } => {
+                let c = |z: &Complex<W::Real>| C64::new(W::re(&z.re), W::re(&z.im));
+                if !vectors {
+                    let Ok(w) = a.eigenvalues() else {
+                        return false;
+                    };
+                    for (i, z) in w.iter().enumerate() {
+                        // SAFETY: `w` is complex `[.., n]`.
+                        unsafe { outs[0].put(b, i, 0, c(z)) };
+                    }
+                    return true;
+                }
+                let Ok(e) = a.eigen() else {
+                    return false;
+                };
+                for (i, z) in e.S().column_vector().iter().enumerate() {
+                    // SAFETY: `w` is complex `[.., n]`.
+                    unsafe { outs[0].put(b, i, 0, c(z)) };
+                }
+                let u = e.U();
+                for j in 0..n {
+                    // Columns scaled to unit 2-norm (NumPy's convention; faer's
+                    // are not normalised).
+                    let col: Vec<C64> = (0..n).map(|i| c(&u[(i, j)])).collect();
+                    let norm = col.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
+                    let scale = if norm > 0.0 { 1.0 / norm } else { 1.0 };
+                    for (i, z) in col.into_iter().enumerate() {
+                        // SAFETY: `v` is complex `[.., n, n]`.
+                        unsafe { outs[1].put(b, i, j, z * scale) };
+                    }
+                }
+                true
+            }
+            _ => unreachable!("spectral called for {op:?}"),
         }
     }
 

@@ -287,7 +287,9 @@ impl fmt::Display for DType {
 /// fp8 and 4-bit storage types: the compute kernels, which never see those
 /// because `backend::widen` converts them to f32/i32/u32 first), `@real`
 /// (floats and integers but fp8 and 4-bit), `@float` (f16, bf16, f32, f64),
-/// `@int` (the 8- to 64-bit integers), `@complex`:
+/// `@int` (the 8- to 64-bit integers), `@signed` (the signed ones: kernels
+/// whose result bits do not depend on the sign, reached for unsigned tensors
+/// through their signed twin), `@complex`:
 /// `dispatch!(@float dtype, "sqrt", T => body)`.
 #[macro_export]
 #[doc(hidden)]
@@ -571,6 +573,33 @@ macro_rules! dispatch {
             }
             __D::U64 => {
                 type $T = u64;
+                $body
+            }
+            d => {
+                return Err($crate::Error::UnsupportedDType {
+                    op: $op.into(),
+                    dtype: d,
+                })
+            }
+        }
+    }};
+    (@signed $dt:expr, $op:expr, $T:ident => $body:expr) => {{
+        use $crate::DType as __D;
+        match $dt {
+            __D::I8 => {
+                type $T = i8;
+                $body
+            }
+            __D::I16 => {
+                type $T = i16;
+                $body
+            }
+            __D::I32 => {
+                type $T = i32;
+                $body
+            }
+            __D::I64 => {
+                type $T = i64;
                 $body
             }
             d => {

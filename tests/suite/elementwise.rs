@@ -177,6 +177,19 @@ macro_rules! int_edges {
             assert_eq!(get(v(&[5, 3]).bitwise_xor(&v(&[3, 3])).unwrap()), vec![6, 0]);
             assert_eq!(get(v(&[min, max]).maximum(&v(&[0, 0])).unwrap()), vec![0, max]);
             assert_eq!(get(v(&[0, 5]).logical_not().unwrap()), vec![1, 0]);
+            // The sign-free kernels (run on the signed twin for unsigned
+            // dtypes): bitwise, logical, equality, classification.
+            assert_eq!(get(v(&[min, max]).bitwise_not().unwrap()), vec![!min, !max]);
+            assert_eq!(get(v(&[max, 6]).bitwise_and(&v(&[min, 3])).unwrap()), vec![max & min, 2]);
+            assert_eq!(get(v(&[min, 4]).bitwise_or(&v(&[1, 3])).unwrap()), vec![min | 1, 7]);
+            assert_eq!(get(v(&[min, 0, max]).logical_and(&v(&[max, max, 0])).unwrap()), vec![(min != 0) as $t, 0, 0]);
+            assert_eq!(get(v(&[min, 0]).logical_or(&v(&[0, 0])).unwrap()), vec![(min != 0) as $t, 0]);
+            let u8s = |t: Tensor| t.to_vec::<u8>().unwrap();
+            assert_eq!(u8s(v(&[min, max, 3]).equal(&v(&[min, min, 3])).unwrap()), vec![1, 0, 1]);
+            assert_eq!(u8s(v(&[min, max, 3]).not_equal(&v(&[min, min, 3])).unwrap()), vec![0, 1, 0]);
+            assert_eq!(u8s(v(&[min, max]).less(&v(&[max, min])).unwrap()), vec![1, 0]);
+            assert_eq!(u8s(v(&[min, max]).isfinite().unwrap()), vec![1, 1]);
+            assert_eq!(u8s(v(&[min, max]).isnan().unwrap()), vec![0, 0]);
             assert_eq!($dt, v(&[0]).dtype());
         }
     )*};

@@ -544,7 +544,9 @@ fn single_precision_spectral_is_double_rounded_once() {
         let w = a.cast(double).unwrap();
         let tag = |f: &str| format!("{f} {single:?}");
         for full in [false, true] {
-            let o = SvdOptions { full_matrices: full };
+            let o = SvdOptions {
+                full_matrices: full,
+            };
             let (u, s, vh) = a.svd_with(o).unwrap();
             let (u2, s2, vh2) = w.svd_with(o).unwrap();
             same(&u, &u2.cast(single).unwrap(), &tag("svd u"));
@@ -570,7 +572,11 @@ fn single_precision_spectral_is_double_rounded_once() {
         );
         let g = a.slice(s![.., 1.., ..]).unwrap();
         let gw = g.cast(double).unwrap();
-        let complex = if single == DType::F32 { DType::C32 } else { single };
+        let complex = if single == DType::F32 {
+            DType::C32
+        } else {
+            single
+        };
         let (ew, ev) = g.eig().unwrap();
         let (ew2, ev2) = gw.eig().unwrap();
         same(&ew, &ew2.cast(complex).unwrap(), &tag("eig w"));

@@ -55,8 +55,32 @@ pub fn float_unary<T: Flt>(op: UnaryOp, x: &Tensor, out: &Tensor) -> Result<()> 
     Ok(())
 }
 
-/// `out = op(x)` for an integer dtype `T` (wrapping).
+/// `out = op(x)` for an integer dtype `T` (wrapping): the ops whose result
+/// bits depend on the sign (`Abs`, `Sign`); the others are
+/// [`int_unary_bits`].
 pub fn int_unary<T: Int>(op: UnaryOp, x: &Tensor, out: &Tensor) -> Result<()> {
+    use UnaryOp::*;
+    macro_rules! go {
+        ($f:expr) => {{
+            // SAFETY: element types are the tensors' (dispatch); frontend contract.
+            unsafe { map1::<T, T, _>(out, x, GRAIN_CHEAP, $f) };
+        }};
+    }
+    match op {
+        Abs => go!(|v: T| v.wabs()),
+        Sign => go!(|v: T| v.sign()),
+        // The sign-free ops: `int_unary_bits` on the signed twin (dispatch).
+        _ => return Err(unsupported_unary(op, x)),
+    }
+    Ok(())
+}
+
+/// `out = op(x)` for the integer ops whose result bits do not depend on the
+/// sign (`Neg`, `Conj`, `Square`, `LogicalNot`, `BitNot`, wrapping): compiled
+/// for the signed types, which unsigned tensors reach through their signed
+/// twin (`super::sign_free_unary`), so each op's loop exists four times, not
+/// eight.
+pub fn int_unary_bits<T: Int>(op: UnaryOp, x: &Tensor, out: &Tensor) -> Result<()> {
     use UnaryOp::*;
     macro_rules! go {
         ($f:expr) => {{
@@ -67,8 +91,6 @@ pub fn int_unary<T: Int>(op: UnaryOp, x: &Tensor, out: &Tensor) -> Result<()> {
     match op {
         Neg => go!(|v: T| v.wrapping_neg()),
         Conj => go!(|v: T| v),
-        Abs => go!(|v: T| v.wabs()),
-        Sign => go!(|v: T| v.sign()),
         Square => go!(|v: T| v.wrapping_mul(&v)),
         LogicalNot => go!(|v: T| if v == <T as Element>::zero() {
             <T as Element>::one()
@@ -150,8 +172,10 @@ pub fn float_binary<T: Flt>(op: BinaryOp, a: &Tensor, b: &Tensor, out: &Tensor) 
     Ok(())
 }
 
-/// `out = op(a, b)` for an integer dtype. Zero divisors (Div, Rem), negative
-/// shifts and negative exponents are reported before anything is written.
+/// `out = op(a, b)` for an integer dtype: the ops whose result bits depend on
+/// the sign (the others are [`int_binary_bits`]). Zero divisors (Div, Rem),
+/// negative shifts and negative exponents are reported before anything is
+/// written.
 pub fn int_binary<T: Int>(op: BinaryOp, a: &Tensor, b: &Tensor, out: &Tensor) -> Result<()> {
     use BinaryOp::*;
     macro_rules! go {
@@ -174,6 +198,34 @@ pub fn int_binary<T: Int>(op: BinaryOp, a: &Tensor, b: &Tensor, out: &Tensor) ->
         }
         _ => {}
     }
+    match op {
+        Div => go!(GRAIN_COSTLY, |x: T, y: T| x.tdiv(y)),
+        Rem => go!(GRAIN_COSTLY, |x: T, y: T| x.trem(y)),
+        Pow => go!(GRAIN_COSTLY, |x: T, y: T| x.wpow(y)),
+        Max => go!(GRAIN_CHEAP, |x: T, y: T| if x > y { x } else { y }),
+        Min => go!(GRAIN_CHEAP, |x: T, y: T| if x < y { x } else { y }),
+        Shl => go!(GRAIN_CHEAP, |x: T, y: T| x.shl_by(y)),
+        Shr => go!(GRAIN_CHEAP, |x: T, y: T| x.shr_by(y)),
+        // The sign-free ops: `int_binary_bits` on the signed twin (dispatch).
+        _ => return Err(unsupported(op, a)),
+    }
+    Ok(())
+}
+
+/// `out = op(a, b)` for the integer ops whose result bits do not depend on
+/// the sign (wrapping `Add`, `Sub`, `Mul`, the bitwise and logical ops):
+/// compiled for the signed types, which unsigned tensors reach through their
+/// signed twin (`super::sign_free_binary`), so each op's loops exist four
+/// times, not eight.
+pub fn int_binary_bits<T: Int>(op: BinaryOp, a: &Tensor, b: &Tensor, out: &Tensor) -> Result<()> {
+    use BinaryOp::*;
+    macro_rules! go {
+        ($f:expr) => {{
+            // SAFETY: element types are the tensors' (dispatch, or the signed
+            // twin's: `bits_ptr`); frontend contract.
+            unsafe { map2::<T, T, T, _>(out, a, b, GRAIN_CHEAP, $f) };
+        }};
+    }
     let truth = |c: bool| {
         if c {
             <T as Element>::one()
@@ -183,23 +235,16 @@ pub fn int_binary<T: Int>(op: BinaryOp, a: &Tensor, b: &Tensor, out: &Tensor) ->
     };
     let z = <T as Element>::zero();
     match op {
-        Add => go!(GRAIN_CHEAP, |x: T, y: T| x.wrapping_add(&y)),
-        Sub => go!(GRAIN_CHEAP, |x: T, y: T| x.wrapping_sub(&y)),
-        Mul => go!(GRAIN_CHEAP, |x: T, y: T| x.wrapping_mul(&y)),
-        Div => go!(GRAIN_COSTLY, |x: T, y: T| x.tdiv(y)),
-        Rem => go!(GRAIN_COSTLY, |x: T, y: T| x.trem(y)),
-        Pow => go!(GRAIN_COSTLY, |x: T, y: T| x.wpow(y)),
-        Max => go!(GRAIN_CHEAP, |x: T, y: T| if x > y { x } else { y }),
-        Min => go!(GRAIN_CHEAP, |x: T, y: T| if x < y { x } else { y }),
-        LogicalAnd => go!(GRAIN_CHEAP, move |x: T, y: T| truth(x != z && y != z)),
-        LogicalOr => go!(GRAIN_CHEAP, move |x: T, y: T| truth(x != z || y != z)),
-        LogicalXor => go!(GRAIN_CHEAP, move |x: T, y: T| truth((x != z) != (y != z))),
-        BitAnd => go!(GRAIN_CHEAP, |x: T, y: T| x & y),
-        BitOr => go!(GRAIN_CHEAP, |x: T, y: T| x | y),
-        BitXor => go!(GRAIN_CHEAP, |x: T, y: T| x ^ y),
-        Shl => go!(GRAIN_CHEAP, |x: T, y: T| x.shl_by(y)),
-        Shr => go!(GRAIN_CHEAP, |x: T, y: T| x.shr_by(y)),
-        Atan2 | Hypot => return Err(unsupported(op, a)),
+        Add => go!(|x: T, y: T| x.wrapping_add(&y)),
+        Sub => go!(|x: T, y: T| x.wrapping_sub(&y)),
+        Mul => go!(|x: T, y: T| x.wrapping_mul(&y)),
+        LogicalAnd => go!(move |x: T, y: T| truth(x != z && y != z)),
+        LogicalOr => go!(move |x: T, y: T| truth(x != z || y != z)),
+        LogicalXor => go!(move |x: T, y: T| truth((x != z) != (y != z))),
+        BitAnd => go!(|x: T, y: T| x & y),
+        BitOr => go!(|x: T, y: T| x | y),
+        BitXor => go!(|x: T, y: T| x ^ y),
+        _ => return Err(unsupported(op, a)),
     }
     Ok(())
 }

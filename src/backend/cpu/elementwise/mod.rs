@@ -39,8 +39,14 @@ fn sign_free_binary(op: BinaryOp) -> bool {
     )
 }
 
-/// `out = op(a, b)` as u8 for an ordered type.
-fn compare_ord<T: Element + PartialOrd>(op: CmpOp, a: &Tensor, b: &Tensor, out: &Tensor) {
+/// `out = op(a, b)` as u8 for an ordered type: `Lt`, `Le`, `Gt`, `Ge` (the
+/// equalities are [`compare_eq`]).
+fn compare_ord<T: Element + PartialOrd>(
+    op: CmpOp,
+    a: &Tensor,
+    b: &Tensor,
+    out: &Tensor,
+) -> Result<()> {
     macro_rules! go {
         ($f:expr) => {
             // SAFETY: element types are the tensors' (dispatch); frontend contract.
@@ -48,19 +54,22 @@ fn compare_ord<T: Element + PartialOrd>(op: CmpOp, a: &Tensor, b: &Tensor, out: 
         };
     }
     match op {
-        CmpOp::Eq => go!(|x: T, y: T| (x == y) as u8),
-        CmpOp::Ne => go!(|x: T, y: T| (x != y) as u8),
         CmpOp::Lt => go!(|x: T, y: T| (x < y) as u8),
         CmpOp::Le => go!(|x: T, y: T| (x <= y) as u8),
         CmpOp::Gt => go!(|x: T, y: T| (x > y) as u8),
         CmpOp::Ge => go!(|x: T, y: T| (x >= y) as u8),
+        CmpOp::Eq | CmpOp::Ne => return Err(Error::dtype(op.name(), a.dtype())),
     }
+    Ok(())
 }
 
-/// Equality comparisons for any element type.
+/// Equality comparisons (`Eq`, `Ne`) for any element type; the integers reach
+/// it through their signed twin (equality does not depend on the sign), so
+/// it is compiled for floats, signed integers and complex types.
 fn compare_eq<T: Element>(op: CmpOp, a: &Tensor, b: &Tensor, out: &Tensor) -> Result<()> {
     match op {
-        // SAFETY: element types are the tensors' (dispatch); frontend contract.
+        // SAFETY: element types are the tensors' (dispatch) or, for unsigned
+        // integers, their signed twin's (`bits_ptr`); frontend contract.
         CmpOp::Eq => unsafe { map2::<T, T, u8, _>(out, a, b, GRAIN_CHEAP, |x, y| (x == y) as u8) },
         // SAFETY: as above.
         CmpOp::Ne => unsafe { map2::<T, T, u8, _>(out, a, b, GRAIN_CHEAP, |x, y| (x != y) as u8) },
@@ -84,7 +93,8 @@ fn classify_float<T: Flt>(op: ClassOp, x: &Tensor, out: &Tensor) {
 
 fn classify_int<T: Element>(op: ClassOp, x: &Tensor, out: &Tensor) {
     let v = (op == ClassOp::IsFinite) as u8;
-    // SAFETY: element types are the tensors' (dispatch); frontend contract.
+    // SAFETY: `T` is the tensor's element type or its signed twin's (the
+    // engine reads it through `bits_ptr`); frontend contract.
     unsafe { map1::<T, u8, _>(out, x, GRAIN_CHEAP, move |_| v) }
 }
 
@@ -94,12 +104,11 @@ impl ElementwiseBackend for CpuBackend {
         if dt.is_float() {
             dispatch!(@float dt, "unary", T => kernels::float_unary::<T>(op, x, out))
         } else if dt.is_int() {
-            let dt = if sign_free_unary(op) {
-                signed_twin(dt)
+            if sign_free_unary(op) {
+                dispatch!(@signed signed_twin(dt), "unary", T => kernels::int_unary_bits::<T>(op, x, out))
             } else {
-                dt
-            };
-            dispatch!(@int dt, "unary", T => kernels::int_unary::<T>(op, x, out))
+                dispatch!(@int dt, "unary", T => kernels::int_unary::<T>(op, x, out))
+            }
         } else if dt == crate::DType::C32 {
             kernels::complex_unary::<f32>(op, x, out)
         } else {
@@ -112,12 +121,11 @@ impl ElementwiseBackend for CpuBackend {
         if dt.is_float() {
             dispatch!(@float dt, "binary", T => kernels::float_binary::<T>(op, a, b, out))
         } else if dt.is_int() {
-            let dt = if sign_free_binary(op) {
-                signed_twin(dt)
+            if sign_free_binary(op) {
+                dispatch!(@signed signed_twin(dt), "binary", T => kernels::int_binary_bits::<T>(op, a, b, out))
             } else {
-                dt
-            };
-            dispatch!(@int dt, "binary", T => kernels::int_binary::<T>(op, a, b, out))
+                dispatch!(@int dt, "binary", T => kernels::int_binary::<T>(op, a, b, out))
+            }
         } else if dt == crate::DType::C32 {
             kernels::complex_binary::<f32>(op, a, b, out)
         } else {
@@ -130,13 +138,15 @@ impl ElementwiseBackend for CpuBackend {
         if dt.is_complex() {
             return dispatch!(@complex dt, op.name(), T => compare_eq::<T>(op, a, b, out));
         }
-        let dt = if matches!(op, CmpOp::Eq | CmpOp::Ne) {
-            signed_twin(dt)
+        if matches!(op, CmpOp::Eq | CmpOp::Ne) {
+            if dt.is_int() {
+                dispatch!(@signed signed_twin(dt), op.name(), T => compare_eq::<T>(op, a, b, out))
+            } else {
+                dispatch!(@float dt, op.name(), T => compare_eq::<T>(op, a, b, out))
+            }
         } else {
-            dt
-        };
-        dispatch!(@real dt, op.name(), T => compare_ord::<T>(op, a, b, out));
-        Ok(())
+            dispatch!(@real dt, op.name(), T => compare_ord::<T>(op, a, b, out))
+        }
     }
 
     fn classify(&self, op: ClassOp, x: &Tensor, out: &Tensor) -> Result<()> {
@@ -144,7 +154,9 @@ impl ElementwiseBackend for CpuBackend {
         if dt.is_float() {
             dispatch!(@float dt, "classify", T => classify_float::<T>(op, x, out));
         } else {
-            dispatch!(@int dt, "classify", T => classify_int::<T>(op, x, out));
+            // Integers are finite, never NaN or infinite: a constant, which
+            // does not depend on the sign.
+            dispatch!(@signed signed_twin(dt), "classify", T => classify_int::<T>(op, x, out));
         }
         Ok(())
     }

@@ -190,6 +190,13 @@ macro_rules! int_edges {
             assert_eq!(u8s(v(&[min, max]).less(&v(&[max, min])).unwrap()), vec![1, 0]);
             assert_eq!(u8s(v(&[min, max]).isfinite().unwrap()), vec![1, 1]);
             assert_eq!(u8s(v(&[min, max]).isnan().unwrap()), vec![0, 0]);
+            // `all` / `any` (the reducer runs on the signed twin too), over
+            // a strided column so the traversal's general path runs.
+            let m = Tensor::from_vec(vec![max, 0, min, 0, 1, max], &[3, 2]).unwrap();
+            assert_eq!(u8s(m.all(0, false).unwrap()), vec![(min != 0) as u8, 0]);
+            assert_eq!(u8s(m.any(0, false).unwrap()), vec![1, 1]);
+            assert_eq!(u8s(m.any(1, false).unwrap()), vec![1, (min != 0) as u8, 1]);
+            assert_eq!(u8s(v(&[max, 1]).all(None, false).unwrap()), vec![1]);
             assert_eq!($dt, v(&[0]).dtype());
         }
     )*};

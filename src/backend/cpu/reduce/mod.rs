@@ -24,7 +24,7 @@ mod softmax;
 use self::erased::{Lanes, Typed};
 use self::reducers::{Extreme, Prod, Reducer, Sum, Truth, Var};
 use super::strided::{Plan, SendPtr};
-use super::{base_ptr, CpuBackend};
+use super::{base_ptr, bits_ptr, signed_twin, CpuBackend};
 use crate::backend::reduce::{ArgOp, NormOp, ReduceBackend, ReduceOp, ScanOp, SoftmaxOp};
 use crate::dtype::Element;
 use crate::error::Result;
@@ -98,7 +98,9 @@ pub(super) fn split(x: &Layout, out: &Layout, axes: &[usize]) -> Split {
 /// Run reducer `r` over `x`'s `axes` into `out`: the dtype check, then the
 /// type-erased traversal ([`run_erased`]).
 fn run<T: Element, R: Reducer<T>>(r: &R, x: &Tensor, axes: &[usize], out: &Tensor) {
-    let _ = (base_ptr::<T>(x), base_ptr::<R::Out>(out)); // dtype checks
+    // dtype checks; `x` may be an unsigned integer tensor read as its signed
+    // twin (`all`/`any`, whose result does not depend on the sign).
+    let _ = (bits_ptr::<T>(x), base_ptr::<R::Out>(out));
     run_erased(&Typed::<T, R>::new(r), x, axes, out)
 }
 
@@ -196,6 +198,15 @@ impl ReduceBackend for CpuBackend {
             }
             ReduceOp::Min => {
                 crate::dispatch!(@real dt, "min", T => run::<T, _>(&Extreme::<false>, x, axes, out))
+            }
+            // `all`/`any` test `x != 0`, which does not depend on the sign:
+            // unsigned integers run the signed twin's reducer.
+            ReduceOp::All | ReduceOp::Any if dt.is_int() => {
+                let r = Truth {
+                    any: op == ReduceOp::Any,
+                };
+                let name = if r.any { "any" } else { "all" };
+                crate::dispatch!(@signed signed_twin(dt), name, T => run::<T, _>(&r, x, axes, out))
             }
             ReduceOp::All => {
                 crate::dispatch!(@compute dt, "all", T => run::<T, _>(&Truth { any: false }, x, axes, out))

@@ -74,6 +74,8 @@ mod imp {
     pub(super) trait Field:
         ComplexField + SmallScalar + PartialEq + Copy + Send + Sync + 'static
     {
+        /// The dtype of this element type.
+        const DT: DType;
         fn c(&self) -> C64;
         fn re(x: &Self::Real) -> f64;
         /// [`spectral`] of `a`: in this type (f64, c64) or on a copy widened
@@ -84,6 +86,7 @@ mod imp {
         unsafe fn spectral(op: DecompOp, a: MatRef<'_, Self>, outs: &[View], b: usize) -> bool;
     }
     impl Field for f32 {
+        const DT: DType = DType::F32;
         fn c(&self) -> C64 {
             C64::new(*self as f64, 0.0)
         }
@@ -97,6 +100,7 @@ mod imp {
         }
     }
     impl Field for f64 {
+        const DT: DType = DType::F64;
         fn c(&self) -> C64 {
             C64::new(*self, 0.0)
         }
@@ -109,6 +113,7 @@ mod imp {
         }
     }
     impl Field for Complex<f32> {
+        const DT: DType = DType::C32;
         fn c(&self) -> C64 {
             C64::new(self.re as f64, self.im as f64)
         }
@@ -127,6 +132,7 @@ mod imp {
         }
     }
     impl Field for Complex<f64> {
+        const DT: DType = DType::C64;
         fn c(&self) -> C64 {
             *self
         }
@@ -486,7 +492,8 @@ mod imp {
 
     /// `svd`, `eigh` and `eig` of one non-empty matrix `a` (batch entry `b`)
     /// in the double-precision type `W` (f64 or c64), every result written
-    /// through [`View::put`], which rounds it once to the output's dtype.
+    /// through [`View::put`], which rounds it once to the output's dtype
+    /// (matrices of the output's own dtype are copied whole).
     /// f32 and c32 inputs come here widened ([`Field::spectral`]): their
     /// iterations run in double precision, and faer's eigen and SVD
     /// algorithms are compiled for two types, not four (they were ~10% of
@@ -500,6 +507,18 @@ mod imp {
         let n = a.ncols();
         // Matrix `m` (or its conjugate transpose: `adj`) into output `o`.
         let put_mat = |o: &View, m: MatRef<'_, W>, adj: bool| {
+            if o.dtype == W::DT {
+                // SAFETY: `o` holds `W`s; its core of entry `b` has `m`'s
+                // shape (or its transpose's) (the caller's contract for each
+                // output below).
+                let mut t = unsafe { o.mat_mut::<W>(b) };
+                if adj {
+                    t.copy_from(m.adjoint());
+                } else {
+                    t.copy_from(m);
+                }
+                return;
+            }
             let (r, c) = if adj {
                 (m.ncols(), m.nrows())
             } else {

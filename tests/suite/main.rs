@@ -71,6 +71,7 @@ mod io;
 mod io_image;
 mod io_text;
 mod linalg_decomp;
+mod linalg_precision;
 mod linalg_small_det;
 mod math;
 mod math_accuracy;

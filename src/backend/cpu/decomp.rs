@@ -58,7 +58,7 @@ mod imp {
     use super::super::small_lu::{self, SmallScalar};
     use super::super::team;
     use crate::backend::decomp::DecompOp;
-    use crate::dtype::DType;
+    use crate::dtype::{DType, Element};
     use crate::error::Result;
     use crate::tensor::Tensor;
     use faer::linalg::triangular_solve as tri;
@@ -72,10 +72,8 @@ mod imp {
     /// A dtype faer factorizes, with conversions to `Complex<f64>` for the
     /// few scalar results (determinants, singular values, eigenvalues).
     pub(super) trait Field:
-        ComplexField + SmallScalar + PartialEq + Copy + Send + Sync + 'static
+        ComplexField + Element + SmallScalar + PartialEq + Copy + Send + Sync + 'static
     {
-        /// The dtype of this element type.
-        const DT: DType;
         fn c(&self) -> C64;
         fn re(x: &Self::Real) -> f64;
         /// [`spectral`] of `a`: in this type (f64, c64) or on a copy widened
@@ -86,7 +84,6 @@ mod imp {
         unsafe fn spectral(op: DecompOp, a: MatRef<'_, Self>, outs: &[View], b: usize) -> bool;
     }
     impl Field for f32 {
-        const DT: DType = DType::F32;
         fn c(&self) -> C64 {
             C64::new(*self as f64, 0.0)
         }
@@ -100,7 +97,6 @@ mod imp {
         }
     }
     impl Field for f64 {
-        const DT: DType = DType::F64;
         fn c(&self) -> C64 {
             C64::new(*self, 0.0)
         }
@@ -113,7 +109,6 @@ mod imp {
         }
     }
     impl Field for Complex<f32> {
-        const DT: DType = DType::C32;
         fn c(&self) -> C64 {
             C64::new(self.re as f64, self.im as f64)
         }
@@ -132,7 +127,6 @@ mod imp {
         }
     }
     impl Field for Complex<f64> {
-        const DT: DType = DType::C64;
         fn c(&self) -> C64 {
             *self
         }
@@ -507,7 +501,7 @@ mod imp {
         let n = a.ncols();
         // Matrix `m` (or its conjugate transpose: `adj`) into output `o`.
         let put_mat = |o: &View, m: MatRef<'_, W>, adj: bool| {
-            if o.dtype == W::DT {
+            if o.dtype == W::DTYPE {
                 // SAFETY: `o` holds `W`s; its core of entry `b` has `m`'s
                 // shape (or its transpose's) (the caller's contract for each
                 // output below).

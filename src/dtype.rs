@@ -66,6 +66,7 @@ use num_complex::Complex;
 use std::fmt;
 
 mod fp8;
+pub(crate) mod half_bits;
 pub(crate) mod int4;
 pub(crate) mod round;
 mod scalar;
@@ -683,11 +684,29 @@ pub trait Element:
     fn from_i128_saturating(v: i128) -> Self {
         Self::from_i128_wrapping(v)
     }
-    /// The element cast of `cast`/`astype` from any element type: integers
-    /// through their exact value ([`Element::from_i128_wrapping`]), floats and
-    /// complex through their exact f64 parts ([`Element::from_re_im`]).
+    /// The value as an f32 when every value of the type is exactly one (f32,
+    /// f16, bf16, the fp8 types); `None` for the other types.
+    #[inline]
+    fn exact_f32(self) -> Option<f32> {
+        None
+    }
+    /// From f32 with the cast rules: the same value as
+    /// [`Element::from_f64`] of `v`, which f16 and bf16 compute from the
+    /// f32 directly (one rounding, in bit arithmetic that vectorises).
+    #[inline]
+    fn from_f32_cast(v: f32) -> Self {
+        Self::from_f64(v as f64)
+    }
+    /// The element cast of `cast`/`astype` from any element type: the types
+    /// whose values are all f32s through that f32 ([`Element::exact_f32`],
+    /// [`Element::from_f32_cast`]), integers through their exact value
+    /// ([`Element::from_i128_wrapping`]), the other floats and complex through
+    /// their exact f64 parts ([`Element::from_re_im`]).
     #[inline]
     fn cast_from<S: Element>(s: S) -> Self {
+        if let Some(v) = s.exact_f32() {
+            return Self::from_f32_cast(v);
+        }
         match s.to_i128() {
             Some(i) => Self::from_i128_wrapping(i),
             None => Self::from_re_im(s.to_f64(), s.imag_f64()),
@@ -697,6 +716,11 @@ pub trait Element:
 
 macro_rules! impl_float {
     ($t:ty, $d:ident, $to:expr, $from:expr, $from_int:expr) => {
+        impl_float!($t, $d, $to, $from, $from_int, |_: $t| None, |v: f32| $from(
+            v as f64
+        ));
+    };
+    ($t:ty, $d:ident, $to:expr, $from:expr, $from_int:expr, $exact:expr, $from32:expr) => {
         impl Element for $t {
             const DTYPE: DType = DType::$d;
             fn to_scalar(self) -> Scalar {
@@ -726,44 +750,67 @@ macro_rules! impl_float {
             fn from_i128_wrapping(v: i128) -> Self {
                 $from_int(v)
             }
+            #[inline]
+            fn exact_f32(self) -> Option<f32> {
+                $exact(self)
+            }
+            #[inline]
+            fn from_f32_cast(v: f32) -> Self {
+                $from32(v)
+            }
         }
     };
 }
 // Rust's `as` rounds once to nearest even from f64 and from any integer. The
-// halves round with `round`'s bit arithmetic, from integers through an f64
-// rounded to odd: neither goes through f32, and `half`'s `from_f64` is not used
-// (it drops the f64's low 32 bits first).
-impl_float!(f32, F32, |x: f32| x as f64, |v: f64| v as f32, |v: i128| {
-    v as f32
-});
+// halves round from f64 with `round`'s bit arithmetic, from integers through an
+// f64 rounded to odd (neither through f32; `half`'s `from_f64` is not used: it
+// drops the f64's low 32 bits first), and from f32 and the types whose values
+// are all f32s (`exact_f32`) with `half_bits`' vectorisable rounding.
+impl_float!(
+    f32,
+    F32,
+    |x: f32| x as f64,
+    |v: f64| v as f32,
+    |v: i128| v as f32,
+    Some,
+    |v: f32| v
+);
 impl_float!(f64, F64, |x: f64| x, |v: f64| v, |v: i128| v as f64);
 impl_float!(
     f16,
     F16,
-    |x: f16| x.to_f64(),
+    |x: f16| half_bits::f16_to_f32(x) as f64,
     |v: f64| f16::from_bits(round::round_f64_bits(v, 10, 5) as u16),
-    |v: i128| <f16 as Element>::from_f64(round::i128_to_f64_odd(v))
+    |v: i128| <f16 as Element>::from_f64(round::i128_to_f64_odd(v)),
+    |x: f16| Some(half_bits::f16_to_f32(x)),
+    half_bits::f32_to_f16
 );
 impl_float!(
     F8E4M3,
     F8E4M3,
     |x: F8E4M3| x.to_f64(),
     F8E4M3::from_f64,
-    |v: i128| F8E4M3::from_f64(round::i128_to_f64_odd(v))
+    |v: i128| F8E4M3::from_f64(round::i128_to_f64_odd(v)),
+    |x: F8E4M3| Some(x.to_f32()),
+    |v: f32| F8E4M3::from_f64(v as f64)
 );
 impl_float!(
     F8E5M2,
     F8E5M2,
     |x: F8E5M2| x.to_f64(),
     F8E5M2::from_f64,
-    |v: i128| F8E5M2::from_f64(round::i128_to_f64_odd(v))
+    |v: i128| F8E5M2::from_f64(round::i128_to_f64_odd(v)),
+    |x: F8E5M2| Some(x.to_f32()),
+    |v: f32| F8E5M2::from_f64(v as f64)
 );
 impl_float!(
     bf16,
     BF16,
-    |x: bf16| x.to_f64(),
+    |x: bf16| half_bits::bf16_to_f32(x) as f64,
     |v: f64| bf16::from_bits(round::round_f64_bits(v, 7, 8) as u16),
-    |v: i128| <bf16 as Element>::from_f64(round::i128_to_f64_odd(v))
+    |v: i128| <bf16 as Element>::from_f64(round::i128_to_f64_odd(v)),
+    |x: bf16| Some(half_bits::bf16_to_f32(x)),
+    half_bits::f32_to_bf16
 );
 
 macro_rules! impl_complex {

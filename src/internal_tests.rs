@@ -18,6 +18,14 @@ pub const TESTS: &[(&str, fn())] = &[
         crate::dtype::int4::tests::pack_order,
     ),
     (
+        "dtype_half_bits_every_half_to_f32_matches_half",
+        crate::dtype::half_bits::tests::every_half_to_f32_matches_half,
+    ),
+    (
+        "dtype_half_bits_f32_to_halves_matches_half",
+        crate::dtype::half_bits::tests::f32_to_halves_matches_half,
+    ),
+    (
         "dtype_round_f64_to_f32_bits_match_rust_as",
         crate::dtype::round::tests::f64_to_f32_bits_match_rust_as,
     ),

@@ -30,6 +30,8 @@ fn run(name: &str) {
 internal!(
     dtype_int4_values_and_bits,
     dtype_int4_pack_order,
+    dtype_half_bits_every_half_to_f32_matches_half,
+    dtype_half_bits_f32_to_halves_matches_half,
     dtype_round_f64_to_f32_bits_match_rust_as,
     dtype_round_f32_inputs_match_half_from_f32,
     dtype_round_halves_round_once_from_f64,

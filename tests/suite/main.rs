@@ -56,6 +56,7 @@ mod gpu_reduce_fast;
 mod gpu_reduce_long;
 #[cfg(feature = "gpu")]
 mod gpu_sort;
+mod half_ops;
 mod index;
 mod index_large;
 mod index_mask;

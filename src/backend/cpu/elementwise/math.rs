@@ -11,6 +11,7 @@ use crate::backend::cpu::strided::PAR_MIN_ELEMS;
 use crate::backend::cpu::traverse::{run_ptrs, traverse, Operand};
 use crate::backend::cpu::vmath::{self, Func2, Isa};
 use crate::backend::elementwise::{BinaryOp, MathFn, UnaryOp};
+use crate::dtype::half_bits::Half;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
@@ -73,12 +74,12 @@ macro_rules! half_elem {
                 while i < n {
                     let len = (n - i).min(BLOCK);
                     for (k, b) in buf[..len].iter_mut().enumerate() {
-                        *b = (*src.add(i + k)).to_f32();
+                        *b = (*src.add(i + k)).widen();
                     }
                     let p = buf.as_mut_ptr();
                     vmath::apply_f32(isa, f, len, p, p);
                     for (k, b) in buf[..len].iter().enumerate() {
-                        *dst.add(i + k) = <$h>::from_f32(*b);
+                        *dst.add(i + k) = <$h>::narrow(*b);
                     }
                     i += len;
                 }
@@ -96,13 +97,13 @@ macro_rules! half_elem {
                 while i < n {
                     let len = (n - i).min(BLOCK);
                     for k in 0..len {
-                        ba[k] = (*a.add(i + k)).to_f32();
-                        bb[k] = (*b.add(i + k)).to_f32();
+                        ba[k] = (*a.add(i + k)).widen();
+                        bb[k] = (*b.add(i + k)).widen();
                     }
                     let p = ba.as_mut_ptr();
                     vmath::apply2_f32(isa, f, len, p, bb.as_ptr(), p);
                     for (k, v) in ba[..len].iter().enumerate() {
-                        *dst.add(i + k) = <$h>::from_f32(*v);
+                        *dst.add(i + k) = <$h>::narrow(*v);
                     }
                     i += len;
                 }

@@ -3,7 +3,7 @@
 //! `Int` (wrapping integer arithmetic, truncating division, shifts, powers).
 //! Pure functions on single values; no iteration, no tensors.
 
-use crate::dtype::Element;
+use crate::dtype::{half_bits, Element};
 use half::{bf16, f16};
 use num_traits::{CheckedRem, Float, PrimInt, WrappingAdd, WrappingMul, WrappingNeg, WrappingSub};
 
@@ -43,22 +43,22 @@ impl Flt for f16 {
     type C = f32;
     #[inline(always)]
     fn ld(self) -> f32 {
-        self.to_f32()
+        half_bits::f16_to_f32(self)
     }
     #[inline(always)]
     fn st(c: f32) -> f16 {
-        f16::from_f32(c)
+        half_bits::f32_to_f16(c)
     }
 }
 impl Flt for bf16 {
     type C = f32;
     #[inline(always)]
     fn ld(self) -> f32 {
-        self.to_f32()
+        half_bits::bf16_to_f32(self)
     }
     #[inline(always)]
     fn st(c: f32) -> bf16 {
-        bf16::from_f32(c)
+        half_bits::f32_to_bf16(c)
     }
 }
 

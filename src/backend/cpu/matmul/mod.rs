@@ -347,7 +347,7 @@ macro_rules! widened_gemm {
                     for i in 0..m {
                         for j in 0..n {
                             *out.ptr.0.offset(i as isize * out.rs + j as isize * out.cs) =
-                                <$t>::from_f32(of[i * n + j]);
+                                <$t as crate::dtype::half_bits::Half>::narrow(of[i * n + j]);
                         }
                     }
                 }

@@ -18,7 +18,7 @@ const BLOCK: usize = 256;
 /// Whether `a` beats the current best `b` (strictly: ties keep the first).
 #[inline(always)]
 fn better<T: Real>(max: bool, a: T, b: T) -> bool {
-    !b.is_nan() && (a.is_nan() || if max { a > b } else { a < b })
+    !b.is_nan() && (a.is_nan() || if max { a.above(b) } else { a.below(b) })
 }
 
 /// The index of the first extreme element of a contiguous row: one AVX-512 or

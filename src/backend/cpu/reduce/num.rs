@@ -3,6 +3,7 @@
 //! f16/bf16, wrapping integers), the identities of max/min, and the float type
 //! softmax computes in. No iteration or kernel code lives here.
 
+use crate::dtype::half_bits::Half;
 use crate::dtype::{Element, C32, C64};
 use half::{bf16, f16};
 
@@ -92,9 +93,9 @@ macro_rules! summable_half {
         impl Summable for $t {
             type A = f32;
             #[inline(always)]
-            fn to_acc(self) -> f32 { self.to_f32() }
+            fn to_acc(self) -> f32 { self.widen() }
             #[inline(always)]
-            fn from_acc(a: f32) -> $t { <$t>::from_f32(a) }
+            fn from_acc(a: f32) -> $t { <$t>::narrow(a) }
         }
     )*};
 }
@@ -112,6 +113,17 @@ pub(crate) trait Real: Element + PartialOrd {
     fn is_nan(self) -> bool {
         self != self
     }
+    /// `self > o`, false if either is NaN (the halves compare as f32: `half`'s
+    /// own comparisons branch on the signs and do not vectorise).
+    #[inline(always)]
+    fn above(self, o: Self) -> bool {
+        self > o
+    }
+    /// `self < o`, false if either is NaN.
+    #[inline(always)]
+    fn below(self, o: Self) -> bool {
+        self < o
+    }
 }
 
 macro_rules! real {
@@ -122,9 +134,28 @@ macro_rules! real {
         }
     )*};
 }
+macro_rules! real_half {
+    ($($t:ty),*) => {$(
+        impl Real for $t {
+            const LOWEST: Self = <$t>::NEG_INFINITY;
+            const HIGHEST: Self = <$t>::INFINITY;
+            #[inline(always)]
+            fn is_nan(self) -> bool {
+                self.widen().is_nan()
+            }
+            #[inline(always)]
+            fn above(self, o: Self) -> bool {
+                self.widen() > o.widen()
+            }
+            #[inline(always)]
+            fn below(self, o: Self) -> bool {
+                self.widen() < o.widen()
+            }
+        }
+    )*};
+}
+real_half!(f16, bf16);
 real!(
-    f16: f16::NEG_INFINITY, f16::INFINITY;
-    bf16: bf16::NEG_INFINITY, bf16::INFINITY;
     f32: f32::NEG_INFINITY, f32::INFINITY;
     f64: f64::NEG_INFINITY, f64::INFINITY;
     i8: i8::MIN, i8::MAX;
@@ -171,9 +202,9 @@ macro_rules! float_half {
         impl FloatElem for $t {
             type F = f32;
             #[inline(always)]
-            fn to_f(self) -> f32 { self.to_f32() }
+            fn to_f(self) -> f32 { self.widen() }
             #[inline(always)]
-            fn from_f(f: f32) -> $t { <$t>::from_f32(f) }
+            fn from_f(f: f32) -> $t { <$t>::narrow(f) }
         }
     )*};
 }

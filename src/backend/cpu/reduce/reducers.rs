@@ -290,9 +290,9 @@ impl<const MAX: bool> Extreme<MAX> {
     #[inline(always)]
     fn beats<T: Real>(x: T, m: T) -> bool {
         if MAX {
-            x > m
+            x.above(m)
         } else {
-            x < m
+            x.below(m)
         }
     }
 }

@@ -9,7 +9,9 @@
 
 use std::arch::x86_64::*;
 
-/// Rows of the AVX2 register tile (both types, both forms).
+/// Rows of the AVX2 register tile (both types, both forms). The direct form
+/// also comes with 1 to 5 rows, for the last row tile of a product whose
+/// rows are not a multiple of 6 (`small.rs`).
 pub(super) const MR_AVX2: usize = 6;
 /// Rows of the AVX-512 packed register tile (both types).
 pub(super) const MR_AVX512: usize = 14;
@@ -175,6 +177,11 @@ direct_kernels!(
     "avx2,fma", f32, __m256, 8, _mm256_setzero_ps, _mm256_set1_ps, _mm256_loadu_ps,
     _mm256_storeu_ps, _mm256_fmadd_ps, _mm256_add_ps;
     (avx2_f32_direct, MR_AVX2, 2, true),
+    (avx2_f32_direct1, 1, 2, true),
+    (avx2_f32_direct2, 2, 2, true),
+    (avx2_f32_direct3, 3, 2, true),
+    (avx2_f32_direct4, 4, 2, true),
+    (avx2_f32_direct5, 5, 2, true),
 );
 packed_kernels!(
     "avx2,fma", f64, __m256d, 4, _mm256_setzero_pd, _mm256_set1_pd, _mm256_loadu_pd,
@@ -185,6 +192,11 @@ direct_kernels!(
     "avx2,fma", f64, __m256d, 4, _mm256_setzero_pd, _mm256_set1_pd, _mm256_loadu_pd,
     _mm256_storeu_pd, _mm256_fmadd_pd, _mm256_add_pd;
     (avx2_f64_direct, MR_AVX2, 2, true),
+    (avx2_f64_direct1, 1, 2, true),
+    (avx2_f64_direct2, 2, 2, true),
+    (avx2_f64_direct3, 3, 2, true),
+    (avx2_f64_direct4, 4, 2, true),
+    (avx2_f64_direct5, 5, 2, true),
 );
 packed_kernels!(
     "avx512f", f32, __m512, 16, _mm512_setzero_ps, _mm512_set1_ps, _mm512_loadu_ps,

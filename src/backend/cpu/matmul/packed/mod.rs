@@ -29,7 +29,7 @@ type DirectFn<T> = unsafe fn(usize, *const T, isize, isize, *const T, isize, *mu
 /// A register tile and the block sizes that feed it, chosen once per process
 /// by the CPU's instruction set.
 #[derive(Clone, Copy)]
-pub(crate) struct Kernel<T> {
+pub(crate) struct Kernel<T: 'static> {
     /// Rows of the register tile.
     mr: usize,
     /// Columns of the register tile.
@@ -60,6 +60,20 @@ pub(crate) struct Kernel<T> {
     /// Largest depth the direct path of `small.rs` takes.
     direct_max_k: usize,
     direct: DirectFn<T>,
+    /// Direct kernels of fewer rows than `mr_direct` (`(rows, kernel)`), for
+    /// a last row tile of exactly that many rows: its A rows are read in
+    /// place and no padding rows are computed.
+    direct_edge: &'static [(usize, DirectFn<T>)],
+}
+
+impl<T: 'static> Kernel<T> {
+    /// The direct kernel of exactly `rows` rows, if there is one.
+    fn direct_rows(&self, rows: usize) -> Option<DirectFn<T>> {
+        if rows == self.mr_direct {
+            return Some(self.direct);
+        }
+        self.direct_edge.iter().find(|e| e.0 == rows).map(|e| e.1)
+    }
 }
 
 /// The largest register tile (`mr * nr`) of any kernel: edge tiles go
@@ -93,6 +107,7 @@ impl Packed for f32 {
                 direct_max_flops: small::AVX512_FLOPS,
                 direct_max_k: small::AVX512_K,
                 direct: micro::avx512_f32_direct,
+                direct_edge: &[],
             }
         } else {
             // Depth 384 against 256 on the Zen 3 VM (`rnx-bench`, medians
@@ -111,6 +126,13 @@ impl Packed for f32 {
                 direct_max_flops: small::SMALL_FLOPS,
                 direct_max_k: 256,
                 direct: micro::avx2_f32_direct,
+                direct_edge: &[
+                    (1, micro::avx2_f32_direct1),
+                    (2, micro::avx2_f32_direct2),
+                    (3, micro::avx2_f32_direct3),
+                    (4, micro::avx2_f32_direct4),
+                    (5, micro::avx2_f32_direct5),
+                ],
             }
         }
     }
@@ -138,6 +160,7 @@ impl Packed for f64 {
                 direct_max_flops: small::AVX512_FLOPS,
                 direct_max_k: small::AVX512_K,
                 direct: micro::avx512_f64_direct,
+                direct_edge: &[],
             }
         } else {
             Kernel {
@@ -152,6 +175,13 @@ impl Packed for f64 {
                 direct_max_flops: small::SMALL_FLOPS,
                 direct_max_k: 256,
                 direct: micro::avx2_f64_direct,
+                direct_edge: &[
+                    (1, micro::avx2_f64_direct1),
+                    (2, micro::avx2_f64_direct2),
+                    (3, micro::avx2_f64_direct3),
+                    (4, micro::avx2_f64_direct4),
+                    (5, micro::avx2_f64_direct5),
+                ],
             }
         }
     }

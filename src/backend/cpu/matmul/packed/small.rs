@@ -3,9 +3,11 @@
 //! [`AVX512_K`] at AVX-512): no packing of whole operands. Full row
 //! tiles of A are read in place (any strides) and full column panels of B in
 //! place where B has a unit column stride, through the direct micro-kernels
-//! of `micro.rs`; only A's partial last row tile and B's partial last panel
-//! (every panel when B's columns are strided) are packed, zero-padded, so no
-//! kernel reads outside an operand. Edge tiles of C go through a stack tile.
+//! of `micro.rs`; A's last row tile runs a kernel of exactly its rows where
+//! there is one (AVX2: 1 to 5 rows; `rnx-bench` matmul_f32_128_1t 46.8-46.9
+//! -> 45.5-45.7 us), else it is packed, zero-padded, like B's partial last
+//! panel (every panel when B's columns are strided), so no kernel reads
+//! outside an operand. Edge tiles of C go through a stack tile.
 
 use super::{pack, with_scratch, Kernel, Packed, MAX_TILE, SCRATCH_A, SCRATCH_B};
 use crate::backend::cpu::matmul::Mat;
@@ -84,52 +86,59 @@ pub(super) unsafe fn gemm<T: Packed>(
             let rows = mr.min(m - r0);
             // SAFETY: row r0 is inside A (r0 < m).
             let a0 = unsafe { a.ptr.get().offset(r0 as isize * a.rs) };
-            with_scratch::<T, _>(&SCRATCH_A, if rows < mr { mr * k } else { 0 }, |abuf| {
-                // A's rows in place, or the partial tile packed (mr x k,
-                // element (i, p) at p * mr + i, zero rows below `rows`).
-                let (ap, ars, acs) = if rows == mr {
-                    (a0 as *const T, a.rs, a.cs)
-                } else {
-                    let src = Mat {
-                        ptr: SendPtr(a0),
-                        ..a
-                    };
-                    // SAFETY: `rows` rows of k elements of A from row r0;
-                    // the buffer holds mr * k elements.
-                    unsafe { pack::pack_a(rows, k, mr, src, abuf) };
-                    (abuf as *const T, 1, mr as isize)
-                };
-                let mut tmp = [T::zero(); MAX_TILE];
-                for q in part * n_panels / parts..(part + 1) * n_panels / parts {
-                    let c0 = q * nr;
-                    let cols = nr.min(n - c0);
-                    // SAFETY: full panels below `in_place` lie inside B
-                    // (unit column stride, c0 + nr <= n); the others in
-                    // the packed buffer; the tile's rows x cols inside C;
-                    // `tmp` holds mr * nr <= MAX_TILE elements.
-                    unsafe {
-                        let (bp, brs) = if q < in_place {
-                            (b.ptr.get().add(c0) as *const T, b.rs)
-                        } else {
-                            (bbuf.get().add(q * nr * k) as *const T, nr as isize)
+            // A kernel of exactly `rows` rows reads A's rows in place; else
+            // the partial tile is packed (mr x k, element (i, p) at p * mr +
+            // i, zero rows below `rows`) for the full kernel.
+            let exact = kern.direct_rows(rows);
+            with_scratch::<T, _>(
+                &SCRATCH_A,
+                if exact.is_none() { mr * k } else { 0 },
+                |abuf| {
+                    let kf = exact.unwrap_or(kern.direct);
+                    let (ap, ars, acs) = if exact.is_some() {
+                        (a0 as *const T, a.rs, a.cs)
+                    } else {
+                        let src = Mat {
+                            ptr: SendPtr(a0),
+                            ..a
                         };
-                        let cp = c.ptr.get().offset(r0 as isize * c.rs + c0 as isize * c.cs);
-                        if rows == mr && cols == nr && c.cs == 1 {
-                            (kern.direct)(k, ap, ars, acs, bp, brs, cp, c.rs, accumulate);
-                        } else {
-                            let tp = tmp.as_mut_ptr();
-                            (kern.direct)(k, ap, ars, acs, bp, brs, tp, nr as isize, false);
-                            for i in 0..rows {
-                                for j in 0..cols {
-                                    let d = cp.offset(i as isize * c.rs + j as isize * c.cs);
-                                    let v = tmp[i * nr + j];
-                                    *d = if accumulate { *d + v } else { v };
+                        // SAFETY: `rows` rows of k elements of A from row r0;
+                        // the buffer holds mr * k elements.
+                        unsafe { pack::pack_a(rows, k, mr, src, abuf) };
+                        (abuf as *const T, 1, mr as isize)
+                    };
+                    let mut tmp = [T::zero(); MAX_TILE];
+                    for q in part * n_panels / parts..(part + 1) * n_panels / parts {
+                        let c0 = q * nr;
+                        let cols = nr.min(n - c0);
+                        // SAFETY: full panels below `in_place` lie inside B
+                        // (unit column stride, c0 + nr <= n); the others in
+                        // the packed buffer; the tile's rows x cols inside C;
+                        // `tmp` holds mr * nr <= MAX_TILE elements.
+                        unsafe {
+                            let (bp, brs) = if q < in_place {
+                                (b.ptr.get().add(c0) as *const T, b.rs)
+                            } else {
+                                (bbuf.get().add(q * nr * k) as *const T, nr as isize)
+                            };
+                            let cp = c.ptr.get().offset(r0 as isize * c.rs + c0 as isize * c.cs);
+                            if exact.is_some() && cols == nr && c.cs == 1 {
+                                kf(k, ap, ars, acs, bp, brs, cp, c.rs, accumulate);
+                            } else {
+                                let tp = tmp.as_mut_ptr();
+                                kf(k, ap, ars, acs, bp, brs, tp, nr as isize, false);
+                                for i in 0..rows {
+                                    for j in 0..cols {
+                                        let d = cp.offset(i as isize * c.rs + j as isize * c.cs);
+                                        let v = tmp[i * nr + j];
+                                        *d = if accumulate { *d + v } else { v };
+                                    }
                                 }
                             }
                         }
                     }
-                }
-            })
+                },
+            )
         };
         let units = tiles * parts;
         if nthreads > 1 && units > 1 {

@@ -80,7 +80,8 @@ fn arithmetic_and_math_round_the_f32_result_once() {
         let at = tensor(dtype, &av, &[64, 64]).transpose([1, 0]).unwrap();
         let at_vals: Vec<f32> = (0..4096).map(|i| av[(i % 64) * 64 + i / 64]).collect();
         type F2 = fn(f32, f32) -> f32;
-        let binary: [(&str, fn(&Tensor, &Tensor) -> rnx::Result<Tensor>, F2); 4] = [
+        type Op = fn(&Tensor, &Tensor) -> rnx::Result<Tensor>;
+        let binary: [(&str, Op, F2); 4] = [
             ("add", |x, y| x.add(y), |x, y| x + y),
             ("mul", |x, y| x.mul(y), |x, y| x * y),
             ("div", |x, y| x.div(y), |x, y| x / y),

@@ -107,6 +107,9 @@ pub(crate) trait Real: Element + PartialOrd {
     const LOWEST: Self;
     /// The largest value (+inf for floats).
     const HIGHEST: Self;
+    /// f16 / bf16: contiguous max/min runs convert blocks to f32 first
+    /// ([`Element::exact_f32`]) and take the extreme there.
+    const HALF: bool = false;
     /// Whether the value is NaN (never for integers).
     #[inline(always)]
     #[allow(clippy::eq_op)]
@@ -139,6 +142,7 @@ macro_rules! real_half {
         impl Real for $t {
             const LOWEST: Self = <$t>::NEG_INFINITY;
             const HIGHEST: Self = <$t>::INFINITY;
+            const HALF: bool = true;
             #[inline(always)]
             fn is_nan(self) -> bool {
                 self.widen().is_nan()

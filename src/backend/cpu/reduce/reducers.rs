@@ -89,6 +89,8 @@ pub(crate) struct Sum {
 
 /// Lanes of the compare-and-select loops (vectorisable).
 const LANES: usize = 8;
+/// f16 / bf16 values widened to f32 per block of a max/min run.
+const HALF_BLOCK: usize = 256;
 /// Lanes of the f64 variance sums: four AVX2 vectors per sum.
 const VAR_LANES: usize = 16;
 /// Lanes of the pairwise-sum leaf: independent partial sums, four AVX2
@@ -343,6 +345,25 @@ impl<T: Real, const MAX: bool> Reducer<T> for Extreme<MAX> {
         }
         // SAFETY: caller contract (contiguous run of `len`).
         let xs = unsafe { std::slice::from_raw_parts(p, len) };
+        if T::HALF {
+            // Blocks widened to f32 (exact, vectorised) and reduced there;
+            // the extreme is one of the values, so narrowing it is exact.
+            let mut best = Reducer::<f32>::init(self);
+            let mut buf = [0f32; HALF_BLOCK];
+            for c in xs.chunks(HALF_BLOCK) {
+                for (b, &x) in buf.iter_mut().zip(c) {
+                    *b = x.exact_f32().unwrap_or(0.0);
+                }
+                // SAFETY: `buf` holds `c.len()` values.
+                let r = unsafe { Reducer::<f32>::run(self, buf.as_ptr(), c.len(), 1) };
+                if r.is_nan() {
+                    // The run's first NaN, with its own bits.
+                    return *xs.iter().find(|x| x.is_nan()).expect("a NaN was seen");
+                }
+                best = Reducer::<f32>::combine(self, best, r);
+            }
+            return T::from_f32_cast(best);
+        }
         let mut lanes = [acc; LANES];
         let mut nan = [false; LANES];
         let mut it = xs.chunks_exact(LANES);

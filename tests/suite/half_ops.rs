@@ -217,3 +217,130 @@ fn max_min_argmax_and_sums_compare_and_add_in_f32() {
         same(&read(&rows), &want, &format!("{dtype:?} column sums"));
     }
 }
+
+/// The index of the first extreme of `row`: the first NaN if there is one,
+/// else the first element no other element beats (strictly).
+fn first_extreme(row: &[f32], max: bool) -> i64 {
+    if let Some(i) = row.iter().position(|x| x.is_nan()) {
+        return i as i64;
+    }
+    let mut best = 0;
+    for (i, &x) in row.iter().enumerate() {
+        if (max && x > row[best]) || (!max && x < row[best]) {
+            best = i;
+        }
+    }
+    best as i64
+}
+
+/// argmax/argmin of f16/bf16 rows longer than the 2048 elements the CPU
+/// widens to f32 at a time: the extreme in the first, a middle and the last
+/// block, a tie with an equal value in a later block (the first wins), zeros
+/// of both signs as the extreme (equal: the first wins), subnormals, NaN in
+/// a later block after a larger finite value, and at every SIMD level the
+/// suite runs at (`simd_levels`). Against a brute-force search of the same
+/// values in f32.
+#[test]
+fn argmax_argmin_of_long_half_rows() {
+    for dtype in [DType::F16, DType::BF16] {
+        let pool: Vec<f32> = values(dtype)
+            .iter()
+            .map(|&x| round(dtype, x))
+            .filter(|x| x.is_finite())
+            .collect();
+        let len = 5000;
+        let mut rows: Vec<Vec<f32>> = Vec::new();
+        for r in 0..8 {
+            let mut row: Vec<f32> = (0..len)
+                .map(|i| pool[(i * 7 + r * 131) % pool.len()] * 1e-3)
+                .collect();
+            match r {
+                // The largest and smallest in the first block, repeated in the last.
+                0 => {
+                    row[5] = 7.0;
+                    row[4999] = 7.0;
+                    row[6] = -7.0;
+                    row[4500] = -7.0;
+                }
+                // In the middle block only.
+                1 => {
+                    row[3000] = 9.0;
+                    row[2049] = -9.0;
+                }
+                // In the last (partial) block only.
+                2 => {
+                    row[4990] = 11.0;
+                    row[4991] = -11.0;
+                }
+                // All zeros of both signs: the first is the extreme.
+                3 => {
+                    for (i, x) in row.iter_mut().enumerate() {
+                        *x = if i % 3 == 0 { 0.0 } else { -0.0 };
+                    }
+                }
+                // Subnormals only, the extremes in the middle block.
+                4 => {
+                    let tiny = if dtype == DType::F16 {
+                        5.96e-8
+                    } else {
+                        9.2e-41
+                    };
+                    let tiny = round(dtype, tiny);
+                    for x in row.iter_mut() {
+                        *x = tiny;
+                    }
+                    row[2500] = round(dtype, tiny * 3.0);
+                    row[2600] = -tiny;
+                }
+                // NaN in the middle block after a larger value in the first.
+                5 => {
+                    row[10] = 1e4;
+                    row[3333] = f32::NAN;
+                    row[4444] = f32::NAN;
+                }
+                // Infinities.
+                6 => {
+                    row[4000] = f32::INFINITY;
+                    row[100] = f32::NEG_INFINITY;
+                    row[4100] = f32::NEG_INFINITY;
+                }
+                _ => {}
+            }
+            // The values the tensor holds.
+            rows.push(row.iter().map(|&x| round(dtype, x)).collect());
+        }
+        let flat: Vec<f32> = rows.concat();
+        let t = tensor(dtype, &flat, &[rows.len(), len]);
+        for max in [true, false] {
+            let want: Vec<i64> = rows.iter().map(|r| first_extreme(r, max)).collect();
+            let got = if max {
+                t.argmax(1, false)
+            } else {
+                t.argmin(1, false)
+            };
+            let got = got
+                .unwrap()
+                .cast(DType::I64)
+                .unwrap()
+                .to_vec::<i64>()
+                .unwrap();
+            assert_eq!(got, want, "{dtype:?} max {max}");
+            // The same values through the max/min reductions.
+            let ext = if max {
+                t.max([1], false)
+            } else {
+                t.min([1], false)
+            };
+            let want_v: Vec<f32> = rows
+                .iter()
+                .zip(&want)
+                .map(|(r, &i)| r[i as usize])
+                .collect();
+            same(
+                &read(&ext.unwrap()),
+                &want_v,
+                &format!("{dtype:?} max {max} values"),
+            );
+        }
+    }
+}

@@ -14,6 +14,9 @@ use crate::tensor::Tensor;
 
 /// Outputs updated together in the across-rows loop.
 const BLOCK: usize = 256;
+/// f16 / bf16 elements of a row widened to f32 at a time (8 KB of stack):
+/// each block is one call of the f32 row search, whose set-up is not free.
+const HALF_BLOCK: usize = 2048;
 
 /// Whether `a` beats the current best `b` (strictly: ties keep the first).
 #[inline(always)]
@@ -32,6 +35,9 @@ fn first_extreme<T: Real>(max: bool, row: &[T]) -> usize {
     if let Some(i) = super::arg_avx2::first_extreme(max, row) {
         return i;
     }
+    if T::HALF {
+        return first_extreme_half(max, row);
+    }
     // SAFETY: `row` is a readable contiguous run.
     let best = unsafe {
         if max {
@@ -45,6 +51,30 @@ fn first_extreme<T: Real>(max: bool, row: &[T]) -> usize {
     } else {
         first(row, |v| v == best)
     }
+}
+
+/// [`first_extreme`] of an f16 / bf16 row: blocks widened to f32 (exact and
+/// order-preserving; NaN stays NaN) and searched by the f32 path. A block's
+/// extreme replaces the best so far only when strictly better (ties keep the
+/// first), and the first NaN ends the search. 1024 rows of 1024, best of
+/// 200, two runs alternated with the code before (2-core Zen 3 VM): f16
+/// 0.41 -> 0.12 ms, bf16 0.21 -> 0.13 ms (f32 0.045 ms; the halves' second
+/// pass compared in the half type before).
+fn first_extreme_half<T: Real>(max: bool, row: &[T]) -> usize {
+    let mut buf = [0f32; HALF_BLOCK];
+    let mut best: Option<(usize, f32)> = None;
+    for (b, c) in row.chunks(HALF_BLOCK).enumerate() {
+        super::half_runs::widen_run(c, &mut buf);
+        let i = first_extreme(max, &buf[..c.len()]);
+        let v = buf[i];
+        if best.is_none_or(|(_, w)| better(max, v, w)) {
+            best = Some((b * HALF_BLOCK + i, v));
+        }
+        if v.is_nan() {
+            break;
+        }
+    }
+    best.map_or(0, |(i, _)| i)
 }
 
 /// The index of the first element of `row` that satisfies `hit` (which one

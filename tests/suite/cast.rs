@@ -636,3 +636,34 @@ fn cast_rules_named() {
         vec![1, 3, 2, 4]
     );
 }
+
+/// Every f16 and every bf16 bit pattern cast to f32, contiguous (the
+/// vectorised widening, F16C for f16 where the CPU has it) and through a
+/// transposed view (the element loop): bit for bit `half`'s `to_f32`, NaN
+/// payloads included.
+#[test]
+fn halves_widen_to_f32_bit_exact_every_pattern() {
+    let bits: Vec<u16> = (0..=u16::MAX).collect();
+    let check = |got: &[f32], want: &[f32], what: &str| {
+        for (i, (g, w)) in got.iter().zip(want).enumerate() {
+            assert_eq!(g.to_bits(), w.to_bits(), "{what}: pattern {i:#06x}");
+        }
+    };
+    let h: Vec<f16> = bits.iter().map(|&b| f16::from_bits(b)).collect();
+    let b: Vec<bf16> = bits.iter().map(|&b| bf16::from_bits(b)).collect();
+    let want_h: Vec<f32> = h.iter().map(|x| x.to_f32()).collect();
+    let want_b: Vec<f32> = b.iter().map(|x| x.to_f32()).collect();
+    let th = Tensor::from_vec(h, &[256, 256]).unwrap();
+    let tb = Tensor::from_vec(b, &[256, 256]).unwrap();
+    for (t, want, name) in [(&th, &want_h, "f16"), (&tb, &want_b, "bf16")] {
+        let got = t.cast(DType::F32).unwrap().to_vec::<f32>().unwrap();
+        check(&got, want, &format!("{name} contiguous"));
+        // Transposed: element (i, j) of the result is pattern j * 256 + i.
+        let tt = t.transpose(None).unwrap().cast(DType::F32).unwrap();
+        let got = tt.to_vec::<f32>().unwrap();
+        let want_t: Vec<f32> = (0..65536)
+            .map(|x| want[(x % 256) * 256 + x / 256])
+            .collect();
+        check(&got, &want_t, &format!("{name} transposed"));
+    }
+}

@@ -120,6 +120,25 @@ unsafe fn cast_runs<S: Element, D: Element>(
     count: usize,
 ) {
     let sizes = [std::mem::size_of::<D>(), std::mem::size_of::<S>()];
+    if D::DTYPE == DType::F32 && matches!(S::DTYPE, DType::F16 | DType::BF16) && ds == 1 && ss == 1
+    {
+        // Contiguous f16 / bf16 -> f32: the widening at AVX2 width (f16 by
+        // F16C), exact as the run loop. 1M elements, best of 100, three runs
+        // alternated (2-core Zen 3 VM): f16 0.295 -> 0.053-0.066 ms, bf16
+        // 0.110 -> 0.051-0.056 ms.
+        for r in 0..count {
+            let [dp, sp] = run_ptrs(p, steps, sizes, r);
+            // SAFETY: caller contract: `len` elements of each run, distinct
+            // buffers; `D` is f32 (checked above).
+            unsafe {
+                super::half_runs::widen_run(
+                    std::slice::from_raw_parts(sp as *const S, len),
+                    std::slice::from_raw_parts_mut(dp as *mut f32, len),
+                )
+            };
+        }
+        return;
+    }
     for r in 0..count {
         let [dp, sp] = run_ptrs(p, steps, sizes, r);
         // SAFETY: caller contract.

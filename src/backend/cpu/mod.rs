@@ -16,6 +16,7 @@ mod fft_lanes;
 pub(crate) mod fft_long;
 pub(crate) mod fft_long_flat;
 mod fft_real_long;
+mod half_runs;
 pub mod index;
 pub mod matmul;
 pub(crate) mod packed;

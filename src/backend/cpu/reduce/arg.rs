@@ -64,7 +64,7 @@ fn first_extreme_half<T: Real>(max: bool, row: &[T]) -> usize {
     let mut buf = [0f32; HALF_BLOCK];
     let mut best: Option<(usize, f32)> = None;
     for (b, c) in row.chunks(HALF_BLOCK).enumerate() {
-        super::half_runs::widen_run(c, &mut buf);
+        crate::backend::cpu::half_runs::widen_run(c, &mut buf);
         let i = first_extreme(max, &buf[..c.len()]);
         let v = buf[i];
         if best.is_none_or(|(_, w)| better(max, v, w)) {

@@ -12,7 +12,6 @@ mod arg_avx2;
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 mod arg_avx512;
 pub(crate) mod erased;
-mod half_runs;
 pub(crate) mod inner;
 mod norm;
 pub(crate) mod norm_stats;

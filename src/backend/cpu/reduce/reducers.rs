@@ -351,7 +351,7 @@ impl<T: Real, const MAX: bool> Reducer<T> for Extreme<MAX> {
             let mut best = Reducer::<f32>::init(self);
             let mut buf = [0f32; HALF_BLOCK];
             for c in xs.chunks(HALF_BLOCK) {
-                super::half_runs::widen_run(c, &mut buf);
+                crate::backend::cpu::half_runs::widen_run(c, &mut buf);
                 // SAFETY: `buf` holds `c.len()` values.
                 let r = unsafe { Reducer::<f32>::run(self, buf.as_ptr(), c.len(), 1) };
                 if r.is_nan() {

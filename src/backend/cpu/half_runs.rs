@@ -1,5 +1,6 @@
-//! f16 / bf16 runs widened to f32 for the reductions that compare values
-//! (max/min runs in `reducers.rs`, argmax/argmin rows in `arg.rs`): the
+//! f16 / bf16 runs widened to f32: for the reductions that compare values
+//! (max/min runs in `reduce/reducers.rs`, argmax/argmin rows in
+//! `reduce/arg.rs`) and contiguous casts to f32 (`copy.rs`): the
 //! widening loop at AVX2 width where the CPU has it (the branch-free
 //! conversions of `half_bits` vectorise; compiled for the baseline x86-64
 //! they run 4 lanes of SSE2; f16 takes the F16C conversion instruction),
@@ -15,7 +16,7 @@ use half::{bf16, f16};
 /// `dst[i] = src[i]` as f32 (exact) for every element of `src`, which is an
 /// f16 or bf16 run (any other dtype widens through
 /// [`Element::exact_f32`], 0 where it has none); `dst` is at least as long.
-pub(super) fn widen_run<T: Element>(src: &[T], dst: &mut [f32]) {
+pub(crate) fn widen_run<T: Element>(src: &[T], dst: &mut [f32]) {
     match T::DTYPE {
         DType::F16 => {
             let src: &[f16] = bytemuck::cast_slice(src);

@@ -83,7 +83,8 @@ unsafe fn copy_bits<T: Element>(dst: *mut T, dl: &Layout, src: *const T, sl: &La
 
 /// Convert elements from `src` (type S) to `dst` (type D), same shape: the
 /// elementwise engine's portable run loop (one loop per pair: casts are
-/// memory-bound, so no AVX2 copy) over the shared traversal (`traverse.rs`),
+/// memory-bound, so no AVX2 copy; contiguous f16/bf16 -> f32 runs excepted,
+/// see [`cast_runs`]) over the shared traversal (`traverse.rs`),
 /// which stages a source transposed against the destination through a tile
 /// buffer. `D` may be the signed twin of `dst`'s integer dtype (`bits_ptr`).
 ///

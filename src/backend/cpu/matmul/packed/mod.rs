@@ -59,6 +59,8 @@ pub(crate) struct Kernel<T: 'static> {
     direct_max_flops: usize,
     /// Largest depth the direct path of `small.rs` takes.
     direct_max_k: usize,
+    /// Largest B (bytes) the direct path of `small.rs` takes.
+    direct_max_b_bytes: usize,
     direct: DirectFn<T>,
     /// Direct kernels of fewer rows than `mr_direct` (`(rows, kernel)`), for
     /// a last row tile of exactly that many rows: its A rows are read in
@@ -106,6 +108,7 @@ impl Packed for f32 {
                 mr_direct: micro::MR_AVX512_DIRECT,
                 direct_max_flops: small::AVX512_FLOPS,
                 direct_max_k: small::AVX512_K,
+                direct_max_b_bytes: avx512_direct_max_b(),
                 direct: micro::avx512_f32_direct,
                 direct_edge: &[],
             }
@@ -125,6 +128,7 @@ impl Packed for f32 {
                 mr_direct: micro::MR_AVX2,
                 direct_max_flops: small::SMALL_FLOPS,
                 direct_max_k: 256,
+                direct_max_b_bytes: usize::MAX,
                 direct: micro::avx2_f32_direct,
                 direct_edge: &[
                     (1, micro::avx2_f32_direct1),
@@ -159,6 +163,7 @@ impl Packed for f64 {
                 mr_direct: micro::MR_AVX512_DIRECT,
                 direct_max_flops: small::AVX512_FLOPS,
                 direct_max_k: small::AVX512_K,
+                direct_max_b_bytes: avx512_direct_max_b(),
                 direct: micro::avx512_f64_direct,
                 direct_edge: &[],
             }
@@ -174,6 +179,7 @@ impl Packed for f64 {
                 mr_direct: micro::MR_AVX2,
                 direct_max_flops: small::SMALL_FLOPS,
                 direct_max_k: 256,
+                direct_max_b_bytes: usize::MAX,
                 direct: micro::avx2_f64_direct,
                 direct_edge: &[
                     (1, micro::avx2_f64_direct1),
@@ -216,6 +222,31 @@ pub(crate) fn min_flops() -> usize {
 fn avx512() -> bool {
     use crate::backend::cpu::elementwise::simd::{isa, Isa};
     isa() == Isa::Avx512
+}
+
+/// The AVX-512 direct path's bound on B's bytes: [`small::INTEL_MAX_B_BYTES`]
+/// on Intel CPUs, none elsewhere.
+fn avx512_direct_max_b() -> usize {
+    static INTEL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let intel = *INTEL.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        {
+            // The vendor string: EBX, EDX, ECX of leaf 0.
+            let r = std::arch::x86_64::__cpuid(0);
+            let mut v = [0u8; 12];
+            for (i, w) in [r.ebx, r.edx, r.ecx].iter().enumerate() {
+                v[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
+            }
+            &v == b"GenuineIntel"
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        false
+    });
+    if intel {
+        small::INTEL_MAX_B_BYTES
+    } else {
+        usize::MAX
+    }
 }
 
 thread_local! {

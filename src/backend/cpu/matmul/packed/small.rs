@@ -33,9 +33,24 @@ pub(super) const AVX512_FLOPS: usize = 1 << 27;
 /// Largest depth of the direct path at AVX-512 (see [`AVX512_FLOPS`]).
 pub(super) const AVX512_K: usize = 512;
 
+/// Largest B (`k x n` elements, in bytes) the direct path takes on Intel
+/// CPUs at AVX-512. Every row tile streams all of B; once B outgrows about
+/// half the L2 its lines come from the (mesh, far) L3 there and the direct
+/// tiles run at half speed. Intel Xeon (family 6 model 207, 2 vCPUs, 2 MiB
+/// L2), one thread, median of 150 products, direct against packed: f64
+/// 512^3 (B 2 MiB) 5.82 ms against 2.58, f64 448^3 (1.5 MiB) 3.05 against
+/// 1.73, f64 384^3 (1.1 MiB) 1.43 against 1.32; f32 256 x 512 x 1024 (2
+/// MiB) 2.93 against 1.37, f32 512^3 (1 MiB) 1.20 against 1.31, f64 1024 x
+/// 128 x 1024 (1 MiB) 2.51 against 2.57. AMD's Zen 4 keeps the direct tiles
+/// at any B the flop bound lets through (f64 512^3 measured 4.95 ms
+/// against 5.24 packed there: its L3 answers sooner).
+pub(super) const INTEL_MAX_B_BYTES: usize = 1 << 20;
+
 /// Whether an `m x n` by `k` product takes this path.
 pub(super) fn fits<T>(kern: &Kernel<T>, m: usize, n: usize, k: usize) -> bool {
-    k <= kern.direct_max_k && m.saturating_mul(n).saturating_mul(k) <= kern.direct_max_flops
+    k <= kern.direct_max_k
+        && m.saturating_mul(n).saturating_mul(k) <= kern.direct_max_flops
+        && k.saturating_mul(n).saturating_mul(std::mem::size_of::<T>()) <= kern.direct_max_b_bytes
 }
 
 /// `c (+)= a @ b` without packing whole operands, row tiles (and, when there
@@ -288,8 +303,17 @@ pub(crate) mod tests {
         }
         let kern = T::kernel();
         if kern.direct_max_k == AVX512_K {
-            assert!(fits(&kern, 512, 512, 512) && fits(&kern, 1024, 1024, 128));
+            let size = std::mem::size_of::<T>();
+            // 512^3 and 1024 x 128 x 1024 fit where their B's bytes do.
+            let b_fits = |k: usize, n: usize| k * n * size <= kern.direct_max_b_bytes;
+            assert_eq!(fits(&kern, 512, 512, 512), b_fits(512, 512));
+            assert_eq!(fits(&kern, 1024, 1024, 128), b_fits(128, 1024));
+            assert!(fits(&kern, 256, 256, 512));
             assert!(!fits(&kern, 8, 8, 513) && !fits(&kern, 1024, 1024, 129));
+            if kern.direct_max_b_bytes < usize::MAX {
+                let n = INTEL_MAX_B_BYTES / (512 * size);
+                assert!(fits(&kern, 8, n, 512) && !fits(&kern, 8, n + 1, 512));
+            }
         } else {
             assert!(fits(&kern, 128, 128, 128) && !fits(&kern, 8, 8, 257));
         }

@@ -369,7 +369,9 @@ pub(crate) mod tests {
             };
             let src: Vec<T> = (0..len).map(|x| T::from_f64(x as f64 + 1.0)).collect();
             let panels = mc.div_ceil(mr);
-            let mut dst = vec![T::from_f64(-7.0); panels * mr * kc];
+            // 16 guard elements after the panels: no store may reach them
+            // (valgrind cannot run the AVX-512 packing to check it).
+            let mut dst = vec![T::from_f64(-7.0); panels * mr * kc + 16];
             let a = Mat {
                 ptr: SendPtr(src.as_ptr() as *mut T),
                 rs: rs as isize,
@@ -391,6 +393,13 @@ pub(crate) mod tests {
                         assert_eq!(got, want, "mr {mr} mc {mc} kc {kc} ({r}, {k})");
                     }
                 }
+            }
+            for g in &dst[panels * mr * kc..] {
+                assert_eq!(
+                    g.to_f64(),
+                    -7.0,
+                    "mr {mr} mc {mc} kc {kc}: a store past the panels"
+                );
             }
         }
         let levels = isa();

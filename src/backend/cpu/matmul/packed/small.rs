@@ -29,6 +29,7 @@ pub(super) const SMALL_FLOPS: usize = 1 << 21;
 /// 256^3 587 us against 654 (one thread), f64 512^3 2.56 ms against 2.75
 /// (two), 4.95 against 5.24 (one). At 1024^3 the two are level, so larger
 /// products keep the packed path (its B panels stay in cache at any width).
+/// On Intel CPUs B is bounded too ([`INTEL_MAX_B_BYTES`]).
 pub(super) const AVX512_FLOPS: usize = 1 << 27;
 /// Largest depth of the direct path at AVX-512 (see [`AVX512_FLOPS`]).
 pub(super) const AVX512_K: usize = 512;

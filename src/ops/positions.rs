@@ -138,7 +138,9 @@ fn min_max<I: Idx>(ks: &[I]) -> (I, I) {
     if ks.len() < 2 * PAR_RUN || threads <= 1 {
         return run(ks);
     }
-    let tasks = (ks.len() / PAR_RUN).min(threads * 2);
+    // A multiple of the thread count: 3 tasks on 2 threads ran 2/3 of the
+    // values on one of them.
+    let tasks = (ks.len() / PAR_RUN).min(threads * 2) / threads * threads;
     let chunk = ks.len().div_ceil(tasks);
     let parts: Vec<Mutex<(I, I)>> = (0..tasks).map(|_| Mutex::new((I::HI, I::LO))).collect();
     team::for_each_chunk(tasks, &|t| {

@@ -5,6 +5,7 @@
 //! (Marsaglia-Tsang gamma, the normal CDF and its inverse).
 
 use super::Key;
+use crate::backend::cpu::elementwise::simd::with_widest;
 use crate::device::Device;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
@@ -169,30 +170,50 @@ pub(super) fn fill_float_batched(
     let n = checked_numel(op, shape)?;
     crate::dispatch!(@float dtype, op, T => {
         let (tlo, thi) = (T::from_f64(lo), T::from_f64(hi));
+        // `lo` and `hi` are values of `T` (the callers' contract) and
+        // rounding is monotonic, so clamping the rounded value equals
+        // clamping before rounding too: one path of selects, which
+        // vectorises (NaN stays NaN).
         let round = |x: f64| {
-            if x < lo {
-                tlo
-            } else if x > hi {
-                thi
-            } else {
-                let t = T::from_f64(x);
-                let y = t.to_f64();
-                if y < lo { tlo } else if y > hi { thi } else { t }
-            }
+            let t = T::from_f64(x);
+            let y = t.to_f64();
+            let t = if y < lo { tlo } else { t };
+            if y > hi { thi } else { t }
         };
-        let mut v = vec![T::zero(); n];
-        crate::backend::cpu::team::par_chunks_mut(&mut v, CHUNK, &|start, chunk| {
-            const B: usize = 1024;
-            let mut buf = [0f64; B];
-            for (k, part) in chunk.chunks_mut(B).enumerate() {
-                let b = &mut buf[..part.len()];
-                f((start + k * B) as u64, b);
-                for (o, &x) in part.iter_mut().zip(b.iter()) {
-                    *o = round(x);
+        // Written in place into a fresh CPU tensor (a `Vec` copied into one
+        // cost a 40 MB copy and the page faults of two buffers for 10M f32),
+        // the rounding at the widest SIMD level (it compiled for baseline
+        // x86-64 before). 10M f32 uniforms, two threads, Intel Xeon model
+        // 207 VM, median of 60: 25.9 ms before, 15.0 in place, 12.5 with
+        // the rounding's selects below.
+        let out = Tensor::empty_on(T::DTYPE, shape, Device::Cpu)?;
+        if n > 0 {
+            let p = out
+                .storage()
+                .host_ptr()
+                .expect("a CPU tensor has host memory") as *mut T;
+            // SAFETY: the fresh tensor's buffer holds `n` initialised (see
+            // `empty_on`), aligned elements of `T`, and nothing else refers
+            // to it yet.
+            let v = unsafe { std::slice::from_raw_parts_mut(p, n) };
+            crate::backend::cpu::team::par_chunks_mut(v, CHUNK, &|start, chunk| {
+                const B: usize = 1024;
+                let mut buf = [0f64; B];
+                for (k, part) in chunk.chunks_mut(B).enumerate() {
+                    let b = &mut buf[..part.len()];
+                    f((start + k * B) as u64, b);
+                    with_widest(
+                        #[inline(always)]
+                        || {
+                            for (o, &x) in part.iter_mut().zip(b.iter()) {
+                                *o = round(x);
+                            }
+                        },
+                    );
                 }
-            }
-        });
-        Tensor::from_vec(v, shape)?.to_device(device)
+            });
+        }
+        out.to_device(device)
     })
 }
 

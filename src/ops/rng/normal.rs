@@ -190,12 +190,14 @@ fn write<T: Element>(out: &Tensor, n: usize, key: [u32; 2], mean: f64, std: f64)
             let first = (start + k * 1024) as u64;
             with_widest(
                 #[inline(always)]
-                || batch(key, first, b),
+                || {
+                    batch(key, first, b);
+                    for (o, &z) in part.iter_mut().zip(b.iter()) {
+                        let z = std * z;
+                        *o = T::from_f64(if mean == 0.0 { z } else { mean + z });
+                    }
+                },
             );
-            for (o, &z) in part.iter_mut().zip(b.iter()) {
-                let z = std * z;
-                *o = T::from_f64(if mean == 0.0 { z } else { mean + z });
-            }
         }
     });
 }

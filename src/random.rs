@@ -42,14 +42,17 @@ fn block(seed: u64, i: usize) -> [u32; 2] {
 
 /// Fill a host vector of `n` elements with `f(i)`, in parallel chunks (the values
 /// do not depend on the chunking).
-pub(crate) fn generate<T: Element>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
-    let mut v = vec![T::zero(); n];
-    crate::backend::cpu::team::par_chunks_mut(&mut v, 1 << 16, &|base, chunk| {
-        for (j, x) in chunk.iter_mut().enumerate() {
-            *x = f(base + j);
-        }
-    });
-    v
+pub(crate) fn generate<T: Element>(
+    shape: &[usize],
+    f: impl Fn(usize) -> T + Sync,
+) -> Result<Tensor> {
+    Tensor::cpu_filled::<T>(shape, |v| {
+        crate::backend::cpu::team::par_chunks_mut(v, 1 << 16, &|base, chunk| {
+            for (j, x) in chunk.iter_mut().enumerate() {
+                *x = f(base + j);
+            }
+        })
+    })
 }
 
 /// The checks of `rand` and `randn` before their key's sampler: a valid
@@ -193,16 +196,15 @@ impl Tensor {
             };
             return Tensor::randint(byte, shape, low, high, seed)?.cast(dtype);
         }
-        let n = checked_numel("randint", shape)?;
+        checked_numel("randint", shape)?;
         let range = (high as i128 - low as i128) as u128;
         crate::dispatch!(@int dtype, "randint", T => {
-            let v = generate::<T>(n, |i| {
+            generate::<T>(shape, |i| {
                 let [x0, x1] = block(seed, i);
                 let r = (x0 as u64) << 32 | x1 as u64;
                 let k = ((r as u128 * range) >> 64) as i128;
                 T::from_i128_saturating(low as i128 + k)
-            });
-            Tensor::from_slice(&v, shape)
+            })
         })
     }
 }

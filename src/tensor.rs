@@ -104,6 +104,28 @@ impl Tensor {
         })
     }
 
+    /// A fresh contiguous CPU tensor of `shape` (dtype from the element type)
+    /// whose every element `f` writes, through one mutable slice in row-major
+    /// order: no `Vec` to copy in afterwards.
+    pub(crate) fn cpu_filled<T: Element>(
+        shape: &[usize],
+        f: impl FnOnce(&mut [T]),
+    ) -> Result<Tensor> {
+        let out = Tensor::empty_on(T::DTYPE, shape, Device::Cpu)?;
+        let n = out.size();
+        if n > 0 {
+            let p = out
+                .storage()
+                .host_ptr()
+                .expect("a CPU tensor has host memory") as *mut T;
+            // SAFETY: the fresh tensor's buffer holds `n` initialised (see
+            // `empty_on`), aligned elements of `T`, and nothing else refers
+            // to it yet.
+            f(unsafe { std::slice::from_raw_parts_mut(p, n) });
+        }
+        Ok(out)
+    }
+
     /// A tensor of `shape` from a `Vec` (dtype from the element type), taking the
     /// vector's values. Length must equal the shape's product.
     ///

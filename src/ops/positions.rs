@@ -215,25 +215,13 @@ fn typed<I: Idx>(
 /// A fresh 1-D CPU tensor of `P` holding the position of every index of
 /// `ks` (normalised by `norm`) under `t`.
 fn fill<I: Idx, P: Pos>(ks: &[I], t: Target<'_>, norm: impl Fn(i64) -> i64) -> Result<Tensor> {
-    let out = Tensor::empty_on(P::DTYPE, &[ks.len()], Device::Cpu)?;
-    if ks.is_empty() {
-        return Ok(out);
-    }
-    let p = out
-        .storage()
-        .host_ptr()
-        .expect("a CPU tensor has host memory") as *mut P;
-    // SAFETY: the fresh tensor's buffer holds `ks.len()` elements of `P`
-    // (aligned) and nothing else refers to it yet.
-    let ps = unsafe { std::slice::from_raw_parts_mut(p, ks.len()) };
-    match t.along {
+    Tensor::cpu_filled::<P>(&[ks.len()], |ps| match t.along {
         None => ps
             .iter_mut()
             .zip(ks)
             .for_each(|(d, &k)| *d = P::narrow(norm(k.wide()))),
         Some((grid, target)) => along(ks, grid, target, t.axis, norm, ps),
-    }
-    Ok(out)
+    })
 }
 
 /// For each element of the grid `shape` (row-major), the row-major position

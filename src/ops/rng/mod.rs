@@ -299,9 +299,8 @@ impl Key {
         if !(0.0..=1.0).contains(&p) {
             return Err(Error::invalid(op, format!("p must be in [0, 1], got {p}")));
         }
-        let n = checked_numel(op, shape)?;
-        let v = par_fill::<u8>(n, &|i| (unit53(self.block(i)) < p) as u8);
-        Tensor::from_vec(v, shape)?.to_device(device)
+        checked_numel(op, shape)?;
+        par_fill::<u8>(shape, &|i| (unit53(self.block(i)) < p) as u8)?.to_device(device)
     }
 
     /// Standard exponential values (rate 1; multiply by a scale for
@@ -604,7 +603,7 @@ impl Key {
                 "the shape must broadcast the logits' batch shape",
             ));
         }
-        let n = checked_numel(op, &out_shape)?;
+        checked_numel(op, &out_shape)?;
         let rows = logits.moveaxis(ax as isize, -1)?.to_vec_f64()?;
         for (r, row) in rows.chunks_exact(k).enumerate() {
             if let Some(x) = row.iter().find(|x| x.is_nan() || **x == f64::INFINITY) {
@@ -627,7 +626,7 @@ impl Key {
         }
         let tail = &out_shape[lead..];
         let kk = k as u64;
-        let v = par_fill::<i32>(n, &|o| {
+        let v = par_fill::<i32>(&out_shape, &|o| {
             let mut rem = o as usize;
             let mut row = 0;
             for j in (0..tail.len()).rev() {
@@ -648,8 +647,8 @@ impl Key {
                 }
             }
             best as i32
-        });
-        Tensor::from_vec(v, &out_shape)?.to_device(logits.device())
+        })?;
+        v.to_device(logits.device())
     }
 }
 

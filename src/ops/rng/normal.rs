@@ -166,23 +166,14 @@ pub(super) fn fill(
     key: [u32; 2],
     (mean, std): (f64, f64),
 ) -> Result<Tensor> {
-    let n = checked_numel(op, shape)?;
-    let out = Tensor::empty_on(dtype, shape, Device::Cpu)?;
-    crate::dispatch!(@float dtype, op, T => write::<T>(&out, n, key, mean, std));
+    checked_numel(op, shape)?;
+    let out = crate::dispatch!(@float dtype, op, T => {
+        Tensor::cpu_filled::<T>(shape, |all| write::<T>(all, key, mean, std))?
+    });
     out.to_device(device)
 }
 
-fn write<T: Element>(out: &Tensor, n: usize, key: [u32; 2], mean: f64, std: f64) {
-    if n == 0 {
-        return;
-    }
-    let p = out
-        .storage()
-        .host_ptr()
-        .expect("a CPU tensor has host memory") as *mut T;
-    // SAFETY: the fresh tensor's buffer holds `n` elements of `T` (aligned)
-    // and nothing else refers to it yet.
-    let all = unsafe { std::slice::from_raw_parts_mut(p, n) };
+fn write<T: Element>(all: &mut [T], key: [u32; 2], mean: f64, std: f64) {
     crate::backend::cpu::team::par_chunks_mut(all, TASK, &|start, chunk| {
         let mut buf = [0f64; 1024];
         for (k, part) in chunk.chunks_mut(buf.len()).enumerate() {

@@ -32,14 +32,6 @@ pub fn threefry2x32(key: [u32; 2], counter: [u32; 2]) -> [u32; 2] {
     [x0, x1]
 }
 
-#[inline]
-fn block(seed: u64, i: usize) -> [u32; 2] {
-    threefry2x32(
-        [seed as u32, (seed >> 32) as u32],
-        [i as u32, (i as u64 >> 32) as u32],
-    )
-}
-
 /// Fill a host vector of `n` elements with `f(i)`, in parallel chunks (the values
 /// do not depend on the chunking).
 pub(crate) fn generate<T: Element>(
@@ -198,9 +190,9 @@ impl Tensor {
         }
         checked_numel("randint", shape)?;
         let range = (high as i128 - low as i128) as u128;
+        let key = [seed as u32, (seed >> 32) as u32];
         crate::dispatch!(@int dtype, "randint", T => {
-            generate::<T>(shape, |i| {
-                let [x0, x1] = block(seed, i);
+            crate::ops::rng::draw::par_fill_blocks::<T>(shape, key, |[x0, x1]| {
                 let r = (x0 as u64) << 32 | x1 as u64;
                 let k = ((r as u128 * range) >> 64) as i128;
                 T::from_i128_saturating(low as i128 + k)

@@ -697,3 +697,36 @@ fn uniform_is_each_blocks_top_bits() {
         }
     }
 }
+
+/// Element `i` of `randint(low, high)` is `low + floor(r (high - low) /
+/// 2^64)` with `r` the 64 bits of Threefry block `i`, and of `bernoulli(p)`
+/// `u53 < p` with `u53` the block's top 53 bits times 2^-53; both fills
+/// compute 16 blocks at a time in chunks of 16,384 elements, so lengths
+/// around those multiples check the lanes, the chunks and the tails against
+/// the scalar Threefry (the seeded `Tensor::randint` is the same draw).
+#[test]
+fn randint_and_bernoulli_are_each_blocks_draw() {
+    let key = Key::new(0x1234_5678_9abc);
+    for n in [1usize, 15, 16, 17, 1025, 16_384, 16_401] {
+        let ints = key.randint(DType::I64, &[n], -7, 1 << 40, CPU).unwrap();
+        let seeded = Tensor::randint(DType::I64, &[n], -7, 1 << 40, key.seed()).unwrap();
+        let bits = key
+            .bernoulli(&[n], 0.3, CPU)
+            .unwrap()
+            .to_vec::<u8>()
+            .unwrap();
+        let (ints, seeded) = (
+            ints.to_vec::<i64>().unwrap(),
+            seeded.to_vec::<i64>().unwrap(),
+        );
+        assert_eq!(ints, seeded, "n {n}");
+        for i in 0..n {
+            let b = rnx::random::threefry2x32(key.words(), [i as u32, 0]);
+            let r = (b[0] as u64) << 32 | b[1] as u64;
+            let want = -7 + ((r as u128 * ((1u128 << 40) + 7)) >> 64) as i64;
+            assert_eq!(ints[i], want, "randint n {n} element {i}");
+            let u = (r >> 11) as f64 * (-53f64).exp2();
+            assert_eq!(bits[i], (u < 0.3) as u8, "bernoulli n {n} element {i}");
+        }
+    }
+}

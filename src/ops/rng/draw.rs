@@ -135,6 +135,27 @@ pub(super) fn float_dtype(op: &str, dtype: DType) -> Result<()> {
     }
 }
 
+/// A CPU tensor of `shape` with element `i` (row-major) `f(block)` of the
+/// Threefry block of counter `i` under `key`, the blocks made 16 at a time
+/// at the widest SIMD level (`lanes.rs`), in parallel chunks. The scalar
+/// block per element (`par_fill`) made 10M draws take 6-7 times as long:
+/// Intel Xeon model 207 VM, two threads, median of 40, `randint` of i64
+/// 84.7 -> 12.8 ms, `bernoulli` 88.0 -> 13.9 ms.
+pub(crate) fn par_fill_blocks<T: Element>(
+    shape: &[usize],
+    key: [u32; 2],
+    f: impl Fn([u32; 2]) -> T + Sync,
+) -> Result<Tensor> {
+    Tensor::cpu_filled::<T>(shape, |v| {
+        crate::backend::cpu::team::par_chunks_mut(v, CHUNK, &|start, chunk| {
+            with_widest(
+                #[inline(always)]
+                || super::lanes::blocks(key, start as u64, chunk.len(), |j, b| chunk[j] = f(b)),
+            )
+        })
+    })
+}
+
 /// A CPU tensor of `shape` with element `i` (row-major) `f(i)`, written in
 /// parallel chunks.
 pub(super) fn par_fill<T: Element>(

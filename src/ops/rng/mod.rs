@@ -300,7 +300,7 @@ impl Key {
             return Err(Error::invalid(op, format!("p must be in [0, 1], got {p}")));
         }
         checked_numel(op, shape)?;
-        par_fill::<u8>(shape, &|i| (unit53(self.block(i)) < p) as u8)?.to_device(device)
+        par_fill_blocks::<u8>(shape, self.0, |b| (unit53(b) < p) as u8)?.to_device(device)
     }
 
     /// Standard exponential values (rate 1; multiply by a scale for

@@ -182,6 +182,26 @@ pub(super) fn fill_float(
     })
 }
 
+/// [`fill_float`] with element `i` `f(block)` of the Threefry block of
+/// counter `i` under `key`, the blocks made 16 at a time at the widest SIMD
+/// level (`lanes.rs`).
+pub(super) fn fill_float_blocks(
+    op: &str,
+    dtype: DType,
+    shape: &[usize],
+    device: Device,
+    bounds: (f64, f64),
+    key: [u32; 2],
+    f: impl Fn([u32; 2]) -> f64 + Sync,
+) -> Result<Tensor> {
+    fill_float_batched(op, dtype, shape, device, bounds, &|start, out| {
+        with_widest(
+            #[inline(always)]
+            || super::lanes::blocks(key, start, out.len(), |j, b| out[j] = f(b)),
+        )
+    })
+}
+
 /// [`fill_float`] from a batch source: `f(start, out)` writes the values of
 /// elements `start..start + out.len()` (at most 1024 at a time).
 pub(super) fn fill_float_batched(

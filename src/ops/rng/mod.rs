@@ -40,7 +40,6 @@
 //! `randint` and `permutation` produce integer dtypes, `bernoulli` u8 and
 //! `categorical` i32 (as `argmax`).
 
-use crate::backend::cpu::elementwise::simd::with_widest;
 use crate::device::Device;
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
@@ -218,13 +217,8 @@ impl Key {
         let scale = (-(p as f64)).exp2();
         // Blocks 16 counters at a time (`lanes`), the same values as
         // `low + span * u(block(i))` element by element.
-        let key = self.0;
-        let value = move |b: [u32; 2]| low + span * ((bits64(b) >> (64 - p)) as f64 * scale);
-        fill_float_batched(op, dtype, shape, device, bounds, &|start, out| {
-            with_widest(
-                #[inline(always)]
-                || lanes::blocks(key, start, out.len(), |j, b| out[j] = value(b)),
-            )
+        fill_float_blocks(op, dtype, shape, device, bounds, self.0, |b| {
+            low + span * ((bits64(b) >> (64 - p)) as f64 * scale)
         })
     }
 
@@ -317,8 +311,8 @@ impl Key {
         let op = "exponential";
         float_dtype(op, dtype)?;
         let bounds = (0.0, f64::INFINITY);
-        fill_float(op, dtype, shape, device, bounds, &|i| {
-            -(1.0 - unit53(self.block(i))).ln()
+        fill_float_blocks(op, dtype, shape, device, bounds, self.0, |b| {
+            -(1.0 - unit53(b)).ln()
         })
     }
 
@@ -361,8 +355,8 @@ impl Key {
             (lower, upper)
         };
         let (pa, pb) = (phi(a), phi(b));
-        fill_float(op, dtype, shape, device, bounds, &|i| {
-            let u = open53(self.block(i));
+        fill_float_blocks(op, dtype, shape, device, bounds, self.0, |blk| {
+            let u = open53(blk);
             let x = ndtri(pa + u * (pb - pa)).clamp(a, b);
             if flip {
                 -x

@@ -699,13 +699,14 @@ fn uniform_is_each_blocks_top_bits() {
 }
 
 /// Element `i` of `randint(low, high)` is `low + floor(r (high - low) /
-/// 2^64)` with `r` the 64 bits of Threefry block `i`, and of `bernoulli(p)`
-/// `u53 < p` with `u53` the block's top 53 bits times 2^-53; both fills
+/// 2^64)` with `r` the 64 bits of Threefry block `i`, of `bernoulli(p)`
+/// `u53 < p` with `u53` the block's top 53 bits times 2^-53, and of
+/// `exponential` (f64) `-ln(1 - u53)`; the fills
 /// compute 16 blocks at a time in chunks of 16,384 elements, so lengths
 /// around those multiples check the lanes, the chunks and the tails against
 /// the scalar Threefry (the seeded `Tensor::randint` is the same draw).
 #[test]
-fn randint_and_bernoulli_are_each_blocks_draw() {
+fn randint_bernoulli_exponential_are_each_blocks_draw() {
     let key = Key::new(0x1234_5678_9abc);
     for n in [1usize, 15, 16, 17, 1025, 16_384, 16_401] {
         let ints = key.randint(DType::I64, &[n], -7, 1 << 40, CPU).unwrap();
@@ -719,6 +720,8 @@ fn randint_and_bernoulli_are_each_blocks_draw() {
             ints.to_vec::<i64>().unwrap(),
             seeded.to_vec::<i64>().unwrap(),
         );
+        let expo = key.exponential(DType::F64, &[n], CPU).unwrap();
+        let expo = expo.to_vec::<f64>().unwrap();
         assert_eq!(ints, seeded, "n {n}");
         for i in 0..n {
             let b = rnx::random::threefry2x32(key.words(), [i as u32, 0]);
@@ -727,6 +730,12 @@ fn randint_and_bernoulli_are_each_blocks_draw() {
             assert_eq!(ints[i], want, "randint n {n} element {i}");
             let u = (r >> 11) as f64 * (-53f64).exp2();
             assert_eq!(bits[i], (u < 0.3) as u8, "bernoulli n {n} element {i}");
+            let e = -(1.0 - u).ln();
+            assert_eq!(
+                expo[i].to_bits(),
+                e.to_bits(),
+                "exponential n {n} element {i}"
+            );
         }
     }
 }

@@ -30,7 +30,7 @@ const MODULES: &[&str] = &[
     "take_positions::",
     "rng_normal::",
     "rng::uniform_is_each_blocks_top_bits",
-    "rng::randint_and_bernoulli_are_each_blocks_draw",
+    "rng::randint_bernoulli_exponential_are_each_blocks_draw",
     "fft_long",
     "fft_real_long",
 ];

@@ -165,89 +165,82 @@ mod avx512 {
         out
     }
 
-    /// One full panel of fourteen rows of f64 (row stride `rs`, unit column
-    /// stride) packed depth-major: element `(i, k)` at `panel[k * 14 + i]`.
-    ///
-    /// # Safety
-    /// AVX-512F is available; fourteen rows of `kc` readable elements at
-    /// `src`; `panel` has room for `14 * kc` elements.
-    #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn panel14(kc: usize, src: *const f64, rs: isize, panel: *mut f64) {
-        let k8 = kc / 8 * 8;
-        let z = _mm512_setzero_pd();
-        // SAFETY: caller contract; every load reads inside a row's first
-        // `kc` elements and every store writes inside the panel.
-        unsafe {
-            for k0 in (0..k8).step_by(8) {
-                let row = |i: isize| _mm512_loadu_pd(src.offset(i * rs).add(k0));
-                let lo = transpose8x8([
-                    row(0),
-                    row(1),
-                    row(2),
-                    row(3),
-                    row(4),
-                    row(5),
-                    row(6),
-                    row(7),
-                ]);
-                let hi = transpose8x8([row(8), row(9), row(10), row(11), row(12), row(13), z, z]);
-                // Depth k0 + j: rows 0-7 from lo[j], rows 8-13 from the
-                // first six lanes of hi[j].
-                let d = panel.add(k0 * 14);
-                for j in 0..8 {
-                    _mm512_storeu_pd(d.add(j * 14), lo[j]);
-                    _mm512_mask_storeu_pd(d.add(j * 14 + 8), 0x3f, hi[j]);
+    /// One full panel of fourteen rows (row stride `rs`, unit column stride)
+    /// packed depth-major, element `(i, k)` at `panel[k * 14 + i]`: eight
+    /// depths at a time, rows 0-7 and rows 8-13 (padded with zero vectors)
+    /// through two 8 x 8 register transposes, the second one's first six
+    /// lanes stored masked.
+    macro_rules! panel14 {
+        ($name:ident, $t:ty, $feat:literal, $zero:ident, $load:ident, $store:ident,
+         $mask_store:ident, $transpose:path) => {
+            #[doc = concat!("Fourteen rows of `", stringify!($t), "` packed depth-major (see the macro).")]
+            ///
+            /// # Safety
+            /// The features named in `target_feature` are available;
+            /// fourteen rows of `kc` readable elements at `src`; `panel` has
+            /// room for `14 * kc` elements.
+            #[target_feature(enable = $feat)]
+            pub(super) unsafe fn $name(kc: usize, src: *const $t, rs: isize, panel: *mut $t) {
+                let k8 = kc / 8 * 8;
+                let z = $zero();
+                // SAFETY: caller contract; every load reads inside a row's
+                // first `kc` elements and every store writes inside the panel.
+                unsafe {
+                    for k0 in (0..k8).step_by(8) {
+                        let row = |i: isize| $load(src.offset(i * rs).add(k0));
+                        let lo = $transpose([
+                            row(0),
+                            row(1),
+                            row(2),
+                            row(3),
+                            row(4),
+                            row(5),
+                            row(6),
+                            row(7),
+                        ]);
+                        let hi =
+                            $transpose([row(8), row(9), row(10), row(11), row(12), row(13), z, z]);
+                        // Depth k0 + j: rows 0-7 from lo[j], rows 8-13 from
+                        // the first six lanes of hi[j].
+                        let d = panel.add(k0 * 14);
+                        for j in 0..8 {
+                            $store(d.add(j * 14), lo[j]);
+                            $mask_store(d.add(j * 14 + 8), 0x3f, hi[j]);
+                        }
+                    }
+                    for k in k8..kc {
+                        for i in 0..14 {
+                            *panel.add(k * 14 + i) = *src.offset(i as isize * rs).add(k);
+                        }
+                    }
                 }
             }
-            for k in k8..kc {
-                for i in 0..14 {
-                    *panel.add(k * 14 + i) = *src.offset(i as isize * rs).add(k);
-                }
-            }
-        }
+        };
     }
 
-    /// [`panel14`] for 4-byte elements: element `(i, k)` at `panel[k * 14 + i]`.
-    ///
-    /// # Safety
-    /// AVX-512F and VL are available; fourteen rows of `kc` readable
-    /// elements at `src`; `panel` has room for `14 * kc` elements.
-    #[target_feature(enable = "avx512f,avx512vl")]
-    pub(super) unsafe fn panel14_4(kc: usize, src: *const f32, rs: isize, panel: *mut f32) {
-        use crate::backend::cpu::transpose::avx2::transpose8x8;
-        let k8 = kc / 8 * 8;
-        let z = _mm256_setzero_ps();
-        // SAFETY: caller contract; every load reads inside a row's first
-        // `kc` elements and every store writes inside the panel.
-        unsafe {
-            for k0 in (0..k8).step_by(8) {
-                let row = |i: isize| _mm256_loadu_ps(src.offset(i * rs).add(k0));
-                let lo = transpose8x8([
-                    row(0),
-                    row(1),
-                    row(2),
-                    row(3),
-                    row(4),
-                    row(5),
-                    row(6),
-                    row(7),
-                ]);
-                let hi = transpose8x8([row(8), row(9), row(10), row(11), row(12), row(13), z, z]);
-                // Depth k0 + j: rows 0-7 from lo[j], rows 8-13 from the
-                // first six lanes of hi[j].
-                let d = panel.add(k0 * 14);
-                for j in 0..8 {
-                    _mm256_storeu_ps(d.add(j * 14), lo[j]);
-                    _mm256_mask_storeu_ps(d.add(j * 14 + 8), 0x3f, hi[j]);
-                }
-            }
-            for k in k8..kc {
-                for i in 0..14 {
-                    *panel.add(k * 14 + i) = *src.offset(i as isize * rs).add(k);
-                }
-            }
-        }
-    }
+    // f64 (the AVX-512 f64 kernel): 8 x 8 transposes of zmm registers.
+    panel14!(
+        panel14,
+        f64,
+        "avx512f",
+        _mm512_setzero_pd,
+        _mm512_loadu_pd,
+        _mm512_storeu_pd,
+        _mm512_mask_storeu_pd,
+        transpose8x8
+    );
+    // 4-byte elements (the AVX-512 f32 kernel): 8 x 8 transposes of ymm
+    // registers, the masked store of AVX-512VL.
+    panel14!(
+        panel14_4,
+        f32,
+        "avx512f,avx512vl",
+        _mm256_setzero_ps,
+        _mm256_loadu_ps,
+        _mm256_storeu_ps,
+        _mm256_mask_storeu_ps,
+        crate::backend::cpu::transpose::avx2::transpose8x8
+    );
 }
 
 /// Pack the `kc x nc` block of `b` into `ceil(nc / nr)` panels of `kc x nr`,

@@ -32,21 +32,6 @@ pub fn threefry2x32(key: [u32; 2], counter: [u32; 2]) -> [u32; 2] {
     [x0, x1]
 }
 
-/// Fill a host vector of `n` elements with `f(i)`, in parallel chunks (the values
-/// do not depend on the chunking).
-pub(crate) fn generate<T: Element>(
-    shape: &[usize],
-    f: impl Fn(usize) -> T + Sync,
-) -> Result<Tensor> {
-    Tensor::cpu_filled::<T>(shape, |v| {
-        crate::backend::cpu::team::par_chunks_mut(v, 1 << 16, &|base, chunk| {
-            for (j, x) in chunk.iter_mut().enumerate() {
-                *x = f(base + j);
-            }
-        })
-    })
-}
-
 /// The checks of `rand` and `randn` before their key's sampler: a valid
 /// shape and a computing float dtype, f16, bf16, f32 or f64 (the error names
 /// `op`; the fp8 storage dtypes are refused, cast the result).

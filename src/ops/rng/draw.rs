@@ -157,12 +157,18 @@ pub(crate) fn par_fill_blocks<T: Element>(
 }
 
 /// A CPU tensor of `shape` with element `i` (row-major) `f(i)`, written in
-/// parallel chunks.
+/// parallel chunks (the values do not depend on the chunking).
 pub(super) fn par_fill<T: Element>(
     shape: &[usize],
     f: &(dyn Fn(u64) -> T + Sync),
 ) -> Result<Tensor> {
-    crate::random::generate(shape, |i| f(i as u64))
+    Tensor::cpu_filled::<T>(shape, |v| {
+        crate::backend::cpu::team::par_chunks_mut(v, CHUNK, &|base, chunk| {
+            for (j, x) in chunk.iter_mut().enumerate() {
+                *x = f((base + j) as u64);
+            }
+        })
+    })
 }
 
 /// A float tensor of `shape` on `device` whose element `i` is `f(i)` rounded

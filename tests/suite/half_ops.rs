@@ -49,6 +49,15 @@ fn round(dtype: DType, v: f32) -> f32 {
     }
 }
 
+/// The finite values of [`values`], rounded to `dtype`.
+fn finite_values(dtype: DType) -> Vec<f32> {
+    values(dtype)
+        .iter()
+        .map(|&x| round(dtype, x))
+        .filter(|x| x.is_finite())
+        .collect()
+}
+
 fn tensor(dtype: DType, v: &[f32], shape: &[usize]) -> Tensor {
     Tensor::from_vec(v.to_vec(), shape)
         .unwrap()
@@ -135,12 +144,7 @@ fn arithmetic_and_math_round_the_f32_result_once() {
 fn max_min_argmax_and_sums_compare_and_add_in_f32() {
     for dtype in [DType::F16, DType::BF16] {
         // Finite values: the extremes and their positions.
-        let fin: Vec<f32> = values(dtype)
-            .iter()
-            .map(|&x| round(dtype, x))
-            .filter(|x| x.is_finite())
-            .take(4000)
-            .collect();
+        let fin: Vec<f32> = finite_values(dtype).into_iter().take(4000).collect();
         let t = tensor(dtype, &fin, &[40, 100]);
         for (axis, rows, cols) in [(1isize, 40, 100), (0, 100, 40)] {
             let mut want_max = vec![];
@@ -243,11 +247,7 @@ fn first_extreme(row: &[f32], max: bool) -> i64 {
 #[test]
 fn argmax_argmin_of_long_half_rows() {
     for dtype in [DType::F16, DType::BF16] {
-        let pool: Vec<f32> = values(dtype)
-            .iter()
-            .map(|&x| round(dtype, x))
-            .filter(|x| x.is_finite())
-            .collect();
+        let pool = finite_values(dtype);
         let len = 5000;
         let mut rows: Vec<Vec<f32>> = Vec::new();
         for r in 0..8 {

@@ -25,6 +25,19 @@ pub enum ScatterOp {
     Min,
 }
 
+/// What [`IndexBackend::scatter_reduce_checking`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Checked {
+    /// Every index lay in `0..len`: the combination is done, as
+    /// [`IndexBackend::scatter_reduce`] does it.
+    Done,
+    /// Some index lies outside `0..len`: `dst` may hold the combination of
+    /// the elements before it (the caller discards `dst`).
+    OutOfRange,
+    /// This backend has no fused check for these tensors: nothing written.
+    Declined,
+}
+
 /// Gather and scatter along one axis.
 pub trait IndexBackend {
     /// `out[.., j, ..] = src[.., indices[j], ..]` along `axis`, for every `j`.
@@ -53,4 +66,26 @@ pub trait IndexBackend {
         dst: &Tensor,
         op: ScatterOp,
     ) -> Result<()>;
+
+    /// [`IndexBackend::scatter_reduce`] on indices the frontend has not
+    /// range-checked (any i32/i64 values; the rest of the contract holds):
+    /// the backend checks each index as it combines its element, which saves
+    /// the frontend's separate pass over the indices. Returns
+    /// [`Checked::OutOfRange`] at the first index outside `0..len` (negative
+    /// ones included: the frontend normalises those on its checked path),
+    /// with `dst` partly written, so the frontend calls this only on an
+    /// output it allocated and discards on that answer. The default, for
+    /// backends without such a loop, is [`Checked::Declined`] (nothing
+    /// written).
+    fn scatter_reduce_checking(
+        &self,
+        src: &Tensor,
+        axis: usize,
+        indices: &Tensor,
+        dst: &Tensor,
+        op: ScatterOp,
+    ) -> Result<Checked> {
+        let _ = (src, axis, indices, dst, op);
+        Ok(Checked::Declined)
+    }
 }

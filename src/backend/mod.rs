@@ -30,7 +30,7 @@ pub use self::elementwise::{
     BinaryOp, ClassOp, CmpOp, ElementwiseBackend, MathFn, TernaryOp, UnaryOp,
 };
 pub use self::fft::{DctSpec, FftBackend, FftKind, FftSpec, TrigKind};
-pub use self::index::{IndexBackend, ScatterOp};
+pub use self::index::{Checked, IndexBackend, ScatterOp};
 pub use self::linalg::LinalgBackend;
 pub use self::reduce::{ArgOp, NormOp, PoolWindow, ReduceBackend, ReduceOp, ScanOp, SoftmaxOp};
 pub use self::sort::SortBackend;

@@ -23,9 +23,9 @@
 //! refuses fp8 and 4-bit tensors at allocation.
 
 use super::{
-    ArgOp, Backend, BinaryOp, ClassOp, CmpOp, CoreBackend, DctSpec, DecompBackend, DecompOp,
-    ElementwiseBackend, FftBackend, FftSpec, IndexBackend, LinalgBackend, NormOp, ReduceBackend,
-    ReduceOp, ScanOp, ScatterOp, SoftmaxOp, SortBackend, TernaryOp, UnaryOp,
+    ArgOp, Backend, BinaryOp, Checked, ClassOp, CmpOp, CoreBackend, DctSpec, DecompBackend,
+    DecompOp, ElementwiseBackend, FftBackend, FftSpec, IndexBackend, LinalgBackend, NormOp,
+    ReduceBackend, ReduceOp, ScanOp, ScatterOp, SoftmaxOp, SortBackend, TernaryOp, UnaryOp,
 };
 use crate::device::Device;
 use crate::dtype::{DType, Scalar};
@@ -383,6 +383,20 @@ impl<B: Backend> IndexBackend for Widen<B> {
         self.run1(&[src], dst, true, |i, o| {
             self.0.scatter_reduce(&i[0], axis, indices, o, op)
         })
+    }
+    /// The wrapped backend's, for dtypes it runs itself.
+    fn scatter_reduce_checking(
+        &self,
+        src: &Tensor,
+        axis: usize,
+        indices: &Tensor,
+        dst: &Tensor,
+        op: ScatterOp,
+    ) -> Result<Checked> {
+        if any_narrow(&[src, dst]) {
+            return Ok(Checked::Declined);
+        }
+        self.0.scatter_reduce_checking(src, axis, indices, dst, op)
     }
 }
 

@@ -10,7 +10,7 @@ use super::index::{index_tensor, last_occurrences};
 use super::positions::{host_positions, positions, Target};
 use super::shape::normalize_axes;
 use super::{locked, same_device, same_dtype, unique_output};
-use crate::backend::ScatterOp;
+use crate::backend::{Checked, ScatterOp};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::{c_strides, Layout};
@@ -286,6 +286,38 @@ fn write_pos(
         locked(op, &[&back], &[dst], || dst.backend().copy(&back, dst))?;
     }
     Ok(())
+}
+
+/// A 1-D [`Tensor::scatter_with`] combining into all of a copy of `a`, by
+/// the backend's loop that checks the indices as it goes
+/// ([`IndexBackend::scatter_reduce_checking`]): `None` when the backend
+/// declines or meets an index outside `0..len` (also a negative one, which
+/// the caller's checked path counts from the end or names in its error),
+/// and then the caller starts again from `a` itself, which this never
+/// writes.
+///
+/// [`IndexBackend::scatter_reduce_checking`]: crate::backend::IndexBackend::scatter_reduce_checking
+fn scatter_fused(
+    op: &str,
+    a: &Tensor,
+    indices: &Tensor,
+    u: &Tensor,
+    r: ScatterOp,
+) -> Result<Option<Tensor>> {
+    if indices.ndim() != 1
+        || !matches!(indices.dtype(), DType::I32 | DType::I64)
+        || indices.size() == 0
+        || a.size() == 0
+    {
+        return Ok(None);
+    }
+    same_device(op, &[a, indices])?;
+    let out = a.copy()?;
+    let idx = flat(indices)?;
+    let done = super::locked_fresh(op, &[u, &idx], &out, || {
+        out.backend().scatter_reduce_checking(u, 0, &idx, &out, r)
+    })?;
+    Ok((done == Checked::Done).then_some(out))
 }
 
 /// The grid shape of an `*_along_axis` call: `indices`' size on `axis`, and
@@ -695,9 +727,14 @@ impl Tensor {
                 )
             })?
         };
+        let u = flat(&u)?;
+        if let (Some(r), true) = (reduce, opts.include_self) {
+            if let Some(out) = scatter_fused(op, self, indices, &u, r)? {
+                return Ok(out);
+            }
+        }
         let pt = along_pos(op, self, indices, &shape, axis)?;
         let out = self.copy()?;
-        let u = flat(&u)?;
         match reduce {
             None => write_pos(op, &out, &pt, &u, None)?,
             Some(r) if opts.include_self => write_pos(op, &out, &pt, &u, Some(r))?,

@@ -153,6 +153,101 @@ fn large_scatter_add_is_the_sequential_sum() {
 }
 
 #[test]
+fn scatter_add_and_multiply_check_indices_in_the_loop() {
+    // A 1-D add or multiply of contiguous tensors runs the backend's loop that
+    // checks each index as it combines (no separate pass). An index out of
+    // range at the start, middle or end must give the checked path's error
+    // and leave the tensor unchanged; a negative one there (valid, counted
+    // from the end) sends the call back to the checked path, which must start
+    // from the untouched tensor. References: wrapping i64 arithmetic in index
+    // order, cast to the dtype (integers wrap; float values stay exact).
+    let mut rng = Rng(0xf05e);
+    let (m, k) = (5000usize, 37usize);
+    let base: Vec<i64> = (0..m).map(|_| (rng.next() % k as u64) as i64).collect();
+    let adds: Vec<i64> = (0..m).map(|_| (rng.next() % 21) as i64 - 10).collect();
+    let muls: Vec<i64> = (0..m)
+        .map(|_| match rng.next() % 16 {
+            0 => 2,
+            1..=7 => -1,
+            _ => 1,
+        })
+        .collect();
+    let init: Vec<i64> = (0..k as i64).map(|i| i % 5 + 1).collect();
+    let kk = k as i64;
+    let lates = [
+        None,
+        Some(-1),
+        Some(-kk),
+        Some(kk),
+        Some(kk + 1000),
+        Some(-kk - 1),
+    ];
+    let dts = [
+        DType::F32,
+        DType::F64,
+        DType::I32,
+        DType::U8,
+        DType::I64,
+        DType::U16,
+    ];
+    for (case, (&late, at)) in lates
+        .iter()
+        .zip([0, m / 2, m - 1, 0, m / 2, m - 1])
+        .enumerate()
+    {
+        let mut iv = base.clone();
+        if let Some(b) = late {
+            iv[at] = b;
+        }
+        for (mode, vals) in [(ScatterMode::Add, &adds), (ScatterMode::Multiply, &muls)] {
+            let opts = ScatterOptions {
+                mode,
+                ..Default::default()
+            };
+            let mut want = init.clone();
+            let ok = iv.iter().zip(vals.iter()).all(|(&j, &v)| {
+                let Some(p) = pos(j, k, IndexMode::Raise) else {
+                    return false;
+                };
+                want[p] = if mode == ScatterMode::Add {
+                    want[p].wrapping_add(v)
+                } else {
+                    want[p].wrapping_mul(v)
+                };
+                true
+            });
+            for dt in dts {
+                let x = Tensor::from_slice(&init, &[k]).unwrap().cast(dt).unwrap();
+                let u = Tensor::from_slice(vals, &[m]).unwrap().cast(dt).unwrap();
+                for i64s in [true, false] {
+                    let it = if i64s {
+                        Tensor::from_slice(&iv, &[m]).unwrap()
+                    } else {
+                        let w: Vec<i32> = iv.iter().map(|&j| j as i32).collect();
+                        Tensor::from_slice(&w, &[m]).unwrap()
+                    };
+                    let what = format!("case {case} {mode:?} {dt} i64 {i64s}");
+                    let got = x.scatter_with(&it, &u, 0, opts);
+                    let back = |t: &Tensor| t.cast(DType::I64).unwrap().to_vec::<i64>().unwrap();
+                    if ok {
+                        let w = Tensor::from_slice(&want, &[k]).unwrap().cast(dt).unwrap();
+                        assert_eq!(back(&got.unwrap()), back(&w), "{what}");
+                    } else {
+                        let e = got.unwrap_err().to_string();
+                        let b = late.unwrap();
+                        let msg =
+                            format!("scatter: index {b} is out of bounds for axis 0 of size {k}");
+                        assert_eq!(e, msg, "{what}");
+                    }
+                    let unchanged = Tensor::from_slice(&init, &[k]).unwrap().cast(dt).unwrap();
+                    assert_eq!(back(&x), back(&unchanged), "{what}: x unchanged");
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn scatter_max_with_nan_and_a_2d_grid() {
     // Max along axis 1 of a [300, 50] tensor with [300, 40] indices (the
     // along-axis positions), a NaN among the updates.

@@ -3,13 +3,15 @@
 //! the i32 or i64 index tensor (no copy when it is contiguous); moves copy
 //! elements by size (one instance per item size, not per dtype) and split
 //! over the pool when large; a 1-D gather prefetches its random source
-//! reads. No validation (the frontend did it). `scatter_reduce` combines in
-//! index order, on one thread (deterministic for repeated indices), in
-//! native arithmetic for add/multiply of integers, f32 and f64.
+//! reads. No validation (the frontend did it), but in
+//! `scatter_reduce_checking`, whose loop checks each index as it combines.
+//! `scatter_reduce` combines in index order, on one thread (deterministic for
+//! repeated indices), in native arithmetic for add/multiply of integers, f32
+//! and f64.
 
 use super::strided::{Plan, SendPtr, PAR_MIN_ELEMS};
 use super::{base_ptr, team, CpuBackend};
-use crate::backend::index::{IndexBackend, ScatterOp};
+use crate::backend::index::{Checked, IndexBackend, ScatterOp};
 use crate::dtype::{DType, Element};
 use crate::error::Result;
 use crate::layout::Layout;
@@ -392,6 +394,57 @@ unsafe fn reduce_native<T: Native, I: IndexInt>(
     }
 }
 
+/// `d[idx[j]] = f(d[idx[j]], s[j])` for `j` in order, checking each index
+/// against `d`'s length as it goes: `false` at the first one outside it
+/// (negative ones included), with the elements before it combined. The
+/// check adds a compare and a predicted branch beside the loop's dependency
+/// through `d`; it saves a separate pass over the indices.
+fn combine_checking<T: Copy, I: IndexInt>(
+    s: &[T],
+    d: &mut [T],
+    idx: &[I],
+    f: impl Fn(T, T) -> T,
+) -> bool {
+    for (&k, &v) in idx.iter().zip(s) {
+        // A negative index wraps to a huge usize, outside `d`.
+        match d.get_mut(k.at() as usize) {
+            Some(p) => *p = f(*p, v),
+            None => return false,
+        }
+    }
+    true
+}
+
+/// [`combine_checking`] over 1-D contiguous tensors whose elements are `T`,
+/// `T`'s wrapping or native add (or, with `mul`, multiply).
+///
+/// # Safety
+/// The frontend contract of [`IndexBackend`] but the index range; `src` and
+/// `dst` 1-D, contiguous, of `T`'s size, `src` at least `idx.len()` long.
+unsafe fn native_checking<T: Native, I: IndexInt>(
+    src: &Tensor,
+    idx: &[I],
+    dst: &Tensor,
+    mul: bool,
+) -> bool {
+    // SAFETY: the tensors' in-bounds contiguous ranges (caller); `dst`, which
+    // the frontend locks for writing, overlaps neither `src` nor `idx`.
+    let (s, d) = unsafe {
+        (
+            std::slice::from_raw_parts(
+                (sized_ptr::<T>(src) as *const T).add(src.offset()),
+                idx.len(),
+            ),
+            std::slice::from_raw_parts_mut(sized_ptr::<T>(dst).add(dst.offset()), dst.size()),
+        )
+    };
+    if mul {
+        combine_checking(s, d, idx, T::mul)
+    } else {
+        combine_checking(s, d, idx, T::add)
+    }
+}
+
 impl CpuBackend {
     fn move_axis(
         &self,
@@ -466,5 +519,46 @@ impl IndexBackend for CpuBackend {
             });
         });
         Ok(())
+    }
+
+    /// Fused for add and multiply of 1-D contiguous integer, f32 and f64
+    /// tensors (a scatter-add of values into bins); declined otherwise.
+    fn scatter_reduce_checking(
+        &self,
+        src: &Tensor,
+        axis: usize,
+        indices: &Tensor,
+        dst: &Tensor,
+        op: ScatterOp,
+    ) -> Result<Checked> {
+        let d = src.dtype();
+        let flat = |t: &Tensor| t.ndim() == 1 && t.layout().strides()[0] == 1;
+        if axis != 0
+            || !flat(src)
+            || !flat(dst)
+            || !matches!(op, ScatterOp::Add | ScatterOp::Mul)
+            || !(d.is_int() || d == DType::F32 || d == DType::F64)
+        {
+            return Ok(Checked::Declined);
+        }
+        let mul = op == ScatterOp::Mul;
+        let done = with_indices!(indices, idx => {
+            // SAFETY (every arm): frontend contract but the index range (see
+            // the trait); 1-D contiguous tensors (checked above) of the
+            // type's size, the source with one element per index.
+            match (d, d.itemsize()) {
+                (DType::F32, _) => unsafe { native_checking::<f32, _>(src, idx, dst, mul) },
+                (DType::F64, _) => unsafe { native_checking::<f64, _>(src, idx, dst, mul) },
+                (_, 1) => unsafe { native_checking::<u8, _>(src, idx, dst, mul) },
+                (_, 2) => unsafe { native_checking::<u16, _>(src, idx, dst, mul) },
+                (_, 4) => unsafe { native_checking::<u32, _>(src, idx, dst, mul) },
+                _ => unsafe { native_checking::<u64, _>(src, idx, dst, mul) },
+            }
+        });
+        Ok(if done {
+            Checked::Done
+        } else {
+            Checked::OutOfRange
+        })
     }
 }

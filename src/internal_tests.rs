@@ -74,6 +74,10 @@ pub const TESTS: &[(&str, fn())] = &[
         crate::dims::tests::hashes_like_a_slice,
     ),
     (
+        "cpu_vmath_exp_log_expm1_bounded_matches_expm1",
+        crate::backend::cpu::vmath::exp_log::tests::expm1_bounded_matches_expm1,
+    ),
+    (
         "cpu_vmath_fused_matches_exp_of_the_difference_at_every_level",
         crate::backend::cpu::vmath::fused::tests::matches_exp_of_the_difference_at_every_level,
     ),

@@ -44,6 +44,7 @@ internal!(
     ops_unique_sort_path_matches_the_key_path,
     dims_matches_vec_around_the_inline_capacity,
     dims_hashes_like_a_slice,
+    cpu_vmath_exp_log_expm1_bounded_matches_expm1,
     cpu_vmath_fused_matches_exp_of_the_difference_at_every_level,
     cpu_sort_radix_radix_and_parallel_match_std,
     cpu_sort_quick512_available_at_avx512,

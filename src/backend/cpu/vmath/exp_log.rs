@@ -146,6 +146,33 @@ pub(crate) fn expm1_32<M: Fm>(x: f32) -> f32 {
     }
 }
 
+/// eˣ − 1 for x in [0, 20] or NaN (f32): [`expm1_32`]'s moderate branch,
+/// bit for bit, without what only other arguments need (the clamp, the
+/// two-step scale, the large-x form, the zero test: here n is in [0, 29], so
+/// 2ⁿ is one normal float, and x = 0 gives r = 0, q = 0, 2⁰·0 + 0 = 0).
+#[inline(always)]
+pub(crate) fn expm1_bounded32<M: Fm>(x: f32) -> f32 {
+    let t = M::fma32(x, std::f32::consts::LOG2_E, MAGIC32);
+    let nf = t - MAGIC32;
+    let r = M::fma32(nf, -LN2_HI32, x);
+    let r = M::fma32(nf, -LN2_LO32, r);
+    // t's low bits hold 2^22 + n; the shift drops the 2^22 and the rest.
+    let s = f32::from_bits(t.to_bits().wrapping_add(127) << 23);
+    M::fma32(s, expm1_poly32::<M>(r), s - 1.0)
+}
+
+/// As [`expm1_bounded32`] for f64 and x in [0, 40] or NaN (n in [0, 58]).
+#[inline(always)]
+pub(crate) fn expm1_bounded64<M: Fm>(x: f64) -> f64 {
+    let t = M::fma64(x, std::f64::consts::LOG2_E, MAGIC64);
+    let nf = t - MAGIC64;
+    let r = M::fma64(nf, -LN2_HI64, x);
+    let r = M::fma64(nf, -LN2_LO64, r);
+    // t's low bits hold 2^51 + n; the shift drops the 2^51 and the rest.
+    let s = f64::from_bits(t.to_bits().wrapping_add(1023) << 52);
+    M::fma64(s, expm1_poly64::<M>(r), s - 1.0)
+}
+
 /// eˣ − 1 (f64).
 #[inline(always)]
 pub(crate) fn expm1_64<M: Fm>(x: f64) -> f64 {
@@ -316,5 +343,49 @@ pub(crate) fn log1p64<M: Fm>(x: f64) -> f64 {
         x
     } else {
         y
+    }
+}
+
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    use super::*;
+    use crate::backend::cpu::vmath::{Fused, Plain};
+
+    /// `expm1_bounded32/64` give `expm1_32/64`'s bits on their whole domain
+    /// (tanh's argument 2|x| after its clamp): f32 every 37th bit pattern
+    /// in [0, 20] and every pattern near the points where n steps (k·ln2 /
+    /// 2, where the reduction switches), f64 a stride through [0, 40]; both
+    /// multiply-add policies; NaN stays NaN.
+    pub(crate) fn expm1_bounded_matches_expm1() {
+        let top = 20f32.to_bits();
+        let mut xs: Vec<f32> = (0..=top).step_by(37).map(f32::from_bits).collect();
+        xs.push(20.0);
+        for k in 0..=58 {
+            let c = ((k as f32) + 0.5) * std::f32::consts::LN_2;
+            let b = c.to_bits();
+            xs.extend((b.saturating_sub(64)..b + 64).map(f32::from_bits));
+        }
+        xs.retain(|&x| x <= 20.0);
+        for &x in &xs {
+            let (p, q) = (expm1_bounded32::<Plain>(x), expm1_32::<Plain>(x));
+            assert_eq!(p.to_bits(), q.to_bits(), "plain f32 {x:e}");
+        }
+        for &x in xs.iter().step_by(41) {
+            let (p, q) = (expm1_bounded32::<Fused>(x), expm1_32::<Fused>(x));
+            assert_eq!(p.to_bits(), q.to_bits(), "fused f32 {x:e}");
+        }
+        let top = 40f64.to_bits();
+        let step = (top / 3_000_017) as usize;
+        for b in (0..=top).step_by(step).chain([top]) {
+            let x = f64::from_bits(b);
+            let (p, q) = (expm1_bounded64::<Plain>(x), expm1_64::<Plain>(x));
+            assert_eq!(p.to_bits(), q.to_bits(), "plain f64 {x:e}");
+            if b % 17 == 0 {
+                let (p, q) = (expm1_bounded64::<Fused>(x), expm1_64::<Fused>(x));
+                assert_eq!(p.to_bits(), q.to_bits(), "fused f64 {x:e}");
+            }
+        }
+        assert!(expm1_bounded32::<Plain>(f32::NAN).is_nan());
+        assert!(expm1_bounded64::<Fused>(f64::NAN).is_nan());
     }
 }

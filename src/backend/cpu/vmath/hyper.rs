@@ -4,7 +4,7 @@
 //! (sinh, cosh and the inverses) are scalar: the platform's f64 libm per element,
 //! rounded once for f32.
 
-use super::exp_log::{expm1_32, expm1_64};
+use super::exp_log::{expm1_bounded32, expm1_bounded64};
 use super::Fm;
 
 /// tanh x (f32).
@@ -12,7 +12,7 @@ use super::Fm;
 pub(crate) fn tanh32<M: Fm>(x: f32) -> f32 {
     let a = x.abs();
     let a = if a > 10.0 { 10.0 } else { a };
-    let e = expm1_32::<M>(a + a);
+    let e = expm1_bounded32::<M>(a + a);
     (e / (e + 2.0)).copysign(x)
 }
 
@@ -21,6 +21,6 @@ pub(crate) fn tanh32<M: Fm>(x: f32) -> f32 {
 pub(crate) fn tanh64<M: Fm>(x: f64) -> f64 {
     let a = x.abs();
     let a = if a > 20.0 { 20.0 } else { a };
-    let e = expm1_64::<M>(a + a);
+    let e = expm1_bounded64::<M>(a + a);
     (e / (e + 2.0)).copysign(x)
 }

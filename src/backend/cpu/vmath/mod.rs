@@ -27,7 +27,7 @@
 mod activation;
 mod basic;
 mod erf;
-mod exp_log;
+pub(crate) mod exp_log;
 pub(crate) mod fused;
 mod hyper;
 mod table;

@@ -383,6 +383,9 @@ def _cases(S):
     c.append(("rand_f32_10M", "all", lambda np: dict(),
               lambda np: np.random.default_rng(SEED_A).random(n10m, dtype=np.float32),
               lambda torch: torch.rand(n10m)))
+    c.append(("gamma_f32_1M", "all", lambda np: dict(),
+              lambda np: np.random.default_rng(SEED_A).standard_gamma(2.0, n10m // 10, dtype=np.float32),
+              lambda torch: torch.distributions.Gamma(torch.tensor(2.0), torch.tensor(1.0)).sample((n10m // 10,))))
     # Issue 30: Fourier transforms (real parts seed 1, imaginary parts seed 2, [-1, 1)).
     def cplx(dtype, shape):
         def m(np):

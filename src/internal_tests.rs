@@ -58,6 +58,10 @@ pub const TESTS: &[(&str, fn())] = &[
         crate::ops::rng::normal::tests::lanes_and_batches_match_the_scalar_forms,
     ),
     (
+        "ops_rng_gamma_run_matches_the_scalar_draw",
+        crate::ops::rng::gamma::tests::run_matches_the_scalar_draw,
+    ),
+    (
         "ops_rng_normal_transform_matches_the_libm_formula",
         crate::ops::rng::normal::tests::transform_matches_the_libm_formula,
     ),

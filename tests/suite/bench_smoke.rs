@@ -76,6 +76,7 @@ const ISSUE_8_NAMES: &[&str] = &[
     "tensordot_f32_256x256x64",
     "randn_f32_10M",
     "rand_f32_10M",
+    "gamma_f32_1M",
     // Issue 30.
     "fft_c64_1M",
     "rfft_f32_1M",

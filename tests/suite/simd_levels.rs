@@ -31,6 +31,7 @@ const MODULES: &[&str] = &[
     "rng_normal::",
     "rng::uniform_is_each_blocks_top_bits",
     "rng::randint_bernoulli_exponential_are_each_blocks_draw",
+    "internal::ops_rng_gamma_run_matches_the_scalar_draw",
     "fft_long",
     "fft_real_long",
 ];

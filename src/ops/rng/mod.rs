@@ -50,9 +50,11 @@ use crate::tensor::Tensor;
 use rayon::prelude::*;
 
 pub(crate) mod draw;
+pub(crate) mod gamma;
 pub(crate) mod lanes;
 pub(crate) mod normal;
 use draw::*;
+use gamma::{log_gamma_run, Shape};
 
 /// Reserved counters deriving the keys of the non-sample streams (high word
 /// `u32::MAX`: sample index 2^63 and above, never reached).
@@ -217,7 +219,7 @@ impl Key {
         let scale = (-(p as f64)).exp2();
         // Blocks 16 counters at a time (`lanes`), the same values as
         // `low + span * u(block(i))` element by element.
-        fill_float_blocks(op, dtype, shape, device, bounds, self.0, |b| {
+        fill_float_blocks(op, dtype, shape, device, bounds, self.0, move |b| {
             low + span * ((bits64(b) >> (64 - p)) as f64 * scale)
         })
     }
@@ -311,7 +313,7 @@ impl Key {
         let op = "exponential";
         float_dtype(op, dtype)?;
         let bounds = (0.0, f64::INFINITY);
-        fill_float_blocks(op, dtype, shape, device, bounds, self.0, |b| {
+        fill_float_blocks(op, dtype, shape, device, bounds, self.0, move |b| {
             -(1.0 - unit53(b)).ln()
         })
     }
@@ -355,7 +357,7 @@ impl Key {
             (lower, upper)
         };
         let (pa, pb) = (phi(a), phi(b));
-        fill_float_blocks(op, dtype, shape, device, bounds, self.0, |blk| {
+        fill_float_blocks(op, dtype, shape, device, bounds, self.0, move |blk| {
             let u = open53(blk);
             let x = ndtri(pa + u * (pb - pa)).clamp(a, b);
             if flip {
@@ -392,8 +394,12 @@ impl Key {
         positive(op, "alpha", alpha)?;
         let s = self.derive(STREAM);
         let bounds = (0.0, f64::INFINITY);
-        fill_float(op, dtype, shape, device, bounds, &|i| {
-            log_gamma_draw(&mut Stream::of(s, i), alpha).exp()
+        let sh = Shape::new(alpha);
+        fill_float_batched(op, dtype, shape, device, bounds, &|start, out| {
+            log_gamma_run(s, start, out, |_| sh);
+            for o in out.iter_mut() {
+                *o = o.exp();
+            }
         })
     }
 
@@ -421,10 +427,15 @@ impl Key {
         positive(op, "a", a)?;
         positive(op, "b", b)?;
         let s = self.derive(STREAM);
-        fill_float(op, dtype, shape, device, (0.0, 1.0), &|i| {
-            let x = log_gamma_draw(&mut Stream::of(s, 2 * i), a);
-            let y = log_gamma_draw(&mut Stream::of(s, 2 * i + 1), b);
-            1.0 / (1.0 + (y - x).exp())
+        let (sa, sb) = (Shape::new(a), Shape::new(b));
+        fill_float_batched(op, dtype, shape, device, (0.0, 1.0), &|start, out| {
+            // Streams 2i (shape a) and 2i + 1 (shape b) of element i.
+            let mut g = [0f64; 2 * 1024];
+            let g = &mut g[..2 * out.len()];
+            log_gamma_run(s, 2 * start, g, |j| if j % 2 == 0 { sa } else { sb });
+            for (o, xy) in out.iter_mut().zip(g.chunks_exact(2)) {
+                *o = 1.0 / (1.0 + (xy[1] - xy[0]).exp());
+            }
         })
     }
 
@@ -459,19 +470,21 @@ impl Key {
             positive(op, "alpha", a)?;
         }
         let s = self.derive(STREAM);
-        let k = alpha.len() as u64;
-        fill_rows(op, dtype, shape, alpha.len(), device, &|r, row| {
-            for (c, (x, &a)) in row.iter_mut().zip(alpha).enumerate() {
-                *x = log_gamma_draw(&mut Stream::of(s, r * k + c as u64), a);
-            }
-            let m = row.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-            let mut sum = 0.0;
-            for x in row.iter_mut() {
-                *x = (*x - m).exp();
-                sum += *x;
-            }
-            for x in row.iter_mut() {
-                *x /= sum;
+        let k = alpha.len();
+        let shapes: Vec<Shape> = alpha.iter().map(|&a| Shape::new(a)).collect();
+        fill_rows(op, dtype, shape, k, device, &|r, rows| {
+            // Stream r k + c: row r, column c.
+            log_gamma_run(s, r * k as u64, rows, |j| shapes[(j % k as u64) as usize]);
+            for row in rows.chunks_exact_mut(k) {
+                let m = row.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+                let mut sum = 0.0;
+                for x in row.iter_mut() {
+                    *x = (*x - m).exp();
+                    sum += *x;
+                }
+                for x in row.iter_mut() {
+                    *x /= sum;
+                }
             }
         })
     }

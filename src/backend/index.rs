@@ -67,6 +67,24 @@ pub trait IndexBackend {
         op: ScatterOp,
     ) -> Result<()>;
 
+    /// [`IndexBackend::gather`] on indices the frontend has not range-checked
+    /// (any i32/i64 values; the rest of the contract holds): the backend
+    /// checks each index as it reads, which saves the frontend's separate
+    /// pass over the indices. [`Checked::OutOfRange`] at an index outside
+    /// `0..len` (negative ones included), with `out` partly written (the
+    /// frontend discards it). The default is [`Checked::Declined`] (nothing
+    /// written).
+    fn gather_checking(
+        &self,
+        src: &Tensor,
+        axis: usize,
+        indices: &Tensor,
+        out: &Tensor,
+    ) -> Result<Checked> {
+        let _ = (src, axis, indices, out);
+        Ok(Checked::Declined)
+    }
+
     /// [`IndexBackend::scatter_reduce`] on indices the frontend has not
     /// range-checked (any i32/i64 values; the rest of the contract holds):
     /// the backend checks each index as it combines its element, which saves

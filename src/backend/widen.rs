@@ -361,6 +361,19 @@ impl<B: Backend> IndexBackend for Widen<B> {
             self.0.gather(&i[0], axis, indices, o)
         })
     }
+    /// The wrapped backend's, for dtypes it runs itself.
+    fn gather_checking(
+        &self,
+        src: &Tensor,
+        axis: usize,
+        indices: &Tensor,
+        out: &Tensor,
+    ) -> Result<Checked> {
+        if any_int4(&[src, out]) {
+            return Ok(Checked::Declined);
+        }
+        self.0.gather_checking(src, axis, indices, out)
+    }
     fn scatter(&self, src: &Tensor, axis: usize, indices: &Tensor, dst: &Tensor) -> Result<()> {
         if !any_int4(&[src, dst]) {
             return self.0.scatter(src, axis, indices, dst);

@@ -11,6 +11,7 @@ use super::positions::{host_positions, positions, Target};
 use super::shape::normalize_axes;
 use super::{locked, same_device, same_dtype, unique_output};
 use crate::backend::{Checked, ScatterOp};
+use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::{c_strides, Layout};
@@ -288,6 +289,34 @@ fn write_pos(
     Ok(())
 }
 
+/// `src` gathered along `axis` at the i32/i64 `indices` (any shape, read
+/// in row-major order) by the backend's loop that checks each index as it
+/// reads ([`IndexBackend::gather_checking`]): `None` when the backend
+/// declines or meets an index outside `0..len` (also a negative one, which
+/// the caller's checked path counts from the end or names in its error).
+///
+/// [`IndexBackend::gather_checking`]: crate::backend::IndexBackend::gather_checking
+fn gather_fused(op: &str, src: &Tensor, axis: usize, indices: &Tensor) -> Result<Option<Tensor>> {
+    // Only the CPU backend has checking loops (the others decline: no
+    // output allocated for nothing).
+    if src.device() != Device::Cpu
+        || !matches!(indices.dtype(), DType::I32 | DType::I64)
+        || indices.size() == 0
+        || src.size() == 0
+    {
+        return Ok(None);
+    }
+    same_device(op, &[src, indices])?;
+    let idx = flat(indices)?;
+    let mut shape = src.shape().to_vec();
+    shape[axis] = idx.size();
+    let out = Tensor::empty_on(src.dtype(), &shape, src.device())?;
+    let done = super::locked_fresh(op, &[src, &idx], &out, || {
+        out.backend().gather_checking(src, axis, &idx, &out)
+    })?;
+    Ok((done == Checked::Done).then_some(out))
+}
+
 /// A 1-D [`Tensor::scatter_with`] combining into all of a copy of `a`, by
 /// the backend's loop that checks the indices as it goes
 /// ([`IndexBackend::scatter_reduce_checking`]): `None` when the backend
@@ -304,7 +333,10 @@ fn scatter_fused(
     u: &Tensor,
     r: ScatterOp,
 ) -> Result<Option<Tensor>> {
-    if indices.ndim() != 1
+    // Only the CPU backend has a checking loop (the others decline: no copy
+    // made for nothing).
+    if a.device() != Device::Cpu
+        || indices.ndim() != 1
         || !matches!(indices.dtype(), DType::I32 | DType::I64)
         || indices.size() == 0
         || a.size() == 0
@@ -422,6 +454,14 @@ impl Tensor {
             None => (flat(self)?, 0),
             Some(a) => (self.clone(), one_axis(op, a, self.ndim())?),
         };
+        let mut shape = src.shape()[..axis].to_vec();
+        shape.extend_from_slice(indices.shape());
+        shape.extend_from_slice(&src.shape()[axis + 1..]);
+        if opts.mode == IndexMode::Raise {
+            if let Some(out) = gather_fused(op, &src, axis, indices)? {
+                return out.reshape_exact(&shape);
+            }
+        }
         let target = Target {
             size: src.shape()[axis],
             axis,
@@ -429,9 +469,6 @@ impl Tensor {
         };
         let pos = positions(op, indices, &src, target, opts.mode)?;
         let out = gather_pos(op, &src, axis, &pos)?;
-        let mut shape = src.shape()[..axis].to_vec();
-        shape.extend_from_slice(indices.shape());
-        shape.extend_from_slice(&src.shape()[axis + 1..]);
         out.reshape_exact(&shape)
     }
 

@@ -153,6 +153,70 @@ fn large_scatter_add_is_the_sequential_sum() {
 }
 
 #[test]
+fn take_checks_indices_in_the_gather_loop() {
+    // `take` (mode raise) gathers with the backend's loop that checks each
+    // index as it reads, with no separate pass. An index out of range at the
+    // start, middle or end of a run (one element per index, and rows of
+    // several along axis 0, and columns along axis 1) gives the checked
+    // path's error; a negative one sends the call back to the checked path,
+    // which counts it from the end. Large enough for the parallel split.
+    let mut rng = Rng(0x7a6e);
+    let (r, c) = (50usize, 700usize);
+    let x: Vec<i32> = (0..(r * c) as i32).map(|v| v * 3 - 7).collect();
+    let t = Tensor::from_slice(&x, &[r, c]).unwrap();
+    let m = 40_000usize;
+    for (axis, n) in [(None, r * c), (Some(0isize), r), (Some(1), c)] {
+        let base: Vec<i64> = (0..m).map(|_| (rng.next() % n as u64) as i64).collect();
+        let nn = n as i64;
+        for (late, at) in [
+            (None, 0),
+            (Some(nn), 0),
+            (Some(nn + 5), m / 2),
+            (Some(-nn - 1), m - 1),
+            (Some(-1), m / 3),
+            (Some(-nn), m - 1),
+        ] {
+            let mut iv = base.clone();
+            if let Some(b) = late {
+                iv[at] = b;
+            }
+            for i64s in [true, false] {
+                let it = if i64s {
+                    Tensor::from_slice(&iv, &[m]).unwrap()
+                } else {
+                    let w: Vec<i32> = iv.iter().map(|&j| j as i32).collect();
+                    Tensor::from_slice(&w, &[m]).unwrap()
+                };
+                let what = format!("axis {axis:?} late {late:?} at {at} i64 {i64s}");
+                let got = t.take(&it, axis);
+                let ok = iv.iter().all(|&j| pos(j, n, IndexMode::Raise).is_some());
+                if !ok {
+                    let b = late.unwrap();
+                    let ax = axis.unwrap_or(0);
+                    let msg = format!("take: index {b} is out of bounds for axis {ax} of size {n}");
+                    assert_eq!(got.unwrap_err().to_string(), msg, "{what}");
+                    continue;
+                }
+                let got = got.unwrap().to_vec::<i32>().unwrap();
+                let p = |j: i64| pos(j, n, IndexMode::Raise).unwrap();
+                let want: Vec<i32> = match axis {
+                    None => iv.iter().map(|&j| x[p(j)]).collect(),
+                    Some(0) => iv
+                        .iter()
+                        .flat_map(|&j| x[p(j) * c..(p(j) + 1) * c].to_vec())
+                        .collect(),
+                    _ => (0..r)
+                        .flat_map(|i| iv.iter().map(move |&j| (i, j)))
+                        .map(|(i, j)| x[i * c + p(j)])
+                        .collect(),
+                };
+                assert_eq!(got, want, "{what}");
+            }
+        }
+    }
+}
+
+#[test]
 fn scatter_add_and_multiply_check_indices_in_the_loop() {
     // A 1-D add or multiply of contiguous tensors runs the backend's loop that
     // checks each index as it combines (no separate pass). An index out of

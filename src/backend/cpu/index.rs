@@ -3,8 +3,10 @@
 //! the i32 or i64 index tensor (no copy when it is contiguous); moves copy
 //! elements by size (one instance per item size, not per dtype) and split
 //! over the pool when large; a 1-D gather prefetches its random source
-//! reads. No validation (the frontend did it), but in
-//! `scatter_reduce_checking`, whose loop checks each index as it combines.
+//! reads. The frontend validates the indices; the gather and scatter loops
+//! check each index against the axis length all the same (a compare beside
+//! the loads), which `gather_checking` reports, and
+//! `scatter_reduce_checking`'s loop checks each index as it combines.
 //! `scatter_reduce` combines in index order, on one thread (deterministic for
 //! repeated indices), in native arithmetic for add/multiply of integers, f32
 //! and f64.
@@ -124,18 +126,21 @@ fn sized_ptr<T>(t: &Tensor) -> *mut T {
 /// more indices than elements per index (a 1-D take), else by ranges of the
 /// other axes. Every task writes distinct elements: a gather's outputs are
 /// distinct positions `j`, and a scatter's indices are distinct (the
-/// contract).
+/// contract). Each index is checked against the indexed axis's length
+/// before it is used (a compare beside the loads); `false` when one lies
+/// outside it (negative ones included), the tasks then stopping with part of
+/// the elements moved.
 ///
 /// # Safety
-/// The frontend contract of [`IndexBackend`]; `idx` holds valid positions of
-/// the indexed tensor's `axis`; `T` has the dtype's size.
+/// The frontend contract of [`IndexBackend`] but the index range; `T` has
+/// the dtype's size.
 unsafe fn move_sized<T: Copy, I: IndexInt>(
     src: &Tensor,
     axis: usize,
     idx: &[I],
     out: &Tensor,
     scatter: bool,
-) {
+) -> bool {
     let (sl, ol) = (src.layout(), out.layout());
     let (ss, os) = (sl.strides()[axis], ol.strides()[axis]);
     let (rs, ro) = (drop_axis(sl, axis), drop_axis(ol, axis));
@@ -145,26 +150,49 @@ unsafe fn move_sized<T: Copy, I: IndexInt>(
     // Index j's source and destination steps along `axis`.
     let (sj_of, oj_of): (isize, isize) = if scatter { (ss, 0) } else { (0, os) };
     let (sk_of, ok_of): (isize, isize) = if scatter { (0, os) } else { (ss, 0) };
+    // The indexed axis's length: every index must lie below it.
+    let n = if scatter {
+        ol.shape()[axis]
+    } else {
+        sl.shape()[axis]
+    };
+    let bad = std::sync::atomic::AtomicBool::new(false);
     let body = |j0: usize, j1: usize, e0: usize, e1: usize| {
         let (sp, op) = (sp.get() as *const T, op.get());
         plan.for_each_run(e0, e1, |[o0, s0], len| {
+            if bad.load(std::sync::atomic::Ordering::Relaxed) {
+                return;
+            }
             if len == 1 && !scatter {
                 // One element per index (a 1-D take): the tight loop, with
                 // the source element `AHEAD` indices on prefetched (random
-                // reads of a large source miss the caches).
+                // reads of a large source miss the caches; a prefetch never
+                // faults, so the index it uses need not be checked yet).
                 let split = j1.saturating_sub(AHEAD).max(j0);
                 for (j, &k) in (j0..split).zip(&idx[j0..split]) {
                     prefetch(sp.wrapping_offset(s0 + idx[j + AHEAD].at() * ss));
+                    if k.at() as usize >= n {
+                        bad.store(true, std::sync::atomic::Ordering::Relaxed);
+                        return;
+                    }
                     // SAFETY: offsets of in-bounds layouts at valid positions.
                     unsafe { *op.offset(o0 + j as isize * os) = *sp.offset(s0 + k.at() * ss) };
                 }
                 for (j, &k) in (split..j1).zip(&idx[split..j1]) {
+                    if k.at() as usize >= n {
+                        bad.store(true, std::sync::atomic::Ordering::Relaxed);
+                        return;
+                    }
                     // SAFETY: as above.
                     unsafe { *op.offset(o0 + j as isize * os) = *sp.offset(s0 + k.at() * ss) };
                 }
                 return;
             }
             for (j, &k) in (j0..j1).zip(&idx[j0..j1]) {
+                if k.at() as usize >= n {
+                    bad.store(true, std::sync::atomic::Ordering::Relaxed);
+                    return;
+                }
                 let (j, k) = (j as isize, k.at());
                 let od = o0 + j * oj_of + k * ok_of;
                 let sd = s0 + j * sj_of + k * sk_of;
@@ -201,6 +229,7 @@ unsafe fn move_sized<T: Copy, I: IndexInt>(
             body(0, m, t * chunk, ((t + 1) * chunk).min(numel));
         });
     }
+    !bad.into_inner()
 }
 
 /// `op(d, s)` for one element: integers exactly (wrapping at the width),
@@ -446,6 +475,9 @@ unsafe fn native_checking<T: Native, I: IndexInt>(
 }
 
 impl CpuBackend {
+    /// [`move_sized`] by element size; `Checked::OutOfRange` at an index
+    /// outside the indexed axis (the frontend's contract rules that out
+    /// for `gather` and `scatter`; `gather_checking` relies on it).
     fn move_axis(
         &self,
         src: &Tensor,
@@ -453,13 +485,14 @@ impl CpuBackend {
         indices: &Tensor,
         out: &Tensor,
         scatter: bool,
-    ) -> Result<()> {
+    ) -> Checked {
         if src.size() == 0 || out.size() == 0 {
-            return Ok(());
+            return Checked::Done;
         }
-        with_indices!(indices, idx => {
-            // SAFETY (every arm): frontend contract (see the trait); each type
-            // has the dtype's size.
+        let ok = with_indices!(indices, idx => {
+            // SAFETY (every arm): frontend contract but the index range,
+            // which `move_sized` checks (see the trait); each type has the
+            // dtype's size.
             match src.itemsize() {
                 1 => unsafe { move_sized::<u8, _>(src, axis, idx, out, scatter) },
                 2 => unsafe { move_sized::<u16, _>(src, axis, idx, out, scatter) },
@@ -468,17 +501,36 @@ impl CpuBackend {
                 _ => unsafe { move_sized::<B16, _>(src, axis, idx, out, scatter) },
             }
         });
-        Ok(())
+        if ok {
+            Checked::Done
+        } else {
+            Checked::OutOfRange
+        }
     }
 }
 
 impl IndexBackend for CpuBackend {
     fn gather(&self, src: &Tensor, axis: usize, indices: &Tensor, out: &Tensor) -> Result<()> {
-        self.move_axis(src, axis, indices, out, false)
+        let r = self.move_axis(src, axis, indices, out, false);
+        debug_assert_eq!(r, Checked::Done, "gather: the frontend checks the indices");
+        Ok(())
     }
 
     fn scatter(&self, src: &Tensor, axis: usize, indices: &Tensor, dst: &Tensor) -> Result<()> {
-        self.move_axis(src, axis, indices, dst, true)
+        let r = self.move_axis(src, axis, indices, dst, true);
+        debug_assert_eq!(r, Checked::Done, "scatter: the frontend checks the indices");
+        Ok(())
+    }
+
+    /// The gather loop checks every index as it reads (see `move_sized`).
+    fn gather_checking(
+        &self,
+        src: &Tensor,
+        axis: usize,
+        indices: &Tensor,
+        out: &Tensor,
+    ) -> Result<Checked> {
+        Ok(self.move_axis(src, axis, indices, out, false))
     }
 
     fn scatter_reduce(

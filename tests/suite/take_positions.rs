@@ -44,6 +44,16 @@ fn indices(rng: &mut Rng, m: usize, n: usize, i64s: bool, wide: bool) -> (Tensor
     }
 }
 
+/// The 1-D index tensor of `iv`, as i64 or (values that fit) i32.
+fn index_tensor(iv: &[i64], i64s: bool) -> Tensor {
+    if i64s {
+        Tensor::from_slice(iv, &[iv.len()]).unwrap()
+    } else {
+        let w: Vec<i32> = iv.iter().map(|&j| j as i32).collect();
+        Tensor::from_slice(&w, &[w.len()]).unwrap()
+    }
+}
+
 /// The position of index `k` on an axis of `n` under `mode`, or None
 /// (out of range, mode raise).
 fn pos(k: i64, n: usize, mode: IndexMode) -> Option<usize> {
@@ -181,12 +191,7 @@ fn take_checks_indices_in_the_gather_loop() {
                 iv[at] = b;
             }
             for i64s in [true, false] {
-                let it = if i64s {
-                    Tensor::from_slice(&iv, &[m]).unwrap()
-                } else {
-                    let w: Vec<i32> = iv.iter().map(|&j| j as i32).collect();
-                    Tensor::from_slice(&w, &[m]).unwrap()
-                };
+                let it = index_tensor(&iv, i64s);
                 let what = format!("axis {axis:?} late {late:?} at {at} i64 {i64s}");
                 let got = t.take(&it, axis);
                 let ok = iv.iter().all(|&j| pos(j, n, IndexMode::Raise).is_some());
@@ -284,12 +289,7 @@ fn scatter_add_and_multiply_check_indices_in_the_loop() {
                 let x = Tensor::from_slice(&init, &[k]).unwrap().cast(dt).unwrap();
                 let u = Tensor::from_slice(vals, &[m]).unwrap().cast(dt).unwrap();
                 for i64s in [true, false] {
-                    let it = if i64s {
-                        Tensor::from_slice(&iv, &[m]).unwrap()
-                    } else {
-                        let w: Vec<i32> = iv.iter().map(|&j| j as i32).collect();
-                        Tensor::from_slice(&w, &[m]).unwrap()
-                    };
+                    let it = index_tensor(&iv, i64s);
                     let what = format!("case {case} {mode:?} {dt} i64 {i64s}");
                     let got = x.scatter_with(&it, &u, 0, opts);
                     let back = |t: &Tensor| t.cast(DType::I64).unwrap().to_vec::<i64>().unwrap();

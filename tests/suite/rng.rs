@@ -541,6 +541,30 @@ fn permutation_is_a_permutation() {
 }
 
 #[test]
+fn permutation_is_the_order_of_its_blocks() {
+    // By definition: 0..n sorted by the 64 bits (first word high) of the
+    // Threefry block of counter i under the key, ties in index order; the
+    // same in every integer dtype that holds n - 1.
+    for (seed, n) in [(3u64, 0usize), (4, 1), (5, 17), (6, 4097), (7, 70_000)] {
+        let key = Key::new(seed);
+        let mut want: Vec<(u64, i64)> = (0..n as u64)
+            .map(|i| {
+                let b = rnx::random::threefry2x32(key.words(), [i as u32, (i >> 32) as u32]);
+                ((b[0] as u64) << 32 | b[1] as u64, i as i64)
+            })
+            .collect();
+        want.sort();
+        let want: Vec<i64> = want.into_iter().map(|(_, i)| i).collect();
+        for dt in [DType::I64, DType::I32, DType::U32, DType::U64] {
+            let got = key.permutation(dt, n, CPU).unwrap();
+            assert_eq!(got.dtype(), dt);
+            let got = got.cast(DType::I64).unwrap().to_vec::<i64>().unwrap();
+            assert_eq!(got, want, "seed {seed}, n {n}, {dt}");
+        }
+    }
+}
+
+#[test]
 fn shuffle_permutes_rows() {
     let k = Key::new(19);
     let t = Tensor::arange(DType::F32, 0, 300, 1)

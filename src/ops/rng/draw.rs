@@ -276,30 +276,6 @@ pub(super) fn fill_rows(
     })
 }
 
-/// An integer tensor of `shape` on `device` whose element `i` is `f(i)`
-/// (which `dtype` holds).
-pub(super) fn fill_int(
-    op: &str,
-    dtype: DType,
-    shape: &[usize],
-    device: Device,
-    f: &(dyn Fn(u64) -> i128 + Sync),
-) -> Result<Tensor> {
-    if dtype.is_int4() {
-        // The values fit in 8 bits: made there, then packed.
-        let byte = if dtype == DType::I4 {
-            DType::I8
-        } else {
-            DType::U8
-        };
-        return fill_int(op, byte, shape, device, f)?.cast(dtype);
-    }
-    checked_numel(op, shape)?;
-    crate::dispatch!(@int dtype, op, T => {
-        par_fill::<T>(shape, &|i| T::from_i128_saturating(f(i)))?.to_device(device)
-    })
-}
-
 /// The counter stream of one element of a rejection sampler: blocks
 /// `0, 1, 2, ...` under the element's own key, so each element's loop draws
 /// as many blocks as it needs without touching any other element's.

@@ -565,6 +565,51 @@ fn permutation_is_the_order_of_its_blocks() {
 }
 
 #[test]
+fn categorical_is_the_gumbel_max_of_its_blocks() {
+    // By definition: output o takes the first c maximising logits[c] + g,
+    // g = -ln(-ln u), u the open 53-bit uniform of block o k + c (-inf
+    // logits skipped). Rows of 40 categories (lane edges at 16 and 32), a
+    // broadcast leading axis, enough outputs for several parallel chunks.
+    let (rows, k) = (3usize, 40usize);
+    let inf = f64::NEG_INFINITY;
+    let l: Vec<f64> = (0..rows * k)
+        .map(|i| {
+            if i % 7 == 2 {
+                inf
+            } else {
+                ((i * 37) % 11) as f64 * 0.25 - 1.0
+            }
+        })
+        .collect();
+    let logits = Tensor::from_slice(&l, &[rows, k]).unwrap();
+    let key = Key::new(23);
+    let reps = 400;
+    let got = key
+        .categorical(&logits, 1, Some(&[reps, rows]))
+        .unwrap()
+        .to_vec::<i32>()
+        .unwrap();
+    for (o, &g) in got.iter().enumerate() {
+        let row = &l[(o % rows) * k..(o % rows + 1) * k];
+        let (mut best, mut best_v) = (0usize, f64::NEG_INFINITY);
+        for (c, &x) in row.iter().enumerate() {
+            if x == inf {
+                continue;
+            }
+            let i = (o * k + c) as u64;
+            let b = rnx::random::threefry2x32(key.words(), [i as u32, (i >> 32) as u32]);
+            let bits = (b[0] as u64) << 32 | b[1] as u64;
+            let u = ((bits >> 11) as f64 + 0.5) * (-53f64).exp2();
+            let v = x - (-u.ln()).ln();
+            if v > best_v {
+                (best, best_v) = (c, v);
+            }
+        }
+        assert_eq!(g, best as i32, "output {o}");
+    }
+}
+
+#[test]
 fn shuffle_permutes_rows() {
     let k = Key::new(19);
     let t = Tensor::arange(DType::F32, 0, 300, 1)

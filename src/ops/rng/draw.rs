@@ -157,13 +157,17 @@ pub(crate) fn par_fill_blocks<T: Element>(
 }
 
 /// A CPU tensor of `shape` with element `i` (row-major) `f(i)`, written in
-/// parallel chunks (the values do not depend on the chunking).
+/// parallel chunks of [`CHUNK`] / `cost` elements, `cost` being the work of
+/// one element in units of a simple draw (the values do not depend on the
+/// chunking).
 pub(super) fn par_fill<T: Element>(
     shape: &[usize],
+    cost: usize,
     f: &(dyn Fn(u64) -> T + Sync),
 ) -> Result<Tensor> {
     Tensor::cpu_filled::<T>(shape, |v| {
-        crate::backend::cpu::team::par_chunks_mut(v, CHUNK, &|base, chunk| {
+        let per = (CHUNK / cost.max(1)).max(1);
+        crate::backend::cpu::team::par_chunks_mut(v, per, &|base, chunk| {
             for (j, x) in chunk.iter_mut().enumerate() {
                 *x = f((base + j) as u64);
             }

@@ -25,14 +25,16 @@ pub enum ScatterOp {
     Min,
 }
 
-/// What [`IndexBackend::scatter_reduce_checking`] did.
+/// What a call that checks its indices itself
+/// ([`IndexBackend::gather_checking`], [`IndexBackend::scatter_reduce_checking`])
+/// did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Checked {
-    /// Every index lay in `0..len`: the combination is done, as
-    /// [`IndexBackend::scatter_reduce`] does it.
+    /// Every index lay in `0..len`: the call did all that its unchecking
+    /// form ([`IndexBackend::gather`], [`IndexBackend::scatter_reduce`]) does.
     Done,
-    /// Some index lies outside `0..len`: `dst` may hold the combination of
-    /// the elements before it (the caller discards `dst`).
+    /// Some index lies outside `0..len`: the written tensor may hold part of
+    /// the result (the caller discards it).
     OutOfRange,
     /// This backend has no fused check for these tensors: nothing written.
     Declined,

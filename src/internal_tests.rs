@@ -62,6 +62,10 @@ pub const TESTS: &[(&str, fn())] = &[
         crate::ops::rng::gamma::tests::run_matches_the_scalar_draw,
     ),
     (
+        "ops_rng_normal_exponential_uses_the_plain_logarithm",
+        crate::ops::rng::normal::tests::exponential_uses_the_plain_logarithm,
+    ),
+    (
         "ops_rng_normal_transform_matches_the_libm_formula",
         crate::ops::rng::normal::tests::transform_matches_the_libm_formula,
     ),

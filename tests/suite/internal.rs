@@ -41,6 +41,7 @@ internal!(
     ops_rng_lanes_blocks_match_the_scalar_threefry,
     ops_rng_normal_lanes_and_batches_match_the_scalar_forms,
     ops_rng_gamma_run_matches_the_scalar_draw,
+    ops_rng_normal_exponential_uses_the_plain_logarithm,
     ops_rng_normal_transform_matches_the_libm_formula,
     ops_unique_sort_path_matches_the_key_path,
     dims_matches_vec_around_the_inline_capacity,

@@ -799,12 +799,11 @@ fn randint_bernoulli_exponential_are_each_blocks_draw() {
             assert_eq!(ints[i], want, "randint n {n} element {i}");
             let u = (r >> 11) as f64 * (-53f64).exp2();
             assert_eq!(bits[i], (u < 0.3) as u8, "bernoulli n {n} element {i}");
+            // rnx's own logarithm (the internal test checks its bits):
+            // within 1 ULP of the platform's.
             let e = -(1.0 - u).ln();
-            assert_eq!(
-                expo[i].to_bits(),
-                e.to_bits(),
-                "exponential n {n} element {i}"
-            );
+            let ulps = (expo[i].to_bits() as i64 - e.to_bits() as i64).abs();
+            assert!(ulps <= 1, "exponential n {n} element {i}");
         }
     }
 }

@@ -32,6 +32,7 @@ const MODULES: &[&str] = &[
     "rng::uniform_is_each_blocks_top_bits",
     "rng::randint_bernoulli_exponential_are_each_blocks_draw",
     "internal::ops_rng_gamma_run_matches_the_scalar_draw",
+    "internal::ops_rng_normal_exponential_uses_the_plain_logarithm",
     "fft_long",
     "fft_real_long",
 ];

@@ -37,9 +37,10 @@ const LG: [f64; 7] = [
 
 /// ln x for a positive normal f64 (fdlibm's `__ieee754_log` without its
 /// special cases, both of its final arrangements computed and one selected:
-/// under 1 ULP).
+/// under 1 ULP). Plain f64 arithmetic: the same bits on every platform
+/// and SIMD level (also `exponential`'s logarithm).
 #[inline(always)]
-fn ln(x: f64) -> f64 {
+pub(super) fn ln(x: f64) -> f64 {
     let bits = x.to_bits();
     let hx = (bits >> 32) as u32;
     let mut k = (hx >> 20) as i32 - 1023;
@@ -196,6 +197,30 @@ fn write<T: Element>(all: &mut [T], key: [u32; 2], mean: f64, std: f64) {
 #[cfg(feature = "internal-tests")]
 pub(crate) mod tests {
     use super::*;
+
+    /// `Key::exponential` (f64) gives `-ln(1 - u)` with this file's `ln`,
+    /// computed here one element at a time outside any SIMD copy, bit for
+    /// bit (the suite reruns this at every SIMD level), and within 1 ULP of
+    /// the platform's libm: lengths around the lane count and a chunk edge.
+    pub(crate) fn exponential_uses_the_plain_logarithm() {
+        use crate::ops::rng::{draw::unit53, Key};
+        let key = Key::new(0x0e0e_1234);
+        for n in [1usize, 15, 16, 17, 1025, 16_401] {
+            let got = key
+                .exponential(DType::F64, &[n], Device::Cpu)
+                .unwrap()
+                .to_vec::<f64>()
+                .unwrap();
+            for (i, &g) in got.iter().enumerate() {
+                let u = unit53(threefry2x32(key.words(), [i as u32, 0]));
+                let want = -ln(1.0 - u);
+                assert_eq!(g.to_bits(), want.to_bits(), "n {n} element {i}");
+                let libm = -(1.0 - u).ln();
+                let ulps = (g.to_bits() as i64 - libm.to_bits() as i64).abs();
+                assert!(ulps <= 1, "n {n} element {i}: {g} against libm {libm}");
+            }
+        }
+    }
 
     /// The lane form of Threefry gives the scalar blocks, and the batch
     /// (16-lane part and tail) gives the scalar transform's bits, also where

@@ -46,6 +46,10 @@ pub const TESTS: &[(&str, fn())] = &[
         crate::ops::rng::draw::tests::ndtri_inverts_phi,
     ),
     (
+        "ops_rng_draw_truncated_normal_is_its_scalar_formula",
+        crate::ops::rng::draw::tests::truncated_normal_is_its_scalar_formula,
+    ),
+    (
         "ops_rng_draw_next_values",
         crate::ops::rng::draw::tests::next_values,
     ),

@@ -177,7 +177,7 @@ impl Tensor {
         let range = (high as i128 - low as i128) as u128;
         let key = [seed as u32, (seed >> 32) as u32];
         crate::dispatch!(@int dtype, "randint", T => {
-            crate::ops::rng::draw::par_fill_blocks::<T>(shape, key, |[x0, x1]| {
+            crate::ops::rng::draw::par_fill_blocks::<T>(shape, key, move |[x0, x1]| {
                 let r = (x0 as u64) << 32 | x1 as u64;
                 let k = ((r as u128 * range) >> 64) as i128;
                 T::from_i128_saturating(low as i128 + k)

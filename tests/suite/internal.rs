@@ -37,6 +37,7 @@ internal!(
     dtype_round_halves_round_once_from_f64,
     dtype_round_odd_rounding_then_f32_matches_rust_as,
     ops_rng_draw_ndtri_inverts_phi,
+    ops_rng_draw_truncated_normal_is_its_scalar_formula,
     ops_rng_draw_next_values,
     ops_rng_lanes_blocks_match_the_scalar_threefry,
     ops_rng_normal_lanes_and_batches_match_the_scalar_forms,

@@ -33,6 +33,7 @@ const MODULES: &[&str] = &[
     "rng::randint_bernoulli_exponential_are_each_blocks_draw",
     "internal::ops_rng_gamma_run_matches_the_scalar_draw",
     "internal::ops_rng_normal_exponential_uses_the_plain_logarithm",
+    "internal::ops_rng_draw_truncated_normal_is_its_scalar_formula",
     "fft_long",
     "fft_real_long",
 ];

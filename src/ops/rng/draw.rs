@@ -137,14 +137,15 @@ pub(super) fn float_dtype(op: &str, dtype: DType) -> Result<()> {
 
 /// A CPU tensor of `shape` with element `i` (row-major) `f(block)` of the
 /// Threefry block of counter `i` under `key`, the blocks made 16 at a time
-/// at the widest SIMD level (`lanes.rs`), in parallel chunks. The scalar
+/// at the widest SIMD level (`lanes.rs`), in parallel chunks; `f` is
+/// `'static` (captures by value), as in [`fill_float_blocks`]. The scalar
 /// block per element (`par_fill`) made 10M draws take 6-7 times as long:
 /// Intel Xeon model 207 VM, two threads, median of 40, `randint` of i64
 /// 84.7 -> 12.8 ms, `bernoulli` 88.0 -> 13.9 ms.
 pub(crate) fn par_fill_blocks<T: Element>(
     shape: &[usize],
     key: [u32; 2],
-    f: impl Fn([u32; 2]) -> T + Sync,
+    f: impl Fn([u32; 2]) -> T + Sync + 'static,
 ) -> Result<Tensor> {
     Tensor::cpu_filled::<T>(shape, |v| {
         crate::backend::cpu::team::par_chunks_mut(v, CHUNK, &|start, chunk| {
@@ -175,12 +176,16 @@ pub(super) fn par_fill<T: Element>(
     })
 }
 
-/// [`fill_float_batched`] with element `i` `f(block)` of the Threefry block of
-/// counter `i` under `key`, the blocks made 16 at a time at the widest SIMD
-/// level (`lanes.rs`). `f` should be a `move` closure: one that captures
-/// its parameters by reference reads them again after every store, which
-/// keeps the lane loop scalar (`rnx-bench rand_f32_10M` 18.2 ms against
-/// 12.5 on the Intel Xeon model 207 VM).
+/// [`fill_float_batched`] with element `i` `then(first(block))` of the
+/// Threefry block of counter `i` under `key`, at the widest SIMD level: the
+/// blocks 16 at a time (`lanes.rs`) mapped by `first` (a few operations:
+/// the uniform), then `then` over the batch in a loop of its own (a
+/// logarithm inside the lane loop kept it scalar: `exponential` 10M f32
+/// 40.5 ms against 20.8). Both are `'static` so that they capture their
+/// parameters by value: by reference, they were read again after every
+/// store and the lane loop stayed scalar (`rnx-bench rand_f32_10M` 18.2 ms
+/// against 12.5 on the Intel Xeon model 207 VM).
+#[allow(clippy::too_many_arguments)] // the fill's parameters and the two maps
 pub(super) fn fill_float_blocks(
     op: &str,
     dtype: DType,
@@ -188,12 +193,18 @@ pub(super) fn fill_float_blocks(
     device: Device,
     bounds: (f64, f64),
     key: [u32; 2],
-    f: impl Fn([u32; 2]) -> f64 + Sync,
+    first: impl Fn([u32; 2]) -> f64 + Sync + 'static,
+    then: impl Fn(f64) -> f64 + Sync + 'static,
 ) -> Result<Tensor> {
     fill_float_batched(op, dtype, shape, device, bounds, &|start, out| {
         with_widest(
             #[inline(always)]
-            || super::lanes::blocks(key, start, out.len(), |j, b| out[j] = f(b)),
+            || {
+                super::lanes::blocks(key, start, out.len(), |j, b| out[j] = first(b));
+                for o in out.iter_mut() {
+                    *o = then(*o);
+                }
+            },
         )
     })
 }
@@ -382,8 +393,42 @@ pub(super) fn ndtri(p: f64) -> f64 {
 
 #[cfg(feature = "internal-tests")]
 pub(crate) mod tests {
-    use super::{ndtri, next_down, next_up, phi};
+    use super::{ndtri, next_down, next_up, open53, phi};
     use crate::DType;
+
+    /// `Key::truncated_normal` (f64) gives its scalar formula bit for bit
+    /// (`ndtri` of the uniform spread over [Φ(a), Φ(b)], clamped, mirrored
+    /// when `lower >= 0`), computed here one element at a time outside any
+    /// SIMD copy (the suite reruns this at every SIMD level): the batch loop
+    /// that maps the uniforms must not change a bit. Lengths around the lane
+    /// count and a chunk edge; both sides of 0.
+    pub(crate) fn truncated_normal_is_its_scalar_formula() {
+        use crate::ops::rng::Key;
+        use crate::random::threefry2x32;
+        let key = Key::new(0x7e57);
+        for (lo, hi) in [(-0.5, 2.0), (1.0, 3.5), (-4.0, -3.9)] {
+            let flip = lo >= 0.0;
+            let (a, b) = if flip { (-hi, -lo) } else { (lo, hi) };
+            let (pa, pb) = (phi(a), phi(b));
+            for n in [1usize, 17, 1025, 16_401] {
+                let got = key
+                    .truncated_normal(DType::F64, &[n], lo, hi, crate::Device::Cpu)
+                    .unwrap()
+                    .to_vec::<f64>()
+                    .unwrap();
+                for (i, &g) in got.iter().enumerate() {
+                    let u = open53(threefry2x32(key.words(), [i as u32, 0]));
+                    let x = ndtri(pa + u * (pb - pa)).clamp(a, b);
+                    let want = if flip { -x } else { x };
+                    assert_eq!(
+                        g.to_bits(),
+                        want.to_bits(),
+                        "[{lo}, {hi}] n {n} element {i}"
+                    );
+                }
+            }
+        }
+    }
 
     pub(crate) fn ndtri_inverts_phi() {
         for &p in &[1e-300, 1e-20, 1e-5, 0.01, 0.3, 0.5, 0.77, 0.99] {

@@ -219,9 +219,16 @@ impl Key {
         let scale = (-(p as f64)).exp2();
         // Blocks 16 counters at a time (`lanes`), the same values as
         // `low + span * u(block(i))` element by element.
-        fill_float_blocks(op, dtype, shape, device, bounds, self.0, move |b| {
-            low + span * ((bits64(b) >> (64 - p)) as f64 * scale)
-        })
+        fill_float_blocks(
+            op,
+            dtype,
+            shape,
+            device,
+            bounds,
+            self.0,
+            move |b| low + span * ((bits64(b) >> (64 - p)) as f64 * scale),
+            |x| x,
+        )
     }
 
     /// Normal values with `mean` and standard deviation `std`: `mean + std z`
@@ -296,7 +303,7 @@ impl Key {
             return Err(Error::invalid(op, format!("p must be in [0, 1], got {p}")));
         }
         checked_numel(op, shape)?;
-        par_fill_blocks::<u8>(shape, self.0, |b| (unit53(b) < p) as u8)?.to_device(device)
+        par_fill_blocks::<u8>(shape, self.0, move |b| (unit53(b) < p) as u8)?.to_device(device)
     }
 
     /// Standard exponential values (rate 1; multiply by a scale for
@@ -316,20 +323,16 @@ impl Key {
         let op = "exponential";
         float_dtype(op, dtype)?;
         let bounds = (0.0, f64::INFINITY);
-        let key = self.0;
-        fill_float_batched(op, dtype, shape, device, bounds, &|start, out| {
-            // The uniforms first, then the logarithm in a loop of its own
-            // (inside the lane loop it stayed scalar).
-            with_widest(
-                #[inline(always)]
-                || {
-                    lanes::blocks(key, start, out.len(), |j, b| out[j] = 1.0 - unit53(b));
-                    for o in out.iter_mut() {
-                        *o = -normal::ln(*o);
-                    }
-                },
-            )
-        })
+        fill_float_blocks(
+            op,
+            dtype,
+            shape,
+            device,
+            bounds,
+            self.0,
+            |b| 1.0 - unit53(b),
+            |x| -normal::ln(x),
+        )
     }
 
     /// Standard normal values truncated to `[lower, upper]` (JAX's
@@ -371,8 +374,7 @@ impl Key {
             (lower, upper)
         };
         let (pa, pb) = (phi(a), phi(b));
-        fill_float_blocks(op, dtype, shape, device, bounds, self.0, move |blk| {
-            let u = open53(blk);
+        fill_float_blocks(op, dtype, shape, device, bounds, self.0, open53, move |u| {
             let x = ndtri(pa + u * (pb - pa)).clamp(a, b);
             if flip {
                 -x

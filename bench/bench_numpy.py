@@ -284,6 +284,10 @@ def _cases(S):
               lambda np, x: np.sort(x), lambda torch, x: torch.sort(x).values))
     c.append(("argsort_f32_1M", "all", one((n1m,), -1e6, 1e6),
               lambda np, x: np.argsort(x), lambda torch, x: torch.argsort(x)))
+    c.append(("sort_f64_1M", "all", one((n1m,), -1e6, 1e6, "float64"),
+              lambda np, x: np.sort(x), lambda torch, x: torch.sort(x).values))
+    c.append(("argsort_f64_1M", "all", one((n1m,), -1e6, 1e6, "float64"),
+              lambda np, x: np.argsort(x), lambda torch, x: torch.argsort(x)))
     c.append(("sort_rows_1000x1000", "all", one((rows, rows), -1e6, 1e6),
               lambda np, x: np.sort(x, axis=-1), lambda torch, x: torch.sort(x, dim=-1).values))
 
@@ -529,7 +533,8 @@ def _no_torch(what):
 
 
 LAT_CALLS = 2000
-SORT_CASES = ("sort_f32_1M", "sort_f32_10M", "argsort_f32_1M", "sort_rows_1000x1000")
+SORT_CASES = ("sort_f32_1M", "sort_f32_10M", "argsort_f32_1M", "sort_f64_1M", "argsort_f64_1M",
+              "sort_rows_1000x1000")
 CASE_NAMES = [c[0] for c in _cases(Sizes(True))]
 
 

@@ -26,7 +26,8 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.join(ROOT, "target", "release", "rnx-bench")
-SORTS = ("sort_f32_1M", "sort_f32_10M", "argsort_f32_1M", "sort_rows_1000x1000")
+SORTS = ("sort_f32_1M", "sort_f32_10M", "argsort_f32_1M", "sort_f64_1M", "argsort_f64_1M",
+         "sort_rows_1000x1000")
 # (peer, bound): time ratio rnx/peer <= bound; ("copy_bw", f): effective bandwidth
 # >= f * copy bandwidth.
 NP6 = [("numpy", 0.6)]
@@ -52,6 +53,7 @@ GOALS = {
     "sort_f32_1M": [("numpy", 1.0)],
     "sort_f32_10M": [("numpy", 1.0)],
     "argsort_f32_1M": [("numpy", 1.0)],
+    "sort_f64_1M": [("numpy", 1.0)],
     "sort_rows_1000x1000": [("numpy", 1.0)],
     "add_i32_10M": NP6,
     "bmm_f32_64x128x128": [("numpy", 0.9)],

@@ -34,6 +34,8 @@ const ISSUE_8_NAMES: &[&str] = &[
     "sort_f32_1M",
     "sort_f32_10M",
     "argsort_f32_1M",
+    "sort_f64_1M",
+    "argsort_f64_1M",
     "sort_rows_1000x1000",
     "add_i32_10M",
     "div_i64_10M",

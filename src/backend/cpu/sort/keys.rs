@@ -26,6 +26,13 @@ pub(crate) trait Key: Item + std::ops::BitXor<Output = Self> {
 pub(crate) trait Packed: Item {
     /// The source index.
     fn index(self) -> u32;
+    /// Sort `v` ascending with a vectorised quicksort where that beats the
+    /// radix sort's passes and the CPU runs it (ranges of at least `par_min`
+    /// split over the pool); returns whether it ran.
+    fn quick_sort(v: &mut [Self], par_min: usize) -> bool {
+        let _ = (v, par_min);
+        false
+    }
 }
 
 /// A key of at most 32 bits (`D` digit bytes) above a u32 index, in one u64.
@@ -50,6 +57,11 @@ impl<const D: usize> Packed for P64<D> {
     #[inline(always)]
     fn index(self) -> u32 {
         self.0 as u32
+    }
+    /// 32-bit keys (four radix passes) at AVX-512: the 8-lane quicksort of
+    /// the packed u64s (unique, so the order is the stable one).
+    fn quick_sort(v: &mut [Self], par_min: usize) -> bool {
+        D == 4 && super::quick::try_sort64(bytemuck::cast_slice_mut(v), par_min)
     }
 }
 
@@ -100,8 +112,9 @@ macro_rules! key {
         }
     )*};
 }
-/// Only 32-bit keys have a vectorised sort: 8- and 16-bit keys take one or two
-/// radix passes, and AVX2 has no 64-bit minimum / maximum.
+/// 32-bit keys have a vectorised sort at AVX2 and AVX-512, 64-bit keys at
+/// AVX-512 only (AVX2 has no 64-bit minimum / maximum); 8- and 16-bit keys
+/// take one or two radix passes.
 fn no_quick<U>(_: &mut [U], _: usize) -> bool {
     false
 }
@@ -109,7 +122,7 @@ key!(
     u8 => P64<1>, u64, P64, no_quick;
     u16 => P64<2>, u64, P64, no_quick;
     u32 => P64<4>, u64, P64, super::quick::try_sort;
-    u64 => P128, u128, P128, no_quick
+    u64 => P128, u128, P128, super::quick::try_sort64
 );
 
 /// An element with an order-preserving key of its own width.

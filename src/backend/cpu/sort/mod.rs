@@ -1,7 +1,10 @@
 //! CPU stable sort along an axis: the row driver. Each row is gathered into a
-//! buffer of keys (`keys.rs`) and sorted (`quick.rs` for 32-bit keys on AVX2
-//! CPUs, `quick512.rs` on AVX-512 ones, `radix.rs` otherwise); rows run in parallel on the pool, except a few
-//! long rows, which run one by one with the sort itself split over the pool.
+//! buffer of keys (`keys.rs`) and sorted: 32-bit keys by the vectorised
+//! quicksort (`quick.rs` on AVX2 CPUs, `quick512.rs` on AVX-512 ones), 64-bit
+//! keys and the packed (32-bit key, index) items of an argsort by
+//! `quick512.rs`'s 8-lane form on AVX-512 CPUs, everything else by the radix
+//! sort (`radix.rs`); rows run in parallel on the pool, except a few long
+//! rows, which run one by one with the sort itself split over the pool.
 //!
 //! - Values only: the bare keys are sorted (their own width: 4 bytes per f32)
 //!   and mapped back to elements; equal keys are interchangeable, so the
@@ -10,8 +13,8 @@
 //!   form one contiguous run of the output, refilled with the row's original
 //!   zero / NaN bit patterns in input order, which is the stable order.
 //! - Indices (with or without values): keys packed above their u32 index
-//!   (one u64 for keys up to 32 bits), so the sort is stable and values are
-//!   read back through the index.
+//!   (one u64 for keys up to 32 bits), so the items are unique, any sort of
+//!   them is the stable one, and values are read back through the index.
 //!
 //! Descending sorts use the keys' complement, so equal elements keep their order.
 
@@ -23,6 +26,7 @@ pub(crate) mod radix;
 
 use self::keys::{Key, Packed, SortKey};
 use self::radix::Hist;
+use super::elementwise::simd::with_best;
 use super::strided::{Plan, SendPtr, PAR_MIN_ELEMS};
 use super::team::{par_chunks, par_chunks_mut};
 use super::{base_ptr, CpuBackend};
@@ -72,10 +76,18 @@ impl<T: SortKey> Row<T> {
         if self.sx == 1 {
             // SAFETY: a contiguous in-bounds range of the row.
             let src = unsafe { std::slice::from_raw_parts(self.x.0.add(start), out.len()) };
-            for (o, &e) in out.iter_mut().zip(src) {
-                special |= e.inexact();
-                *o = e.key() ^ flip;
-            }
+            // Compiled for AVX2 where the CPU has it: the 64-bit keys'
+            // compares and selects vectorise there, not at the x86-64
+            // baseline (1M f64 sorted at AVX-512, one thread: the gather
+            // and the emit were a fifth of the time).
+            special = with_best(move || {
+                let mut special = false;
+                for (o, &e) in out.iter_mut().zip(src) {
+                    special |= e.inexact();
+                    *o = e.key() ^ flip;
+                }
+                special
+            });
         } else {
             for (j, o) in out.iter_mut().enumerate() {
                 let e = self.get(start + j);
@@ -101,9 +113,11 @@ impl<T: SortKey> Row<T> {
             // SAFETY: a contiguous range of the unique, in-bounds values row,
             // written only by this task.
             let dst = unsafe { std::slice::from_raw_parts_mut(vp.0.add(start), keys.len()) };
-            for (o, &k) in dst.iter_mut().zip(keys) {
-                *o = T::from_key(k ^ flip);
-            }
+            with_best(move || {
+                for (o, &k) in dst.iter_mut().zip(keys) {
+                    *o = T::from_key(k ^ flip);
+                }
+            });
         } else {
             for (j, &k) in keys.iter().enumerate() {
                 // SAFETY: as above, strided.
@@ -192,7 +206,9 @@ impl<T: SortKey> Scratch<T> {
         } else {
             let (packed, ptmp) = self.packed.as_mut().expect("indexed scratch");
             r.gather_packed(0, packed, flip);
-            radix::sort(packed, ptmp, &mut self.hist);
+            if n <= radix::SMALL || !PackedOf::<T>::quick_sort(packed, usize::MAX) {
+                radix::sort(packed, ptmp, &mut self.hist);
+            }
             r.emit_packed(0, packed);
         }
     }
@@ -217,7 +233,9 @@ impl<T: SortKey> Scratch<T> {
         } else {
             let (packed, ptmp) = self.packed.as_mut().expect("indexed scratch");
             par_chunks_mut(packed, chunk, &|start, c| r.gather_packed(start, c, flip));
-            radix::par_sort(packed, ptmp, tasks);
+            if !PackedOf::<T>::quick_sort(packed, QUICK_PAR_MIN) {
+                radix::par_sort(packed, ptmp, tasks);
+            }
             par_chunks(packed, chunk, &|start, c| r.emit_packed(start, c));
         }
     }

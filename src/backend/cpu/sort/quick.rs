@@ -47,10 +47,27 @@ pub(crate) fn try_sort(v: &mut [u32], par_min: usize) -> bool {
     true
 }
 
+/// Sort `v` ascending with `quick512.rs`'s 8-lane form if this process runs
+/// at AVX-512 (returns whether it ran; AVX2 has no 64-bit minimum, so the
+/// other levels leave 64-bit keys to the radix sort). `par_min` as in
+/// [`try_sort`].
+pub(crate) fn try_sort64(v: &mut [u64], par_min: usize) -> bool {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    {
+        if available() && super::quick512::available() {
+            // SAFETY: available() checked AVX-512 and POPCNT on this CPU.
+            unsafe { super::quick512::sort(v, par_min) };
+            return true;
+        }
+    }
+    let _ = (v, par_min);
+    false
+}
+
 /// The median of nine keys spread over `v` (at least 18 keys): the pivot of
-/// both vectorised quicksorts.
+/// the AVX2 quicksort.
 #[cfg(all(target_arch = "x86_64", not(miri)))]
-pub(super) fn pivot(v: &[u32]) -> u32 {
+fn pivot(v: &[u32]) -> u32 {
     let n = v.len();
     let mut s = [0u32; 9];
     for (j, x) in s.iter_mut().enumerate() {

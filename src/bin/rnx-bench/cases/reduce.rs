@@ -1,6 +1,7 @@
 //! Reduction, softmax, normalisation-layer and sort cases. Inputs: f32 in
 //! [0.5, 1.5) for the reductions, [-4, 4) for softmax and the normalisation
-//! layers (epsilon 1e-6, no weight or bias), [-10^6, 10^6) for the sorts.
+//! layers (epsilon 1e-6, no weight or bias), [-10^6, 10^6) for the sorts
+//! (f64 for `sort_f64_1M` and `argsort_f64_1M`).
 
 use super::data::{uniform, SEED_A};
 use super::{Case, Prepared, Scale, Work};
@@ -16,16 +17,28 @@ fn case<R: 'static>(
     hi: f64,
     f: fn(&Tensor) -> rnx::Result<R>,
 ) -> Case {
+    case_of(DType::F32, name, shape, lo, hi, f)
+}
+
+/// As [`case`], with an input of `dtype` (f32 or f64).
+fn case_of<R: 'static>(
+    dtype: DType,
+    name: &str,
+    shape: fn(Scale) -> Vec<usize>,
+    lo: f64,
+    hi: f64,
+    f: fn(&Tensor) -> rnx::Result<R>,
+) -> Case {
     Case::ready(name, move |s| {
         let shape = shape(s);
         let n = shape.iter().product::<usize>();
-        let x = uniform(DType::F32, &shape, SEED_A, lo, hi)?;
+        let x = uniform(dtype, &shape, SEED_A, lo, hi)?;
         Ok(Prepared::new(
             move || {
                 black_box(f(&x)?);
                 Ok(())
             },
-            Some(Work::Bytes((n * 4) as f64)),
+            Some(Work::Bytes((n * dtype.itemsize()) as f64)),
         ))
     })
 }
@@ -74,6 +87,22 @@ pub fn cases() -> Vec<Case> {
         case("sort_f32_10M", n10m, slo, shi, |x| x.sort_values(-1, false)),
         case(
             "argsort_f32_1M",
+            |s| vec![s.pick(1_000_000, 1000)],
+            slo,
+            shi,
+            |x| x.argsort(-1, false),
+        ),
+        case_of(
+            DType::F64,
+            "sort_f64_1M",
+            |s| vec![s.pick(1_000_000, 1000)],
+            slo,
+            shi,
+            |x| x.sort_values(-1, false),
+        ),
+        case_of(
+            DType::F64,
+            "argsort_f64_1M",
             |s| vec![s.pick(1_000_000, 1000)],
             slo,
             shi,

@@ -98,24 +98,24 @@ pub const TESTS: &[(&str, fn())] = &[
         crate::backend::cpu::sort::radix::tests::radix_and_parallel_match_std,
     ),
     (
-        "cpu_sort_quick512_available_at_avx512",
-        crate::backend::cpu::sort::quick512::tests::available_at_avx512,
+        "cpu_sort_quick_lanes_available_at_avx512",
+        crate::backend::cpu::sort::quick_lanes::tests::available_at_avx512,
     ),
     (
-        "cpu_sort_quick512_leaves_match_std",
-        crate::backend::cpu::sort::quick512::tests::leaves_match_std,
+        "cpu_sort_quick_lanes_leaves_match_std",
+        crate::backend::cpu::sort::quick_lanes::tests::leaves_match_std,
     ),
     (
-        "cpu_sort_quick512_matches_std",
-        crate::backend::cpu::sort::quick512::tests::matches_std,
+        "cpu_sort_quick_lanes_matches_std",
+        crate::backend::cpu::sort::quick_lanes::tests::matches_std,
     ),
     (
-        "cpu_sort_quick512_depth_limit_falls_back",
-        crate::backend::cpu::sort::quick512::tests::depth_limit_falls_back,
+        "cpu_sort_quick_lanes_depth_limit_falls_back",
+        crate::backend::cpu::sort::quick_lanes::tests::depth_limit_falls_back,
     ),
     (
-        "cpu_sort_quick512_partition_splits",
-        crate::backend::cpu::sort::quick512::tests::partition_splits,
+        "cpu_sort_quick_lanes_partition_splits",
+        crate::backend::cpu::sort::quick_lanes::tests::partition_splits,
     ),
     (
         "cpu_sort_keys_float_keys_order_and_invert",

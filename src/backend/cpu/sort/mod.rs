@@ -1,10 +1,11 @@
 //! CPU stable sort along an axis: the row driver. Each row is gathered into a
 //! buffer of keys (`keys.rs`) and sorted: 32-bit keys by the vectorised
-//! quicksort (`quick.rs` on AVX2 CPUs, `quick512.rs` on AVX-512 ones), 64-bit
-//! keys and the packed (32-bit key, index) items of an argsort by
-//! `quick512.rs`'s 8-lane form on AVX-512 CPUs, everything else by the radix
-//! sort (`radix.rs`); rows run in parallel on the pool, except a few long
-//! rows, which run one by one with the sort itself split over the pool.
+//! quicksort (`quick.rs` on AVX2 CPUs, `quick_lanes.rs` at 16 lanes on
+//! AVX-512 ones), 64-bit keys and the packed (32-bit key, index) items of an
+//! argsort by `quick_lanes.rs` (8 lanes on AVX-512 CPUs, 4 on AVX2 ones),
+//! everything else by the radix sort (`radix.rs`); rows run in parallel on
+//! the pool, except a few long rows, which run one by one with the sort itself
+//! split over the pool.
 //!
 //! - Values only: the bare keys are sorted (their own width: 4 bytes per f32)
 //!   and mapped back to elements; equal keys are interchangeable, so the
@@ -19,9 +20,13 @@
 //! Descending sorts use the keys' complement, so equal elements keep their order.
 
 pub(crate) mod keys;
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+pub(crate) mod lanes256;
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+pub(crate) mod lanes512;
 pub(crate) mod quick;
 #[cfg(all(target_arch = "x86_64", not(miri)))]
-pub(crate) mod quick512;
+pub(crate) mod quick_lanes;
 pub(crate) mod radix;
 
 use self::keys::{Key, Packed, SortKey};

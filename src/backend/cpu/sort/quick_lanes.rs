@@ -1,38 +1,38 @@
-//! Sorting a buffer of unsigned keys ascending with an AVX-512 quicksort:
-//! u32 keys 16 to a vector, the 16-lane counterpart of `quick.rs` (same
-//! pivots, equal-key rule, depth limit and parallel split), and u64 keys 8 to
-//! a vector (value sorts of f64 / i64 / u64, which AVX2 cannot do: it has no
-//! 64-bit minimum), one body generic over the key width ([`Lanes`]).
-//! Partitioning: `U` vectors per step read from the end with less free room;
-//! each vector is compared with the pivot into a mask, its smaller keys packed
-//! by the register form of `vpcompressd` / `vpcompressq` and stored whole at
-//! the left end, its other keys packed the same way and stored with a masked
-//! store ending at the right end (the memory form of compress is microcoded
-//! and slow on AMD Zen 4). Leaves of at most 16 vectors of keys are sorted in
-//! up to sixteen registers, as a matrix whose element `i` sits in lane `i / R`,
-//! register `i % R` (`R` registers): a sorting network across the registers
-//! sorts every lane's `R` keys, log2(lanes) rounds of bitonic merges (lane
-//! permutes, min / max, masked blends) merge runs of `R` keys into one run of
-//! `lanes * R`, and `log2 R` perfect shuffles transpose the result into memory
-//! order; partial leaves are padded with the largest key by masked loads. Runs
-//! only on CPUs with AVX-512 F/BW/DQ/VL; knows nothing about tensors or dtypes.
+//! Sorting a buffer of unsigned keys ascending with a vectorised quicksort,
+//! one body generic over the key width and instruction set ([`Lanes`]):
+//! AVX-512 u32 keys 16 to a vector and u64 keys 8 to a vector
+//! (`lanes512.rs`), AVX2 u64 keys 4 to a vector (`lanes256.rs`; AVX2's u32
+//! keys have their own sort, `quick.rs`, whose pivots, equal-key rule, depth
+//! limit and parallel split this one shares). Partitioning: `U` vectors per
+//! step read from the end with less free room; each vector is compared with
+//! the pivot into a mask, its smaller keys packed to the low lanes (AVX-512:
+//! the register form of `vpcompressd` / `vpcompressq`; AVX2: a table
+//! permute) and stored whole at the left end, its other keys packed the same
+//! way and stored with a masked store ending at the right end (the memory
+//! form of compress is microcoded and slow on AMD Zen 4). Leaves of at most
+//! `REGS` vectors of keys are sorted in registers, as a matrix whose element
+//! `i` sits in lane `i / R`, register `i % R` (`R` registers): a sorting
+//! network across the registers sorts every lane's `R` keys, log2(lanes)
+//! rounds of bitonic merges (lane permutes, min / max, masked blends) merge
+//! runs of `R` keys into one run of `lanes * R`, and `log2 R` perfect shuffles
+//! transpose the result into memory order; partial leaves are padded with the
+//! largest key by masked loads. Knows nothing about tensors or dtypes.
 
-use std::arch::x86_64::*;
-
-/// Vectors of keys read per partition step.
-const U: usize = 8;
-/// Registers of the largest leaf: ranges up to `REGS * K::N` keys are sorted in
-/// registers, longer ones are partitioned.
-const REGS: usize = 16;
-// A partitioned range holds more than the `2 U` vectors `partition` keeps.
-const _: () = assert!(2 * U <= REGS);
-
-/// A key width: its lanes per 512-bit vector and the vector operations the
-/// partition and the leaf networks use. Masks travel as `u32` (the low `N`
-/// bits); every method needs AVX-512 F (the callers' `target_feature`).
+/// A key width on one instruction set: its lanes per vector, its partition
+/// and leaf sizes, and the vector operations the partition and the leaf
+/// networks use. Masks travel as `u32` (the low `N` bits). Every `unsafe`
+/// method needs the instruction set the implementation names (the callers'
+/// `target_feature`, entered through [`Lanes::qsort`]).
 pub(super) trait Lanes: Copy + Ord + Default + Send + Sync + 'static {
-    /// Keys per vector.
+    /// The vector type.
+    type V: Copy;
+    /// Keys per vector (at most 16).
     const N: usize;
+    /// Vectors read per partition step (at most 8).
+    const U: usize;
+    /// Registers of the largest leaf (8 or 16, at least `2 U`): ranges up to
+    /// `REGS N` keys are sorted in registers, longer ones are partitioned.
+    const REGS: usize;
     /// The largest key (leaf padding).
     const MAX: Self;
     /// The mask of the lanes whose index has bit `s` set, for each `s`
@@ -40,205 +40,69 @@ pub(super) trait Lanes: Copy + Ord + Default + Send + Sync + 'static {
     const UPPER: [u32; 4];
     /// `self + 1` (never called on `MAX`).
     fn succ(self) -> Self;
+    /// Sort `v` (see [`qsort`]), compiled for this instruction set.
+    ///
+    /// # Safety
+    /// The CPU runs the instruction set.
+    unsafe fn qsort(v: &mut [Self], depth: u32, par_min: usize);
+    /// The all-zero vector.
+    unsafe fn zero() -> Self::V;
     /// Every lane `k`.
-    unsafe fn splat(k: Self) -> __m512i;
+    unsafe fn splat(k: Self) -> Self::V;
+    /// `N` keys from `p`.
+    unsafe fn load(p: *const Self) -> Self::V;
+    /// `x` to the `N` keys at `p`.
+    unsafe fn store(p: *mut Self, x: Self::V);
     /// The `valid` lanes of `x` below `p`'s.
-    unsafe fn below(valid: u32, x: __m512i, p: __m512i) -> u32;
-    /// The `m` lanes of `x` packed to the low lanes (the rest zero).
-    unsafe fn compress(m: u32, x: __m512i) -> __m512i;
+    unsafe fn below(valid: u32, x: Self::V, p: Self::V) -> u32;
+    /// The `m` lanes of `x` packed, in order, to the low lanes (the other
+    /// lanes unspecified).
+    unsafe fn compress(m: u32, x: Self::V) -> Self::V;
     /// `x`'s lanes in `m` to `p`'s (only those are written).
-    unsafe fn store_masked(p: *mut Self, m: u32, x: __m512i);
+    unsafe fn store_masked(p: *mut Self, m: u32, x: Self::V);
     /// `p`'s keys in the lanes of `m`, `src`'s elsewhere (only those are read).
-    unsafe fn load_masked(src: __m512i, m: u32, p: *const Self) -> __m512i;
+    unsafe fn load_masked(src: Self::V, m: u32, p: *const Self) -> Self::V;
     /// Lanewise minimum.
-    unsafe fn vmin(a: __m512i, b: __m512i) -> __m512i;
+    unsafe fn vmin(a: Self::V, b: Self::V) -> Self::V;
     /// Lanewise maximum.
-    unsafe fn vmax(a: __m512i, b: __m512i) -> __m512i;
+    unsafe fn vmax(a: Self::V, b: Self::V) -> Self::V;
     /// The maximum of `a` and `b` in the lanes of `m`, `src` elsewhere.
-    unsafe fn mask_max(src: __m512i, m: u32, a: __m512i, b: __m512i) -> __m512i;
+    unsafe fn mask_max(src: Self::V, m: u32, a: Self::V, b: Self::V) -> Self::V;
     /// `b` in the lanes of `m`, `a` elsewhere.
-    unsafe fn blend(a: __m512i, m: u32, b: __m512i) -> __m512i;
+    unsafe fn blend(a: Self::V, m: u32, b: Self::V) -> Self::V;
     /// `x` with lane `j` moved to lane `j ^ (1 << S)`.
-    unsafe fn lane_xor<const S: u32>(x: __m512i) -> __m512i;
+    unsafe fn lane_xor<const S: u32>(x: Self::V) -> Self::V;
     /// `x` with lane `j` moved to lane `j ^ (2^K - 1)` (reversed within blocks
     /// of `2^K` lanes).
-    unsafe fn flip<const K: u32>(x: __m512i) -> __m512i;
+    unsafe fn flip<const K: u32>(x: Self::V) -> Self::V;
+    /// Partition a whole vector `x` into the free room of `b` as [`part`]
+    /// does with every lane valid (the default). `partition` leaves at least
+    /// `N` free slots at each end before every whole vector, so a width may
+    /// instead store the vector, its smaller keys packed first, whole at
+    /// both ends (left first): one permute and no masked store (AVX2).
+    ///
+    /// # Safety
+    /// As [`part`], and at least `N` free slots at each end.
+    #[inline(always)]
+    unsafe fn part_whole(x: Self::V, p: Self::V, b: *mut Self, l: &mut usize, r: &mut usize) {
+        // SAFETY: the caller's contract.
+        unsafe { part::<Self>(x, low(Self::N), p, b, l, r) }
+    }
     /// The low halves of `a` and `b`, interleaved lane by lane.
-    unsafe fn zip_lo(a: __m512i, b: __m512i) -> __m512i;
+    unsafe fn zip_lo(a: Self::V, b: Self::V) -> Self::V;
     /// The high halves of `a` and `b`, interleaved lane by lane.
-    unsafe fn zip_hi(a: __m512i, b: __m512i) -> __m512i;
-}
-
-impl Lanes for u32 {
-    const N: usize = 16;
-    const MAX: u32 = u32::MAX;
-    const UPPER: [u32; 4] = [0xAAAA, 0xCCCC, 0xF0F0, 0xFF00];
-    #[inline(always)]
-    fn succ(self) -> u32 {
-        self + 1
-    }
-    #[inline(always)]
-    unsafe fn splat(k: u32) -> __m512i {
-        _mm512_set1_epi32(k as i32)
-    }
-    #[inline(always)]
-    unsafe fn below(valid: u32, x: __m512i, p: __m512i) -> u32 {
-        _mm512_mask_cmplt_epu32_mask(valid as __mmask16, x, p) as u32
-    }
-    #[inline(always)]
-    unsafe fn compress(m: u32, x: __m512i) -> __m512i {
-        _mm512_maskz_compress_epi32(m as __mmask16, x)
-    }
-    #[inline(always)]
-    unsafe fn store_masked(p: *mut u32, m: u32, x: __m512i) {
-        // SAFETY: the caller's contract: the lanes of `m` are writable.
-        unsafe { _mm512_mask_storeu_epi32(p.cast(), m as __mmask16, x) }
-    }
-    #[inline(always)]
-    unsafe fn load_masked(src: __m512i, m: u32, p: *const u32) -> __m512i {
-        // SAFETY: the caller's contract: the lanes of `m` are readable.
-        unsafe { _mm512_mask_loadu_epi32(src, m as __mmask16, p.cast()) }
-    }
-    #[inline(always)]
-    unsafe fn vmin(a: __m512i, b: __m512i) -> __m512i {
-        _mm512_min_epu32(a, b)
-    }
-    #[inline(always)]
-    unsafe fn vmax(a: __m512i, b: __m512i) -> __m512i {
-        _mm512_max_epu32(a, b)
-    }
-    #[inline(always)]
-    unsafe fn mask_max(src: __m512i, m: u32, a: __m512i, b: __m512i) -> __m512i {
-        _mm512_mask_max_epu32(src, m as __mmask16, a, b)
-    }
-    #[inline(always)]
-    unsafe fn blend(a: __m512i, m: u32, b: __m512i) -> __m512i {
-        _mm512_mask_mov_epi32(a, m as __mmask16, b)
-    }
-    #[inline(always)]
-    unsafe fn lane_xor<const S: u32>(x: __m512i) -> __m512i {
-        match S {
-            0 => _mm512_shuffle_epi32::<0xB1>(x),
-            1 => _mm512_shuffle_epi32::<0x4E>(x),
-            2 => _mm512_shuffle_i32x4::<0xB1>(x, x),
-            _ => _mm512_shuffle_i32x4::<0x4E>(x, x),
-        }
-    }
-    #[inline(always)]
-    unsafe fn flip<const K: u32>(x: __m512i) -> __m512i {
-        match K {
-            1 => _mm512_shuffle_epi32::<0xB1>(x),
-            2 => _mm512_shuffle_epi32::<0x1B>(x),
-            3 => _mm512_permutexvar_epi32(
-                _mm512_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8),
-                x,
-            ),
-            _ => _mm512_permutexvar_epi32(
-                _mm512_setr_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
-                x,
-            ),
-        }
-    }
-    #[inline(always)]
-    unsafe fn zip_lo(a: __m512i, b: __m512i) -> __m512i {
-        let i = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-        _mm512_permutex2var_epi32(a, i, b)
-    }
-    #[inline(always)]
-    unsafe fn zip_hi(a: __m512i, b: __m512i) -> __m512i {
-        let i = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-        _mm512_permutex2var_epi32(a, i, b)
-    }
-}
-
-impl Lanes for u64 {
-    const N: usize = 8;
-    const MAX: u64 = u64::MAX;
-    const UPPER: [u32; 4] = [0xAA, 0xCC, 0xF0, 0];
-    #[inline(always)]
-    fn succ(self) -> u64 {
-        self + 1
-    }
-    #[inline(always)]
-    unsafe fn splat(k: u64) -> __m512i {
-        _mm512_set1_epi64(k as i64)
-    }
-    #[inline(always)]
-    unsafe fn below(valid: u32, x: __m512i, p: __m512i) -> u32 {
-        _mm512_mask_cmplt_epu64_mask(valid as __mmask8, x, p) as u32
-    }
-    #[inline(always)]
-    unsafe fn compress(m: u32, x: __m512i) -> __m512i {
-        _mm512_maskz_compress_epi64(m as __mmask8, x)
-    }
-    #[inline(always)]
-    unsafe fn store_masked(p: *mut u64, m: u32, x: __m512i) {
-        // SAFETY: the caller's contract: the lanes of `m` are writable.
-        unsafe { _mm512_mask_storeu_epi64(p.cast(), m as __mmask8, x) }
-    }
-    #[inline(always)]
-    unsafe fn load_masked(src: __m512i, m: u32, p: *const u64) -> __m512i {
-        // SAFETY: the caller's contract: the lanes of `m` are readable.
-        unsafe { _mm512_mask_loadu_epi64(src, m as __mmask8, p.cast()) }
-    }
-    #[inline(always)]
-    unsafe fn vmin(a: __m512i, b: __m512i) -> __m512i {
-        _mm512_min_epu64(a, b)
-    }
-    #[inline(always)]
-    unsafe fn vmax(a: __m512i, b: __m512i) -> __m512i {
-        _mm512_max_epu64(a, b)
-    }
-    #[inline(always)]
-    unsafe fn mask_max(src: __m512i, m: u32, a: __m512i, b: __m512i) -> __m512i {
-        _mm512_mask_max_epu64(src, m as __mmask8, a, b)
-    }
-    #[inline(always)]
-    unsafe fn blend(a: __m512i, m: u32, b: __m512i) -> __m512i {
-        _mm512_mask_mov_epi64(a, m as __mmask8, b)
-    }
-    #[inline(always)]
-    unsafe fn lane_xor<const S: u32>(x: __m512i) -> __m512i {
-        match S {
-            0 => _mm512_shuffle_epi32::<0x4E>(x),
-            1 => _mm512_shuffle_i64x2::<0xB1>(x, x),
-            _ => _mm512_shuffle_i64x2::<0x4E>(x, x),
-        }
-    }
-    #[inline(always)]
-    unsafe fn flip<const K: u32>(x: __m512i) -> __m512i {
-        match K {
-            1 => _mm512_shuffle_epi32::<0x4E>(x),
-            2 => _mm512_permutexvar_epi64(_mm512_setr_epi64(3, 2, 1, 0, 7, 6, 5, 4), x),
-            _ => _mm512_permutexvar_epi64(_mm512_setr_epi64(7, 6, 5, 4, 3, 2, 1, 0), x),
-        }
-    }
-    #[inline(always)]
-    unsafe fn zip_lo(a: __m512i, b: __m512i) -> __m512i {
-        _mm512_permutex2var_epi64(a, _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11), b)
-    }
-    #[inline(always)]
-    unsafe fn zip_hi(a: __m512i, b: __m512i) -> __m512i {
-        _mm512_permutex2var_epi64(a, _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15), b)
-    }
-}
-
-/// Whether this process runs the AVX-512 sort (`isa()` at AVX-512, which
-/// `RNX_SIMD=avx2|portable` caps, and POPCNT).
-pub(super) fn available() -> bool {
-    use crate::backend::cpu::elementwise::simd::{isa, Isa};
-    isa() == Isa::Avx512 && std::arch::is_x86_feature_detected!("popcnt")
+    unsafe fn zip_hi(a: Self::V, b: Self::V) -> Self::V;
 }
 
 /// Sort `v` ascending; ranges of at least `par_min` keys sort their two sides
 /// on the current rayon pool.
 ///
 /// # Safety
-/// [`available`] must hold.
+/// The CPU runs `K`'s instruction set.
 pub(super) unsafe fn sort<K: Lanes>(v: &mut [K], par_min: usize) {
     let depth = 2 * (usize::BITS - v.len().leading_zeros()) + 4;
-    // SAFETY: the caller checked `available`.
-    unsafe { qsort(v, depth, par_min.max(REGS * K::N)) };
+    // SAFETY: the caller checked the instruction set.
+    unsafe { K::qsort(v, depth, par_min.max(K::REGS * K::N)) };
 }
 
 /// The lowest `k` (at most 16) lanes.
@@ -252,25 +116,18 @@ fn low(k: usize) -> u32 {
 /// `*l`, the others packed and stored (exactly their count) to end at `*r`.
 ///
 /// # Safety
-/// AVX-512 F and POPCNT; `[*l, *l + N)` and the `nv - below` slots before
+/// `K`'s instruction set; `[*l, *l + N)` and the `nv - below` slots before
 /// `*r` lie in `b`'s free room (no unread key), the left store first where the
 /// two overlap.
 #[inline(always)]
-unsafe fn part<K: Lanes>(
-    x: __m512i,
-    valid: u32,
-    p: __m512i,
-    b: *mut K,
-    l: &mut usize,
-    r: &mut usize,
-) {
+unsafe fn part<K: Lanes>(x: K::V, valid: u32, p: K::V, b: *mut K, l: &mut usize, r: &mut usize) {
     // SAFETY: the caller's contract above.
     unsafe {
         let m = K::below(valid, x, p);
         let h = valid & !m;
         let below = K::compress(m, x);
         let above = K::compress(h, x);
-        _mm512_storeu_si512(b.add(*l).cast(), below);
+        K::store(b.add(*l), below);
         *l += m.count_ones() as usize;
         let c = h.count_ones() as usize;
         *r -= c;
@@ -282,16 +139,16 @@ unsafe fn part<K: Lanes>(
 /// the number of keys below the pivot (they come first).
 ///
 /// # Safety
-/// AVX-512 F and POPCNT.
+/// `K`'s instruction set.
 #[inline(always)]
 unsafe fn partition<K: Lanes>(v: &mut [K], pivot: K) -> usize {
     let n = v.len();
-    let (lanes, step) = (K::N, U * K::N);
+    let (lanes, u) = (K::N, K::U);
+    let step = u * lanes;
     debug_assert!(n > 2 * step);
     let b = v.as_mut_ptr();
-    let all = low(lanes);
     // SAFETY: every load and store below stays inside `v` (the comments give
-    // the bounds); AVX-512 F and POPCNT by the caller's contract.
+    // the bounds); the instruction set by the caller's contract.
     unsafe {
         let p = K::splat(pivot);
         // The first and last `step` keys wait in registers: `step` free slots
@@ -300,15 +157,15 @@ unsafe fn partition<K: Lanes>(v: &mut [K], pivot: K) -> usize {
         // leaves at least `step` at both, enough for U vectors' stores (each
         // left store writes N slots from `l`, which moves by at most N per
         // vector).
-        let mut keep = [_mm512_setzero_si512(); 2 * U];
-        for (i, k) in keep.iter_mut().enumerate() {
-            let at = if i < U {
+        let mut keep = [K::zero(); 16];
+        for (i, k) in keep[..2 * u].iter_mut().enumerate() {
+            let at = if i < u {
                 lanes * i
             } else {
                 n - 2 * step + lanes * i
             };
             // at + N <= n.
-            *k = _mm512_loadu_si512(b.add(at).cast());
+            *k = K::load(b.add(at));
         }
         let (mut l, mut r, mut rl, mut rr) = (0usize, n, step, n - step);
         let rem = (n - 2 * step) % step;
@@ -316,7 +173,7 @@ unsafe fn partition<K: Lanes>(v: &mut [K], pivot: K) -> usize {
         if odd > 0 {
             // rl + odd <= rr; the masked load reads only those keys. Room
             // before: `step` at each end, so both stores fit.
-            let x = K::load_masked(_mm512_setzero_si512(), low(odd), b.add(rl));
+            let x = K::load_masked(K::zero(), low(odd), b.add(rl));
             rl += odd;
             part(x, low(odd), p, b, &mut l, &mut r);
         }
@@ -324,9 +181,9 @@ unsafe fn partition<K: Lanes>(v: &mut [K], pivot: K) -> usize {
             // rl + N <= rr. Before the j-th of these (j < U - 1) the right
             // end has at least step - (N - 1) - N j >= N + 1 free slots, the
             // left at least N (just read).
-            let x = _mm512_loadu_si512(b.add(rl).cast());
+            let x = K::load(b.add(rl));
             rl += lanes;
-            part(x, all, p, b, &mut l, &mut r);
+            K::part_whole(x, p, b, &mut l, &mut r);
         }
         while rl < rr {
             let src;
@@ -338,18 +195,18 @@ unsafe fn partition<K: Lanes>(v: &mut [K], pivot: K) -> usize {
                 src = rr;
             }
             // src..src + step are unread keys, now read into registers.
-            let mut x = [_mm512_setzero_si512(); U];
-            for (j, x) in x.iter_mut().enumerate() {
-                *x = _mm512_loadu_si512(b.add(src + lanes * j).cast());
+            let mut x = [K::zero(); 8];
+            for (j, x) in x[..u].iter_mut().enumerate() {
+                *x = K::load(b.add(src + lanes * j));
             }
-            for x in x {
-                part(x, all, p, b, &mut l, &mut r);
+            for &x in &x[..u] {
+                K::part_whole(x, p, b, &mut l, &mut r);
             }
         }
         // All keys read: the free room [l, r) is one block of 2 step slots,
         // filled by the kept vectors; before the last one r - l == N.
-        for k in keep {
-            part(k, all, p, b, &mut l, &mut r);
+        for &k in &keep[..2 * u] {
+            K::part_whole(k, p, b, &mut l, &mut r);
         }
         debug_assert_eq!(l, r);
         l
@@ -357,15 +214,16 @@ unsafe fn partition<K: Lanes>(v: &mut [K], pivot: K) -> usize {
 }
 
 /// Sort `v` ascending (see the module doc); past `depth` levels a range falls
-/// back to `sort_unstable`. `par_min` is at least the largest leaf.
+/// back to `sort_unstable`. `par_min` is at least the largest leaf. The body
+/// of [`Lanes::qsort`], which compiles it for the instruction set.
 ///
 /// # Safety
-/// [`available`] must hold.
-#[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,popcnt")]
-unsafe fn qsort<K: Lanes>(v: &mut [K], depth: u32, par_min: usize) {
+/// `K`'s instruction set.
+#[inline(always)]
+pub(super) unsafe fn qsort<K: Lanes>(v: &mut [K], depth: u32, par_min: usize) {
     let n = v.len();
-    if n <= REGS * K::N {
-        // SAFETY: the caller checked `available`.
+    if n <= K::REGS * K::N {
+        // SAFETY: the caller's instruction set.
         unsafe { sort_leaf(v) };
         return;
     }
@@ -373,7 +231,7 @@ unsafe fn qsort<K: Lanes>(v: &mut [K], depth: u32, par_min: usize) {
         v.sort_unstable();
         return;
     }
-    // SAFETY (this and the calls below): the caller checked `available`.
+    // SAFETY (this and the calls below): the caller's instruction set.
     let p = unsafe { pivot(v) };
     let mut k = unsafe { partition(v, p) };
     if k == 0 {
@@ -383,20 +241,20 @@ unsafe fn qsort<K: Lanes>(v: &mut [K], depth: u32, par_min: usize) {
             return;
         }
         k = unsafe { partition(v, p.succ()) };
-        unsafe { qsort(&mut v[k..], depth - 1, par_min) };
+        unsafe { K::qsort(&mut v[k..], depth - 1, par_min) };
         return;
     }
     let (a, b) = v.split_at_mut(k);
     if n >= par_min {
         crate::backend::cpu::team::join(
-            // SAFETY (both): the caller checked `available` for this process.
-            || unsafe { qsort(a, depth - 1, par_min) },
-            || unsafe { qsort(b, depth - 1, par_min) },
+            // SAFETY (both): the caller's instruction set, for this process.
+            || unsafe { K::qsort(a, depth - 1, par_min) },
+            || unsafe { K::qsort(b, depth - 1, par_min) },
         );
     } else {
         unsafe {
-            qsort(a, depth - 1, par_min);
-            qsort(b, depth - 1, par_min);
+            K::qsort(a, depth - 1, par_min);
+            K::qsort(b, depth - 1, par_min);
         }
     }
 }
@@ -406,7 +264,7 @@ unsafe fn qsort<K: Lanes>(v: &mut [K], depth: u32, par_min: usize) {
 /// nine keys by comparisons, and a better estimate for 16-lane keys).
 ///
 /// # Safety
-/// AVX-512 F.
+/// `K`'s instruction set.
 #[inline(always)]
 unsafe fn pivot<K: Lanes>(v: &[K]) -> K {
     let (n, lanes) = (v.len(), K::N);
@@ -414,15 +272,15 @@ unsafe fn pivot<K: Lanes>(v: &[K]) -> K {
     for (j, x) in s[..lanes].iter_mut().enumerate() {
         *x = v[(n / lanes) * j + n / (2 * lanes)];
     }
-    // SAFETY: AVX-512 F by the caller's contract; `lanes` keys.
+    // SAFETY: the caller's instruction set; `lanes` keys.
     unsafe { sort_regs::<K, 1>(&mut s[..lanes]) };
     s[lanes / 2]
 }
 
 /// Compare-exchange registers `a` < `b` of `x`: `a` gets the lane minima.
 #[inline(always)]
-unsafe fn cx<K: Lanes>(x: &mut [__m512i], a: usize, b: usize) {
-    // SAFETY: AVX-512 F by the caller's contract.
+unsafe fn cx<K: Lanes>(x: &mut [K::V], a: usize, b: usize) {
+    // SAFETY: the caller's instruction set.
     unsafe {
         let lo = K::vmin(x[a], x[b]);
         x[b] = K::vmax(x[a], x[b]);
@@ -443,8 +301,8 @@ macro_rules! network {
 /// optimal networks (1, 5, 19 and 60 comparators; the last one found by
 /// Green, as listed by Knuth and by Dobbelaere's list of sorting networks).
 #[inline(always)]
-unsafe fn sort_columns<K: Lanes>(x: &mut [__m512i]) {
-    // SAFETY: AVX-512 F by the caller's contract.
+unsafe fn sort_columns<K: Lanes>(x: &mut [K::V]) {
+    // SAFETY: the caller's instruction set.
     unsafe {
         match x.len() {
             2 => network!(K, x; (0, 1)),
@@ -472,8 +330,8 @@ unsafe fn sort_columns<K: Lanes>(x: &mut [__m512i]) {
 /// One bitonic half-cleaner step inside each register: lanes `j` and
 /// `j ^ (1 << S)` ordered (the minimum to the lower lane).
 #[inline(always)]
-unsafe fn clean_lanes<K: Lanes, const S: u32>(x: &mut [__m512i]) {
-    // SAFETY: AVX-512 F by the caller's contract.
+unsafe fn clean_lanes<K: Lanes, const S: u32>(x: &mut [K::V]) {
+    // SAFETY: the caller's instruction set.
     unsafe {
         for v in x {
             let t = K::lane_xor::<S>(*v);
@@ -489,10 +347,10 @@ unsafe fn clean_lanes<K: Lanes, const S: u32>(x: &mut [__m512i]) {
 /// blocks of `2^L`), then half-cleaners at falling distances: across lanes
 /// (bits `L - 2` down to 0 of the lane) and then across registers.
 #[inline(always)]
-unsafe fn merge_level<K: Lanes, const L: u32>(x: &mut [__m512i]) {
+unsafe fn merge_level<K: Lanes, const L: u32>(x: &mut [K::V]) {
     let rn = x.len();
     let up = K::UPPER[L as usize - 1];
-    // SAFETY: AVX-512 F by the caller's contract.
+    // SAFETY: the caller's instruction set.
     unsafe {
         if rn == 1 {
             let p = K::flip::<L>(x[0]);
@@ -531,14 +389,14 @@ unsafe fn merge_level<K: Lanes, const L: u32>(x: &mut [__m512i]) {
 /// Sort at most `N R` keys in `R` registers (see the module doc).
 ///
 /// # Safety
-/// AVX-512 F.
+/// `K`'s instruction set.
 #[inline(always)]
 unsafe fn sort_regs<K: Lanes, const R: usize>(v: &mut [K]) {
     let (n, lanes) = (v.len(), K::N);
     debug_assert!(n <= lanes * R);
     let ptr = v.as_mut_ptr();
-    // SAFETY: the masked loads and stores touch `v`'s keys only; AVX-512 F by
-    // the caller's contract.
+    // SAFETY: the masked loads and stores touch `v`'s keys only; the
+    // instruction set by the caller's contract.
     unsafe {
         let mut x = [K::splat(K::MAX); R];
         for (i, x) in x.iter_mut().enumerate() {
@@ -550,8 +408,10 @@ unsafe fn sort_regs<K: Lanes, const R: usize>(v: &mut [K]) {
         sort_columns::<K>(&mut x);
         merge_level::<K, 1>(&mut x);
         merge_level::<K, 2>(&mut x);
-        merge_level::<K, 3>(&mut x);
-        if lanes == 16 {
+        if lanes >= 8 {
+            merge_level::<K, 3>(&mut x);
+        }
+        if lanes >= 16 {
             merge_level::<K, 4>(&mut x);
         }
         // Transpose: key i (lane i / R, register i % R) to lane i % N of
@@ -578,10 +438,11 @@ unsafe fn sort_regs<K: Lanes, const R: usize>(v: &mut [K]) {
 /// Sort a leaf of at most `REGS N` keys in the fewest registers that hold it.
 ///
 /// # Safety
-/// [`available`] must hold.
-#[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,popcnt")]
-unsafe fn sort_leaf<K: Lanes>(v: &mut [K]) {
-    // SAFETY: the caller checked `available`.
+/// `K`'s instruction set.
+#[inline(always)]
+pub(super) unsafe fn sort_leaf<K: Lanes>(v: &mut [K]) {
+    debug_assert!(v.len() <= K::REGS * K::N);
+    // SAFETY: the caller's instruction set.
     unsafe {
         match v.len().div_ceil(K::N) {
             0 => {}
@@ -590,13 +451,15 @@ unsafe fn sort_leaf<K: Lanes>(v: &mut [K]) {
             2 => sort_regs::<K, 2>(v),
             3..=4 => sort_regs::<K, 4>(v),
             5..=8 => sort_regs::<K, 8>(v),
-            _ => sort_regs::<K, 16>(v),
+            _ if K::REGS >= 16 => sort_regs::<K, 16>(v),
+            _ => unreachable!("a leaf holds at most REGS vectors"),
         }
     }
 }
 
 #[cfg(feature = "internal-tests")]
 pub(crate) mod tests {
+    use super::super::{lanes256, lanes256::Q64, lanes512};
     use super::*;
 
     fn lcg(s: &mut u64) -> u64 {
@@ -606,16 +469,32 @@ pub(crate) mod tests {
         *s
     }
 
-    /// A key width under test: keys from the generator's bits.
+    /// A key width under test: whether this process runs it, keys from the
+    /// generator's bits, and its partition compiled for its instruction set.
     trait Gen: Lanes + std::fmt::Debug {
-        /// The top bits of `x` (a random key of this width).
+        /// Whether this process runs the width's instruction set.
+        fn available() -> bool;
+        /// A random key from the bits of `x`.
         fn top(x: u64) -> Self;
-        /// A small key.
+        /// The key `x` (truncated).
         fn small(x: u64) -> Self;
-        /// `MAX - x`.
+        /// The key `MAX - x`.
         fn below_max(x: u64) -> Self;
+        /// [`partition`] compiled for the instruction set.
+        ///
+        /// # Safety
+        /// [`Gen::available`]; more than `2 U N` keys.
+        unsafe fn part(v: &mut [Self], pivot: Self) -> usize;
+        /// [`sort_leaf`] compiled for the instruction set.
+        ///
+        /// # Safety
+        /// [`Gen::available`]; at most `REGS N` keys.
+        unsafe fn leaf(v: &mut [Self]);
     }
     impl Gen for u32 {
+        fn available() -> bool {
+            lanes512::available()
+        }
         fn top(x: u64) -> u32 {
             (x >> 32) as u32
         }
@@ -625,8 +504,19 @@ pub(crate) mod tests {
         fn below_max(x: u64) -> u32 {
             u32::MAX - x as u32
         }
+        unsafe fn part(v: &mut [u32], pivot: u32) -> usize {
+            // SAFETY: the caller's contract.
+            unsafe { part512(v, pivot) }
+        }
+        unsafe fn leaf(v: &mut [u32]) {
+            // SAFETY: the caller's contract.
+            unsafe { leaf512(v) }
+        }
     }
     impl Gen for u64 {
+        fn available() -> bool {
+            lanes512::available()
+        }
         fn top(x: u64) -> u64 {
             x ^ (x >> 29)
         }
@@ -636,6 +526,82 @@ pub(crate) mod tests {
         fn below_max(x: u64) -> u64 {
             u64::MAX - x
         }
+        unsafe fn part(v: &mut [u64], pivot: u64) -> usize {
+            // SAFETY: the caller's contract.
+            unsafe { part512(v, pivot) }
+        }
+        unsafe fn leaf(v: &mut [u64]) {
+            // SAFETY: the caller's contract.
+            unsafe { leaf512(v) }
+        }
+    }
+    impl Gen for Q64 {
+        fn available() -> bool {
+            lanes256::available()
+        }
+        fn top(x: u64) -> Q64 {
+            Q64(x ^ (x >> 29))
+        }
+        fn small(x: u64) -> Q64 {
+            Q64(x)
+        }
+        fn below_max(x: u64) -> Q64 {
+            Q64(u64::MAX - x)
+        }
+        unsafe fn part(v: &mut [Q64], pivot: Q64) -> usize {
+            // SAFETY: the caller's contract.
+            unsafe { part256(v, pivot) }
+        }
+        unsafe fn leaf(v: &mut [Q64]) {
+            // SAFETY: the caller's contract.
+            unsafe { leaf256(v) }
+        }
+    }
+
+    /// `partition` compiled for AVX-512.
+    #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,popcnt")]
+    unsafe fn part512<K: Lanes>(v: &mut [K], pivot: K) -> usize {
+        // SAFETY: the caller checked AVX-512.
+        unsafe { partition(v, pivot) }
+    }
+
+    /// `sort_leaf` compiled for AVX-512.
+    #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,popcnt")]
+    unsafe fn leaf512<K: Lanes>(v: &mut [K]) {
+        // SAFETY: the caller checked AVX-512.
+        unsafe { sort_leaf(v) }
+    }
+
+    /// `sort_leaf` compiled for AVX2.
+    #[target_feature(enable = "avx2,popcnt")]
+    unsafe fn leaf256(v: &mut [Q64]) {
+        // SAFETY: the caller checked AVX2.
+        unsafe { sort_leaf(v) }
+    }
+
+    /// `partition` compiled for AVX2.
+    #[target_feature(enable = "avx2,popcnt")]
+    unsafe fn part256(v: &mut [Q64], pivot: Q64) -> usize {
+        // SAFETY: the caller checked AVX2.
+        unsafe { partition(v, pivot) }
+    }
+
+    /// Run `f` for every width this process runs: AVX-512's u32 and u64,
+    /// AVX2's u64.
+    macro_rules! each_width {
+        ($f:ident) => {{
+            let mut ran = 0;
+            if <u32 as Gen>::available() {
+                $f::<u32>();
+                $f::<u64>();
+                ran += 2;
+            }
+            if <Q64 as Gen>::available() {
+                $f::<Q64>();
+                ran += 1;
+            }
+            ran
+        }};
     }
 
     /// Buffers of length `n` in several distributions: random, all equal, few
@@ -685,33 +651,32 @@ pub(crate) mod tests {
         );
     }
 
-    /// On an AVX-512 CPU with no `RNX_SIMD` cap, this sort is the one that runs.
+    /// On an AVX-512 CPU with no `RNX_SIMD` cap, the AVX-512 widths run; on
+    /// any AVX2 CPU at AVX2 or above, the AVX2 one.
     pub(crate) fn available_at_avx512() {
-        use crate::backend::cpu::elementwise::simd::{hardware, Isa};
+        use crate::backend::cpu::elementwise::simd::{hardware, isa, Isa};
         if hardware() == Isa::Avx512 && std::env::var_os("RNX_SIMD").is_none() {
-            assert!(available());
+            assert!(lanes512::available());
         }
+        assert_eq!(lanes256::available(), isa() >= Isa::Avx2);
     }
 
-    /// Every leaf length in every register count, alone, both widths.
+    /// Every leaf length in every register count, alone, every width.
     pub(crate) fn leaves_match_std() {
         fn width<K: Gen>() {
             let mut s = 11u64;
-            for n in 0..=REGS * K::N {
+            for n in 0..=K::REGS * K::N {
                 for c in shapes::<K>(n, &mut s) {
-                    // SAFETY: available() checked AVX-512 and POPCNT.
-                    check(&c, "leaf", |v| unsafe { sort_leaf(v) });
+                    // SAFETY: `each_width` checked the instruction set.
+                    check(&c, "leaf", |v| unsafe { K::leaf(v) });
                 }
             }
         }
-        if available() {
-            width::<u32>();
-            width::<u64>();
-        }
+        each_width!(width);
     }
 
     /// Lengths 0..600, around the vector, step, leaf and block sizes, and
-    /// 10^6, every distribution, serial and split over the pool, both widths.
+    /// 10^6, every distribution, serial and split over the pool, every width.
     pub(crate) fn matches_std() {
         fn width<K: Gen>() {
             let mut s = 7u64;
@@ -723,7 +688,7 @@ pub(crate) mod tests {
             for &n in &lens {
                 for c in shapes::<K>(n, &mut s) {
                     for par in [usize::MAX, 300] {
-                        // SAFETY: available() checked AVX-512 and POPCNT.
+                        // SAFETY: `each_width` checked the instruction set.
                         check(&c, &format!("par_min {par}"), |v| unsafe { sort(v, par) });
                     }
                 }
@@ -733,10 +698,7 @@ pub(crate) mod tests {
                 check(&c, "1e6", |v| unsafe { sort(v, 1 << 16) });
             }
         }
-        if available() {
-            width::<u32>();
-            width::<u64>();
-        }
+        each_width!(width);
     }
 
     /// Past the depth limit a range falls back to `sort_unstable`; a
@@ -746,16 +708,13 @@ pub(crate) mod tests {
             let mut s = 3u64;
             let v: Vec<K> = (0..5000).map(|_| K::top(lcg(&mut s))).collect();
             for depth in [0, 1, 3] {
-                // SAFETY: available() checked AVX-512 and POPCNT.
+                // SAFETY: `each_width` checked the instruction set.
                 check(&v, &format!("depth {depth}"), |v| unsafe {
-                    qsort(v, depth, usize::MAX)
+                    K::qsort(v, depth, usize::MAX)
                 });
             }
         }
-        if available() {
-            width::<u32>();
-            width::<u64>();
-        }
+        each_width!(width);
     }
 
     /// `partition` on every length from just above two steps, with pivots
@@ -763,7 +722,7 @@ pub(crate) mod tests {
     pub(crate) fn partition_splits() {
         fn width<K: Gen>() {
             let mut s = 5u64;
-            let step = U * K::N;
+            let step = K::U * K::N;
             for n in 2 * step + 1..2 * step + 3 * step {
                 let v: Vec<K> = (0..n)
                     .map(|_| K::small((lcg(&mut s) >> 33) % 1000))
@@ -774,8 +733,8 @@ pub(crate) mod tests {
                     .chain([K::MAX])
                 {
                     let mut got = v.clone();
-                    // SAFETY: available() checked AVX-512 and POPCNT; n > 2 step.
-                    let k = unsafe { run_partition(&mut got, pivot) };
+                    // SAFETY: `each_width` checked the instruction set; n > 2 step.
+                    let k = unsafe { K::part(&mut got, pivot) };
                     assert_eq!(
                         k,
                         v.iter().filter(|&&x| x < pivot).count(),
@@ -795,16 +754,6 @@ pub(crate) mod tests {
                 }
             }
         }
-        if available() {
-            width::<u32>();
-            width::<u64>();
-        }
-    }
-
-    /// `partition` compiled with the features it needs.
-    #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,popcnt")]
-    unsafe fn run_partition<K: Lanes>(v: &mut [K], pivot: K) -> usize {
-        // SAFETY: the caller checked `available`.
-        unsafe { partition(v, pivot) }
+        each_width!(width);
     }
 }

@@ -1,0 +1,219 @@
+//! The AVX2 key width of the vectorised quicksort (`quick_lanes.rs`): u64
+//! keys 4 to a 256-bit vector, as [`Q64`] (a u64 whose `Lanes` are AVX2's;
+//! plain `u64` is the AVX-512 width). AVX2 has no unsigned or 64-bit
+//! minimum: keys compare by `vpcmpgtq` with the sign bit flipped on both
+//! sides and select by `vblendvpd`; the compress is a permute by a 16-entry
+//! table, and a whole vector, packed once, is stored at both ends of the
+//! free room (as `quick.rs` does; the masked loads and stores of the odd
+//! tail and the leaves are `vpmaskmovq`). 4 vectors per partition
+//! step, leaves of up to 8 registers (32 keys; AVX2 has 16 registers).
+
+use super::quick_lanes::{qsort, Lanes};
+use std::arch::x86_64::*;
+
+/// A u64 key sorted by the AVX2 width.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(transparent)]
+pub(crate) struct Q64(pub(crate) u64);
+
+// SAFETY: a transparent wrapper of u64: no padding, every bit pattern valid.
+unsafe impl bytemuck::Zeroable for Q64 {}
+// SAFETY: as above.
+unsafe impl bytemuck::Pod for Q64 {}
+
+/// Whether this process runs the AVX2 sort (`isa()` at AVX2 or above, and
+/// POPCNT).
+pub(super) fn available() -> bool {
+    use crate::backend::cpu::elementwise::simd::{isa, Isa};
+    isa() >= Isa::Avx2 && std::arch::is_x86_feature_detected!("popcnt")
+}
+
+/// [`qsort`] compiled for AVX2.
+///
+/// # Safety
+/// [`available`] must hold.
+#[target_feature(enable = "avx2,popcnt")]
+unsafe fn qsort256(v: &mut [Q64], depth: u32, par_min: usize) {
+    // SAFETY: the CPU runs AVX2 (caller).
+    unsafe { qsort(v, depth, par_min) }
+}
+
+/// For each 4-bit lane mask: the 32-bit lane order that moves those 64-bit
+/// lanes first, in order, then the others.
+static PACK: [[u32; 8]; 16] = {
+    let mut t = [[0u32; 8]; 16];
+    let mut m = 0;
+    while m < 16 {
+        let mut k = 0;
+        let mut pass = 0;
+        while pass < 2 {
+            let mut j = 0;
+            while j < 4 {
+                if ((m >> j) & 1 == 1) == (pass == 0) {
+                    t[m][2 * k] = 2 * j as u32;
+                    t[m][2 * k + 1] = 2 * j as u32 + 1;
+                    k += 1;
+                }
+                j += 1;
+            }
+            pass += 1;
+        }
+        m += 1;
+    }
+    t
+};
+
+/// For each 4-bit lane mask: those lanes all ones, the others zero.
+static MASKS: [[i64; 4]; 16] = {
+    let mut t = [[0i64; 4]; 16];
+    let mut m = 0;
+    while m < 16 {
+        let mut j = 0;
+        while j < 4 {
+            if (m >> j) & 1 == 1 {
+                t[m][j] = -1;
+            }
+            j += 1;
+        }
+        m += 1;
+    }
+    t
+};
+
+/// The lanes of `m` (below 16) as a vector mask.
+#[inline(always)]
+unsafe fn lanes(m: u32) -> __m256i {
+    // SAFETY: a 4-lane mask indexes the table (`m & 15` for the bounds
+    // check's sake).
+    unsafe { _mm256_loadu_si256(MASKS[m as usize & 15].as_ptr().cast()) }
+}
+
+/// The lanes where `a > b` as unsigned keys, as a vector mask.
+#[inline(always)]
+unsafe fn gt(a: __m256i, b: __m256i) -> __m256i {
+    let s = _mm256_set1_epi64x(i64::MIN);
+    _mm256_cmpgt_epi64(_mm256_xor_si256(a, s), _mm256_xor_si256(b, s))
+}
+
+/// `b` where `m` (a vector mask) is set, `a` elsewhere.
+#[inline(always)]
+unsafe fn select(a: __m256i, m: __m256i, b: __m256i) -> __m256i {
+    _mm256_castpd_si256(_mm256_blendv_pd(
+        _mm256_castsi256_pd(a),
+        _mm256_castsi256_pd(b),
+        _mm256_castsi256_pd(m),
+    ))
+}
+
+impl Lanes for Q64 {
+    type V = __m256i;
+    const N: usize = 4;
+    const U: usize = 4;
+    const REGS: usize = 8;
+    const MAX: Q64 = Q64(u64::MAX);
+    const UPPER: [u32; 4] = [0b1010, 0b1100, 0, 0];
+    #[inline(always)]
+    fn succ(self) -> Q64 {
+        Q64(self.0 + 1)
+    }
+    unsafe fn qsort(v: &mut [Self], depth: u32, par_min: usize) {
+        // SAFETY: the caller's contract: the CPU runs AVX2.
+        unsafe { qsort256(v, depth, par_min) }
+    }
+    #[inline(always)]
+    unsafe fn zero() -> __m256i {
+        _mm256_setzero_si256()
+    }
+    #[inline(always)]
+    unsafe fn splat(k: Q64) -> __m256i {
+        _mm256_set1_epi64x(k.0 as i64)
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const Q64) -> __m256i {
+        // SAFETY: the caller's contract: 4 keys at `p` are readable.
+        unsafe { _mm256_loadu_si256(p.cast()) }
+    }
+    #[inline(always)]
+    unsafe fn store(p: *mut Q64, x: __m256i) {
+        // SAFETY: the caller's contract: 4 keys at `p` are writable.
+        unsafe { _mm256_storeu_si256(p.cast(), x) }
+    }
+    #[inline(always)]
+    unsafe fn below(valid: u32, x: __m256i, p: __m256i) -> u32 {
+        valid & _mm256_movemask_pd(_mm256_castsi256_pd(gt(p, x))) as u32
+    }
+    #[inline(always)]
+    unsafe fn compress(m: u32, x: __m256i) -> __m256i {
+        // SAFETY: an in-bounds table row (`m & 15`; m is a 4-lane mask).
+        let order = unsafe { _mm256_loadu_si256(PACK[m as usize & 15].as_ptr().cast()) };
+        _mm256_permutevar8x32_epi32(x, order)
+    }
+    #[inline(always)]
+    unsafe fn store_masked(p: *mut Q64, m: u32, x: __m256i) {
+        // SAFETY: the caller's contract: the lanes of `m` are writable.
+        unsafe { _mm256_maskstore_epi64(p.cast(), lanes(m), x) }
+    }
+    #[inline(always)]
+    unsafe fn load_masked(src: __m256i, m: u32, p: *const Q64) -> __m256i {
+        let mask = lanes(m);
+        // SAFETY: the caller's contract: the lanes of `m` are readable (the
+        // others are not touched).
+        let x = unsafe { _mm256_maskload_epi64(p.cast(), mask) };
+        select(src, mask, x)
+    }
+    #[inline(always)]
+    unsafe fn vmin(a: __m256i, b: __m256i) -> __m256i {
+        select(a, gt(a, b), b)
+    }
+    #[inline(always)]
+    unsafe fn vmax(a: __m256i, b: __m256i) -> __m256i {
+        select(b, gt(a, b), a)
+    }
+    #[inline(always)]
+    unsafe fn mask_max(src: __m256i, m: u32, a: __m256i, b: __m256i) -> __m256i {
+        select(src, lanes(m), Self::vmax(a, b))
+    }
+    #[inline(always)]
+    unsafe fn blend(a: __m256i, m: u32, b: __m256i) -> __m256i {
+        select(a, lanes(m), b)
+    }
+    #[inline(always)]
+    unsafe fn lane_xor<const S: u32>(x: __m256i) -> __m256i {
+        match S {
+            0 => _mm256_shuffle_epi32::<0x4E>(x),
+            _ => _mm256_permute4x64_epi64::<0x4E>(x),
+        }
+    }
+    #[inline(always)]
+    unsafe fn flip<const K: u32>(x: __m256i) -> __m256i {
+        match K {
+            1 => _mm256_shuffle_epi32::<0x4E>(x),
+            _ => _mm256_permute4x64_epi64::<0x1B>(x),
+        }
+    }
+    #[inline(always)]
+    unsafe fn part_whole(x: __m256i, p: __m256i, b: *mut Q64, l: &mut usize, r: &mut usize) {
+        let m = Self::below(0xF, x, p);
+        let v = Self::compress(m, x);
+        let c = m.count_ones() as usize;
+        // SAFETY: at least 4 free slots at each end (the caller); where the
+        // two stores overlap, the packed vector holds the smaller keys first
+        // and the others last, so both halves land where they belong.
+        unsafe {
+            Self::store(b.add(*l), v);
+            Self::store(b.add(*r - 4), v);
+        }
+        *l += c;
+        *r -= 4 - c;
+    }
+    #[inline(always)]
+    unsafe fn zip_lo(a: __m256i, b: __m256i) -> __m256i {
+        let (lo, hi) = (_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b));
+        _mm256_permute2x128_si256::<0x20>(lo, hi)
+    }
+    #[inline(always)]
+    unsafe fn zip_hi(a: __m256i, b: __m256i) -> __m256i {
+        let (lo, hi) = (_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b));
+        _mm256_permute2x128_si256::<0x31>(lo, hi)
+    }
+}

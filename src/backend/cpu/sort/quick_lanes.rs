@@ -5,11 +5,12 @@
 //! keys have their own sort, `quick.rs`, whose pivots, equal-key rule, depth
 //! limit and parallel split this one shares). Partitioning: `U` vectors per
 //! step read from the end with less free room; each vector is compared with
-//! the pivot into a mask, its smaller keys packed to the low lanes (AVX-512:
-//! the register form of `vpcompressd` / `vpcompressq`; AVX2: a table
-//! permute) and stored whole at the left end, its other keys packed the same
-//! way and stored with a masked store ending at the right end (the memory
-//! form of compress is microcoded and slow on AMD Zen 4). Leaves of at most
+//! the pivot into a mask; at AVX-512 its smaller keys are packed by the
+//! register form of `vpcompressd` / `vpcompressq` and stored whole at the
+//! left end, its other keys packed the same way and stored with a masked
+//! store ending at the right end (the memory form of compress is microcoded
+//! and slow on AMD Zen 4); at AVX2 one table permute packs the smaller keys
+//! first and the vector is stored whole at both ends ([`Lanes::part_whole`]). Leaves of at most
 //! `REGS` vectors of keys are sorted in registers, as a matrix whose element
 //! `i` sits in lane `i / R`, register `i % R` (`R` registers): a sorting
 //! network across the registers sorts every lane's `R` keys, log2(lanes)
@@ -100,6 +101,8 @@ pub(super) trait Lanes: Copy + Ord + Default + Send + Sync + 'static {
 /// # Safety
 /// The CPU runs `K`'s instruction set.
 pub(super) unsafe fn sort<K: Lanes>(v: &mut [K], par_min: usize) {
+    // The sizes `partition` and `sort_leaf` rely on.
+    const { assert!(K::N <= 16 && K::U <= 8 && 2 * K::U <= K::REGS && K::REGS <= 16) };
     let depth = 2 * (usize::BITS - v.len().leading_zeros()) + 4;
     // SAFETY: the caller checked the instruction set.
     unsafe { K::qsort(v, depth, par_min.max(K::REGS * K::N)) };

@@ -66,10 +66,11 @@ impl<const D: usize> Packed for P64<D> {
     }
 }
 
-/// A 64-bit key above a u32 index, in one u128.
+/// A 64-bit key above a u32 index, in one u128: `key << 64 | index`, so in
+/// memory (little-endian) the index's u64 comes first, then the key's.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 #[repr(transparent)]
-pub(crate) struct P128(u128);
+pub(crate) struct P128(pub(crate) u128);
 
 // SAFETY: a transparent wrapper of u128: no padding, every bit pattern valid.
 unsafe impl bytemuck::Zeroable for P128 {}
@@ -80,7 +81,7 @@ impl Item for P128 {
     const DIGITS: usize = 8;
     #[inline(always)]
     fn digit(self, d: usize) -> usize {
-        ((self.0 >> (32 + 8 * d)) & 0xff) as usize
+        ((self.0 >> (64 + 8 * d)) & 0xff) as usize
     }
 }
 
@@ -89,10 +90,15 @@ impl Packed for P128 {
     fn index(self) -> u32 {
         self.0 as u32
     }
+    /// At AVX-512: the quicksort of (key, index) pairs, 8 to a vector pair
+    /// (`lanes512.rs`), instead of eight radix passes over 16-byte items.
+    fn quick_sort(v: &mut [Self], par_min: usize) -> bool {
+        super::quick::try_sort_pairs(v, par_min)
+    }
 }
 
 macro_rules! key {
-    ($($u:ty => $p:ty, $wide:ty, $ctor:expr, $quick:expr);*) => {$(
+    ($($u:ty => $p:ty, $wide:ty, $shift:literal, $ctor:expr, $quick:expr);*) => {$(
         impl Item for $u {
             const DIGITS: usize = std::mem::size_of::<$u>();
             #[inline(always)]
@@ -105,7 +111,7 @@ macro_rules! key {
             type Packed = $p;
             #[inline(always)]
             fn pack(self, i: u32) -> $p {
-                $ctor(((self as $wide) << 32) | i as $wide)
+                $ctor(((self as $wide) << $shift) | i as $wide)
             }
             fn quick_sort(v: &mut [$u], par_min: usize) -> bool {
                 $quick(v, par_min)
@@ -119,10 +125,10 @@ fn no_quick<U>(_: &mut [U], _: usize) -> bool {
     false
 }
 key!(
-    u8 => P64<1>, u64, P64, no_quick;
-    u16 => P64<2>, u64, P64, no_quick;
-    u32 => P64<4>, u64, P64, super::quick::try_sort;
-    u64 => P128, u128, P128, |v, par_min| super::quick::try_sort64(v, par_min, false)
+    u8 => P64<1>, u64, 32, P64, no_quick;
+    u16 => P64<2>, u64, 32, P64, no_quick;
+    u32 => P64<4>, u64, 32, P64, super::quick::try_sort;
+    u64 => P128, u128, 64, P128, |v, par_min| super::quick::try_sort64(v, par_min, false)
 );
 
 /// An element with an order-preserving key of its own width.

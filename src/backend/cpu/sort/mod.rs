@@ -1,8 +1,10 @@
 //! CPU stable sort along an axis: the row driver. Each row is gathered into a
 //! buffer of keys (`keys.rs`) and sorted: 32-bit keys by the vectorised
 //! quicksort (`quick.rs` on AVX2 CPUs, `quick_lanes.rs` at 16 lanes on
-//! AVX-512 ones), 64-bit keys and the packed (32-bit key, index) items of an
-//! argsort by `quick_lanes.rs` (8 lanes on AVX-512 CPUs, 4 on AVX2 ones),
+//! AVX-512 ones), 64-bit keys by `quick_lanes.rs` (8 lanes on AVX-512 CPUs,
+//! 4 on AVX2 ones), the packed (key, index) items of an argsort by
+//! `quick_lanes.rs` on AVX-512 CPUs (32-bit keys as u64 items 8 to a
+//! vector, 64-bit keys as (key, index) pairs 8 to a pair of vectors),
 //! everything else by the radix sort (`radix.rs`); rows run in parallel on
 //! the pool, except a few long rows, which run one by one with the sort itself
 //! split over the pool.
@@ -14,8 +16,9 @@
 //!   form one contiguous run of the output, refilled with the row's original
 //!   zero / NaN bit patterns in input order, which is the stable order.
 //! - Indices (with or without values): keys packed above their u32 index
-//!   (one u64 for keys up to 32 bits), so the items are unique, any sort of
-//!   them is the stable one, and values are read back through the index.
+//!   (one u64 for keys up to 32 bits, one u128 for 64-bit keys), so the
+//!   items are unique, any sort of them is the stable one, and values are
+//!   read back through the index.
 //!
 //! Descending sorts use the keys' complement, so equal elements keep their order.
 

@@ -73,6 +73,22 @@ pub(crate) fn try_sort64(v: &mut [u64], par_min: usize, wide_only: bool) -> bool
     false
 }
 
+/// Sort packed (64-bit key, index) items ascending with `quick_lanes.rs`'s
+/// pair width if this process runs at AVX-512; returns whether it ran.
+/// `par_min` as in [`try_sort`].
+pub(crate) fn try_sort_pairs(v: &mut [super::keys::P128], par_min: usize) -> bool {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    {
+        if super::lanes512::available() {
+            // SAFETY: available() checked AVX-512 and POPCNT on this CPU.
+            unsafe { super::quick_lanes::sort(v, par_min) };
+            return true;
+        }
+    }
+    let _ = (v, par_min);
+    false
+}
+
 /// The median of nine keys spread over `v` (at least 18 keys): the pivot of
 /// the AVX2 quicksort.
 #[cfg(all(target_arch = "x86_64", not(miri)))]

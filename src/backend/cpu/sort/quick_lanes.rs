@@ -462,7 +462,7 @@ pub(super) unsafe fn sort_leaf<K: Lanes>(v: &mut [K]) {
 
 #[cfg(feature = "internal-tests")]
 pub(crate) mod tests {
-    use super::super::{lanes256, lanes256::Q64, lanes512};
+    use super::super::{keys::P128, lanes256, lanes256::Q64, lanes512};
     use super::*;
 
     fn lcg(s: &mut u64) -> u64 {
@@ -493,6 +493,11 @@ pub(crate) mod tests {
         /// # Safety
         /// [`Gen::available`]; at most `REGS N` keys.
         unsafe fn leaf(v: &mut [Self]);
+        /// The key at position `j` of a buffer: itself, or for (key, index)
+        /// items the key with index `j` (as an argsort packs them).
+        fn at(self, _j: usize) -> Self {
+            self
+        }
     }
     impl Gen for u32 {
         fn available() -> bool {
@@ -536,6 +541,33 @@ pub(crate) mod tests {
         unsafe fn leaf(v: &mut [u64]) {
             // SAFETY: the caller's contract.
             unsafe { leaf512(v) }
+        }
+    }
+    impl Gen for P128 {
+        fn available() -> bool {
+            lanes512::available()
+        }
+        fn top(x: u64) -> P128 {
+            P128(((x ^ (x >> 29)) as u128) << 64)
+        }
+        fn small(x: u64) -> P128 {
+            P128((x as u128) << 64)
+        }
+        fn below_max(x: u64) -> P128 {
+            P128(((u64::MAX - x) as u128) << 64)
+        }
+        unsafe fn part(v: &mut [P128], pivot: P128) -> usize {
+            // SAFETY: the caller's contract.
+            unsafe { part512(v, pivot) }
+        }
+        unsafe fn leaf(v: &mut [P128]) {
+            // SAFETY: the caller's contract.
+            unsafe { leaf512(v) }
+        }
+        fn at(self, j: usize) -> P128 {
+            // Indices in a scrambled order, so that equal keys arrive with
+            // their indices out of order.
+            P128(self.0 | (j as u32).wrapping_mul(0x9E37_79B9) as u128)
         }
     }
     impl Gen for Q64 {
@@ -597,7 +629,8 @@ pub(crate) mod tests {
             if <u32 as Gen>::available() {
                 $f::<u32>();
                 $f::<u64>();
-                ran += 2;
+                $f::<P128>();
+                ran += 3;
             }
             if <Q64 as Gen>::available() {
                 $f::<Q64>();
@@ -608,8 +641,20 @@ pub(crate) mod tests {
     }
 
     /// Buffers of length `n` in several distributions: random, all equal, few
-    /// distinct, sorted, reversed, organ pipe, keys near 0 and near the top.
+    /// distinct, sorted, reversed, organ pipe, keys near 0 and near the top
+    /// (each key placed by [`Gen::at`]).
     fn shapes<K: Gen>(n: usize, s: &mut u64) -> Vec<Vec<K>> {
+        let mut v = raw_shapes::<K>(n, s);
+        for b in &mut v {
+            for (j, x) in b.iter_mut().enumerate() {
+                *x = x.at(j);
+            }
+        }
+        v
+    }
+
+    /// [`shapes`] before placement.
+    fn raw_shapes<K: Gen>(n: usize, s: &mut u64) -> Vec<Vec<K>> {
         let m = n as u64;
         let mid = K::top(1 << 63);
         vec![

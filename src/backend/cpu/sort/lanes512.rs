@@ -29,34 +29,43 @@ unsafe fn qsort512<K: Lanes>(v: &mut [K], depth: u32, par_min: usize) {
     unsafe { qsort(v, depth, par_min) }
 }
 
+/// The items of a one-register width's `Lanes` impl that do not depend on
+/// the key type: the vector type, the step and leaf sizes, the entry point,
+/// whole-vector loads and stores.
+macro_rules! one_register {
+    () => {
+        type V = __m512i;
+        const U: usize = U;
+        const REGS: usize = 16;
+        unsafe fn qsort(v: &mut [Self], depth: u32, par_min: usize) {
+            // SAFETY: the caller's contract: the CPU runs AVX-512.
+            unsafe { qsort512(v, depth, par_min) }
+        }
+        #[inline(always)]
+        unsafe fn zero() -> __m512i {
+            _mm512_setzero_si512()
+        }
+        #[inline(always)]
+        unsafe fn load(p: *const Self) -> __m512i {
+            // SAFETY: the caller's contract: N keys at `p` are readable.
+            unsafe { _mm512_loadu_si512(p.cast()) }
+        }
+        #[inline(always)]
+        unsafe fn store(p: *mut Self, x: __m512i) {
+            // SAFETY: the caller's contract: N keys at `p` are writable.
+            unsafe { _mm512_storeu_si512(p.cast(), x) }
+        }
+    };
+}
+
 impl Lanes for u32 {
-    type V = __m512i;
-    const U: usize = U;
-    const REGS: usize = 16;
+    one_register!();
     const N: usize = 16;
     const MAX: u32 = u32::MAX;
     const UPPER: [u32; 4] = [0xAAAA, 0xCCCC, 0xF0F0, 0xFF00];
     #[inline(always)]
     fn succ(self) -> u32 {
         self + 1
-    }
-    unsafe fn qsort(v: &mut [Self], depth: u32, par_min: usize) {
-        // SAFETY: the caller's contract: the CPU runs AVX-512.
-        unsafe { qsort512(v, depth, par_min) }
-    }
-    #[inline(always)]
-    unsafe fn zero() -> __m512i {
-        _mm512_setzero_si512()
-    }
-    #[inline(always)]
-    unsafe fn load(p: *const Self) -> __m512i {
-        // SAFETY: the caller's contract: N keys at `p` are readable.
-        unsafe { _mm512_loadu_si512(p.cast()) }
-    }
-    #[inline(always)]
-    unsafe fn store(p: *mut Self, x: __m512i) {
-        // SAFETY: the caller's contract: N keys at `p` are writable.
-        unsafe { _mm512_storeu_si512(p.cast(), x) }
     }
     #[inline(always)]
     unsafe fn splat(k: u32) -> __m512i {
@@ -133,33 +142,13 @@ impl Lanes for u32 {
 }
 
 impl Lanes for u64 {
-    type V = __m512i;
-    const U: usize = U;
-    const REGS: usize = 16;
+    one_register!();
     const N: usize = 8;
     const MAX: u64 = u64::MAX;
     const UPPER: [u32; 4] = [0xAA, 0xCC, 0xF0, 0];
     #[inline(always)]
     fn succ(self) -> u64 {
         self + 1
-    }
-    unsafe fn qsort(v: &mut [Self], depth: u32, par_min: usize) {
-        // SAFETY: the caller's contract: the CPU runs AVX-512.
-        unsafe { qsort512(v, depth, par_min) }
-    }
-    #[inline(always)]
-    unsafe fn zero() -> __m512i {
-        _mm512_setzero_si512()
-    }
-    #[inline(always)]
-    unsafe fn load(p: *const Self) -> __m512i {
-        // SAFETY: the caller's contract: N keys at `p` are readable.
-        unsafe { _mm512_loadu_si512(p.cast()) }
-    }
-    #[inline(always)]
-    unsafe fn store(p: *mut Self, x: __m512i) {
-        // SAFETY: the caller's contract: N keys at `p` are writable.
-        unsafe { _mm512_storeu_si512(p.cast(), x) }
     }
     #[inline(always)]
     unsafe fn splat(k: u64) -> __m512i {

@@ -130,10 +130,6 @@ pub const TESTS: &[(&str, fn())] = &[
         crate::backend::cpu::sort::quick::tests::matches_std,
     ),
     (
-        "cpu_sort_quick_depth_limit_falls_back",
-        crate::backend::cpu::sort::quick::tests::depth_limit_falls_back,
-    ),
-    (
         "cpu_blocked_transposed_plan_is_blocked_and_visits_each_pair_once",
         crate::backend::cpu::blocked::tests::transposed_plan_is_blocked_and_visits_each_pair_once,
     ),

@@ -58,7 +58,6 @@ internal!(
     cpu_sort_keys_float_keys_order_and_invert,
     cpu_sort_keys_packing_orders_by_key_then_index,
     cpu_sort_quick_matches_std,
-    cpu_sort_quick_depth_limit_falls_back,
     cpu_blocked_transposed_plan_is_blocked_and_visits_each_pair_once,
     cpu_transpose_every_element_size,
     cpu_matmul_winograd_tiles_moves_match_indexing,

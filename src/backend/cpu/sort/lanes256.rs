@@ -1,13 +1,14 @@
-//! The AVX2 key width of the vectorised quicksort (`quick_lanes.rs`): u64
-//! keys 4 to a 256-bit vector, as [`Q64`] (a u64 whose `Lanes` are AVX2's;
-//! plain `u64` is the AVX-512 width). AVX2 has no unsigned or 64-bit
-//! minimum: keys compare by `vpcmpgtq` with the sign bit flipped on both
-//! sides and select by `vblendvpd`; the compress is a permute by a 16-entry
-//! table, and a whole vector, packed once, is stored at both ends of the
-//! free room (as `quick.rs` does; the masked loads and stores of the odd
-//! tail and the leaves are `vpmaskmovq`). 8 vectors per partition step
-//! and leaves of up to 16 registers (64 keys, though AVX2 has 16 registers):
-//! Intel Xeon model 207 VM at `RNX_SIMD=avx2`, 10^6 f64, one thread: 4
+//! The AVX2 key widths of the vectorised quicksort (`quick_lanes.rs`): u32
+//! keys 8 to a 256-bit vector as [`D32`], u64 keys 4 to a vector as [`Q64`]
+//! (plain `u32` / `u64` are the AVX-512 widths). The compare with the pivot
+//! flips the sign bit on both sides for the signed `vpcmpgtd` / `vpcmpgtq`;
+//! the minimum and maximum are `vpminud` / `vpmaxud` for u32 and, AVX2 having
+//! no 64-bit one, a compare and `vblendvpd` for u64; the compress is a
+//! permute by a table, and a whole vector, packed once, is stored at both
+//! ends of the free room ([`Lanes::part_whole`]; the masked loads and stores
+//! of the odd tail and the leaves are `vpmaskmov`). Both widths: 8 vectors
+//! per partition step and leaves of up to 16 registers (more than AVX2's 16
+//! registers hold, yet faster): Intel Xeon model 207 VM at `RNX_SIMD=avx2`, 10^6 f64, one thread: 4
 //! vectors per step and 8-register leaves 16.3 ms, 4 and 16 16.3 ms, 8 and
 //! 16 12.0 ms.
 
@@ -217,6 +218,178 @@ impl Lanes for Q64 {
     #[inline(always)]
     unsafe fn zip_hi(a: __m256i, b: __m256i) -> __m256i {
         let (lo, hi) = (_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b));
+        _mm256_permute2x128_si256::<0x31>(lo, hi)
+    }
+}
+
+/// A u32 key sorted by the AVX2 width (plain `u32` is the AVX-512 width).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(transparent)]
+pub(crate) struct D32(pub(crate) u32);
+
+// SAFETY: a transparent wrapper of u32: no padding, every bit pattern valid.
+unsafe impl bytemuck::Zeroable for D32 {}
+// SAFETY: as above.
+unsafe impl bytemuck::Pod for D32 {}
+
+/// [`qsort`] compiled for AVX2, u32 keys.
+///
+/// # Safety
+/// [`available`] must hold.
+#[target_feature(enable = "avx2,popcnt")]
+unsafe fn qsort256_32(v: &mut [D32], depth: u32, par_min: usize) {
+    // SAFETY: the CPU runs AVX2 (caller).
+    unsafe { qsort(v, depth, par_min) }
+}
+
+/// For each 8-bit lane mask: the lane order that moves those lanes first.
+static PACK32: [[u32; 8]; 256] = {
+    let mut t = [[0u32; 8]; 256];
+    let mut m = 0;
+    while m < 256 {
+        let mut k = 0;
+        let mut pass = 0;
+        while pass < 2 {
+            let mut j = 0;
+            while j < 8 {
+                if ((m >> j) & 1 == 1) == (pass == 0) {
+                    t[m][k] = j as u32;
+                    k += 1;
+                }
+                j += 1;
+            }
+            pass += 1;
+        }
+        m += 1;
+    }
+    t
+};
+
+/// The lanes of `m` (8 bits) as a vector mask (all bits set in those lanes).
+#[inline(always)]
+unsafe fn lanes32(m: u32) -> __m256i {
+    let bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(m as i32), bits), bits)
+}
+
+/// `b` where `m` (a vector mask) is set, `a` elsewhere.
+#[inline(always)]
+unsafe fn select32(a: __m256i, m: __m256i, b: __m256i) -> __m256i {
+    _mm256_blendv_epi8(a, b, m)
+}
+
+impl Lanes for D32 {
+    type V = __m256i;
+    const N: usize = 8;
+    const U: usize = 8;
+    const REGS: usize = 16;
+    const MAX: D32 = D32(u32::MAX);
+    const UPPER: [u32; 4] = [0xAA, 0xCC, 0xF0, 0];
+    #[inline(always)]
+    fn succ(self) -> D32 {
+        D32(self.0 + 1)
+    }
+    unsafe fn qsort(v: &mut [Self], depth: u32, par_min: usize) {
+        // SAFETY: the caller's contract: the CPU runs AVX2.
+        unsafe { qsort256_32(v, depth, par_min) }
+    }
+    #[inline(always)]
+    unsafe fn zero() -> __m256i {
+        _mm256_setzero_si256()
+    }
+    #[inline(always)]
+    unsafe fn splat(k: D32) -> __m256i {
+        _mm256_set1_epi32(k.0 as i32)
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const D32) -> __m256i {
+        // SAFETY: the caller's contract: 8 keys at `p` are readable.
+        unsafe { _mm256_loadu_si256(p.cast()) }
+    }
+    #[inline(always)]
+    unsafe fn store(p: *mut D32, x: __m256i) {
+        // SAFETY: the caller's contract: 8 keys at `p` are writable.
+        unsafe { _mm256_storeu_si256(p.cast(), x) }
+    }
+    #[inline(always)]
+    unsafe fn below(valid: u32, x: __m256i, p: __m256i) -> u32 {
+        let s = _mm256_set1_epi32(i32::MIN);
+        let lt = _mm256_cmpgt_epi32(_mm256_xor_si256(p, s), _mm256_xor_si256(x, s));
+        valid & _mm256_movemask_ps(_mm256_castsi256_ps(lt)) as u32
+    }
+    #[inline(always)]
+    unsafe fn compress(m: u32, x: __m256i) -> __m256i {
+        // SAFETY: an in-bounds table row (`m & 255`; m is an 8-lane mask).
+        let order = unsafe { _mm256_loadu_si256(PACK32[m as usize & 255].as_ptr().cast()) };
+        _mm256_permutevar8x32_epi32(x, order)
+    }
+    #[inline(always)]
+    unsafe fn store_masked(p: *mut D32, m: u32, x: __m256i) {
+        // SAFETY: the caller's contract: the lanes of `m` are writable.
+        unsafe { _mm256_maskstore_epi32(p.cast(), lanes32(m), x) }
+    }
+    #[inline(always)]
+    unsafe fn load_masked(src: __m256i, m: u32, p: *const D32) -> __m256i {
+        let mask = lanes32(m);
+        // SAFETY: the caller's contract: the lanes of `m` are readable (the
+        // others are not touched).
+        let x = unsafe { _mm256_maskload_epi32(p.cast(), mask) };
+        select32(src, mask, x)
+    }
+    #[inline(always)]
+    unsafe fn vmin(a: __m256i, b: __m256i) -> __m256i {
+        _mm256_min_epu32(a, b)
+    }
+    #[inline(always)]
+    unsafe fn vmax(a: __m256i, b: __m256i) -> __m256i {
+        _mm256_max_epu32(a, b)
+    }
+    #[inline(always)]
+    unsafe fn mask_max(src: __m256i, m: u32, a: __m256i, b: __m256i) -> __m256i {
+        select32(src, lanes32(m), _mm256_max_epu32(a, b))
+    }
+    #[inline(always)]
+    unsafe fn blend(a: __m256i, m: u32, b: __m256i) -> __m256i {
+        select32(a, lanes32(m), b)
+    }
+    #[inline(always)]
+    unsafe fn lane_xor<const S: u32>(x: __m256i) -> __m256i {
+        match S {
+            0 => _mm256_shuffle_epi32::<0xB1>(x),
+            1 => _mm256_shuffle_epi32::<0x4E>(x),
+            _ => _mm256_permute4x64_epi64::<0x4E>(x),
+        }
+    }
+    #[inline(always)]
+    unsafe fn flip<const K: u32>(x: __m256i) -> __m256i {
+        match K {
+            1 => _mm256_shuffle_epi32::<0xB1>(x),
+            2 => _mm256_shuffle_epi32::<0x1B>(x),
+            _ => _mm256_permutevar8x32_epi32(x, _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0)),
+        }
+    }
+    #[inline(always)]
+    unsafe fn part_whole(x: __m256i, p: __m256i, b: *mut D32, l: &mut usize, r: &mut usize) {
+        let m = Self::below(0xFF, x, p);
+        let v = Self::compress(m, x);
+        let c = m.count_ones() as usize;
+        // SAFETY: at least 8 free slots at each end (the caller); the
+        // overlap argument of Q64's `part_whole`.
+        unsafe {
+            Self::store(b.add(*l), v);
+            Self::store(b.add(*r - 8), v);
+        }
+        *l += c;
+        *r -= 8 - c;
+    }
+    #[inline(always)]
+    unsafe fn zip_lo(a: __m256i, b: __m256i) -> __m256i {
+        let (lo, hi) = (_mm256_unpacklo_epi32(a, b), _mm256_unpackhi_epi32(a, b));
+        _mm256_permute2x128_si256::<0x20>(lo, hi)
+    }
+    #[inline(always)]
+    unsafe fn zip_hi(a: __m256i, b: __m256i) -> __m256i {
+        let (lo, hi) = (_mm256_unpacklo_epi32(a, b), _mm256_unpackhi_epi32(a, b));
         _mm256_permute2x128_si256::<0x31>(lo, hi)
     }
 }

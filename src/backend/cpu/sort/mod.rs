@@ -1,8 +1,8 @@
 //! CPU stable sort along an axis: the row driver. Each row is gathered into a
 //! buffer of keys (`keys.rs`) and sorted: 32-bit keys by the vectorised
-//! quicksort (`quick.rs` on AVX2 CPUs, `quick_lanes.rs` at 16 lanes on
-//! AVX-512 ones), 64-bit keys by `quick_lanes.rs` (8 lanes on AVX-512 CPUs,
-//! 4 on AVX2 ones), the packed (key, index) items of an argsort by
+//! quicksort (`quick_lanes.rs`, 16 lanes on AVX-512 CPUs, 8 on AVX2 ones;
+//! `quick.rs` picks the width), 64-bit keys by the same (8 lanes on AVX-512
+//! CPUs, 4 on AVX2 ones), the packed (key, index) items of an argsort by
 //! `quick_lanes.rs` on AVX-512 CPUs (32-bit keys as u64 items 8 to a
 //! vector, 64-bit keys as (key, index) pairs 8 to a pair of vectors),
 //! everything else by the radix sort (`radix.rs`); rows run in parallel on

@@ -1,9 +1,13 @@
 //! Sorting a buffer of unsigned keys ascending with a vectorised quicksort,
 //! one body generic over the key width and instruction set ([`Lanes`]):
-//! AVX-512 u32 keys 16 to a vector and u64 keys 8 to a vector
-//! (`lanes512.rs`), AVX2 u64 keys 4 to a vector (`lanes256.rs`; AVX2's u32
-//! keys have their own sort, `quick.rs`, whose pivots, equal-key rule, depth
-//! limit and parallel split this one shares). Partitioning: `U` vectors per
+//! AVX-512 u32 keys 16 to a vector, u64 keys 8 to a vector and (key, index)
+//! pairs 8 to two vectors (`lanes512.rs`), AVX2 u32 keys 8 and u64 keys 4 to
+//! a vector (`lanes256.rs`); `quick.rs` picks the width. Pivots are the
+//! median of one vector of spread keys; a range whose keys all reach the
+//! pivot is split at `<= pivot` instead (runs of equal keys finish at once);
+//! past a depth of twice log2 n a range falls back to `sort_unstable`, so the
+//! worst case stays O(n log n); the two sides of a large partition sort
+//! concurrently on the current rayon pool. Partitioning: `U` vectors per
 //! step read from the end with less free room; each vector is compared with
 //! the pivot into a mask; at AVX-512 its smaller keys are packed by the
 //! register form of `vpcompressd` / `vpcompressq` and stored whole at the
@@ -462,7 +466,8 @@ pub(super) unsafe fn sort_leaf<K: Lanes>(v: &mut [K]) {
 
 #[cfg(feature = "internal-tests")]
 pub(crate) mod tests {
-    use super::super::{keys::P128, lanes256, lanes256::Q64, lanes512};
+    use super::super::lanes256::{D32, Q64};
+    use super::super::{keys::P128, lanes256, lanes512};
     use super::*;
 
     fn lcg(s: &mut u64) -> u64 {
@@ -570,6 +575,28 @@ pub(crate) mod tests {
             P128(self.0 | (j as u32).wrapping_mul(0x9E37_79B9) as u128)
         }
     }
+    impl Gen for D32 {
+        fn available() -> bool {
+            lanes256::available()
+        }
+        fn top(x: u64) -> D32 {
+            D32((x >> 32) as u32)
+        }
+        fn small(x: u64) -> D32 {
+            D32(x as u32)
+        }
+        fn below_max(x: u64) -> D32 {
+            D32(u32::MAX - x as u32)
+        }
+        unsafe fn part(v: &mut [D32], pivot: D32) -> usize {
+            // SAFETY: the caller's contract.
+            unsafe { part256(v, pivot) }
+        }
+        unsafe fn leaf(v: &mut [D32]) {
+            // SAFETY: the caller's contract.
+            unsafe { leaf256(v) }
+        }
+    }
     impl Gen for Q64 {
         fn available() -> bool {
             lanes256::available()
@@ -609,20 +636,20 @@ pub(crate) mod tests {
 
     /// `sort_leaf` compiled for AVX2.
     #[target_feature(enable = "avx2,popcnt")]
-    unsafe fn leaf256(v: &mut [Q64]) {
+    unsafe fn leaf256<K: Lanes>(v: &mut [K]) {
         // SAFETY: the caller checked AVX2.
         unsafe { sort_leaf(v) }
     }
 
     /// `partition` compiled for AVX2.
     #[target_feature(enable = "avx2,popcnt")]
-    unsafe fn part256(v: &mut [Q64], pivot: Q64) -> usize {
+    unsafe fn part256<K: Lanes>(v: &mut [K], pivot: K) -> usize {
         // SAFETY: the caller checked AVX2.
         unsafe { partition(v, pivot) }
     }
 
-    /// Run `f` for every width this process runs: AVX-512's u32 and u64,
-    /// AVX2's u64.
+    /// Run `f` for every width this process runs: AVX-512's u32, u64 and
+    /// pairs, AVX2's u32 and u64.
     macro_rules! each_width {
         ($f:ident) => {{
             let mut ran = 0;
@@ -633,8 +660,9 @@ pub(crate) mod tests {
                 ran += 3;
             }
             if <Q64 as Gen>::available() {
+                $f::<D32>();
                 $f::<Q64>();
-                ran += 1;
+                ran += 2;
             }
             ran
         }};

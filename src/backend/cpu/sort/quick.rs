@@ -34,9 +34,11 @@ pub(crate) fn try_sort(v: &mut [u32], par_min: usize) -> bool {
 /// Sort `v` ascending with `quick_lanes.rs` (8 lanes at AVX-512; 4 at AVX2
 /// unless `wide_only`) if this process runs one of them; returns whether it
 /// ran. `par_min` as in [`try_sort`]. Intel Xeon model 207 VM, 10^6 keys,
-/// one thread, against the radix sort: f64 values at AVX2 21.5 -> 16.3 ms,
-/// the packed u64 items of an f32 argsort at AVX2 10.5 -> 16.0 ms (so those
-/// ask for `wide_only`), at AVX-512 10.4 -> 7.8 ms.
+/// one thread, against the radix sort: f64 values at AVX2 21.5 -> 12.0 ms;
+/// the packed u64 items of an f32 argsort at AVX-512 10.4 -> 7.8 ms, at
+/// AVX2 10.3-11.1 -> 11.9 ms (two threads 8.2 -> 6.7: the split scales
+/// better, but rows sorted one per thread lose), so those ask for
+/// `wide_only`.
 pub(crate) fn try_sort64(v: &mut [u64], par_min: usize, wide_only: bool) -> bool {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     {

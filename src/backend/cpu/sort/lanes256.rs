@@ -32,30 +32,105 @@ pub(super) fn available() -> bool {
     isa() >= Isa::Avx2 && std::arch::is_x86_feature_detected!("popcnt")
 }
 
-/// [`qsort`] compiled for AVX2.
+/// [`qsort`] compiled for AVX2 (both widths).
 ///
 /// # Safety
 /// [`available`] must hold.
 #[target_feature(enable = "avx2,popcnt")]
-unsafe fn qsort256(v: &mut [Q64], depth: u32, par_min: usize) {
+unsafe fn qsort256<K: Lanes>(v: &mut [K], depth: u32, par_min: usize) {
     // SAFETY: the CPU runs AVX2 (caller).
     unsafe { qsort(v, depth, par_min) }
 }
 
-/// For each 4-bit lane mask: the 32-bit lane order that moves those 64-bit
-/// lanes first, in order, then the others.
-static PACK: [[u32; 8]; 16] = {
-    let mut t = [[0u32; 8]; 16];
+/// Partition a whole vector: pack its keys below the pivot first and store
+/// the packed vector at both ends of the free room (see
+/// [`Lanes::part_whole`]), for either width.
+///
+/// # Safety
+/// AVX2 and POPCNT; at least `N` free slots at each end of `b`'s free room.
+#[inline(always)]
+unsafe fn part_both_ends<K: Lanes<V = __m256i>>(
+    x: __m256i,
+    p: __m256i,
+    b: *mut K,
+    l: &mut usize,
+    r: &mut usize,
+) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let m = K::below(low_lanes(K::N), x, p);
+        let v = K::compress(m, x);
+        let c = m.count_ones() as usize;
+        // At least N free slots at each end (the caller); where the two
+        // stores overlap, the packed vector holds the smaller keys first and
+        // the others last, so both halves land where they belong.
+        K::store(b.add(*l), v);
+        K::store(b.add(*r - K::N), v);
+        *l += c;
+        *r -= K::N - c;
+    }
+}
+
+/// The lowest `n` lanes as a mask.
+#[inline(always)]
+fn low_lanes(n: usize) -> u32 {
+    (1u32 << n) - 1
+}
+
+/// The items of an AVX2 width's `Lanes` impl that do not depend on the key
+/// type: the vector type, step and leaf sizes, the entry point, whole-vector
+/// loads and stores, and the both-ends partition.
+macro_rules! ymm_register {
+    () => {
+        type V = __m256i;
+        const U: usize = 8;
+        const REGS: usize = 16;
+        unsafe fn qsort(v: &mut [Self], depth: u32, par_min: usize) {
+            // SAFETY: the caller's contract: the CPU runs AVX2.
+            unsafe { qsort256(v, depth, par_min) }
+        }
+        #[inline(always)]
+        unsafe fn zero() -> __m256i {
+            _mm256_setzero_si256()
+        }
+        #[inline(always)]
+        unsafe fn load(p: *const Self) -> __m256i {
+            // SAFETY: the caller's contract: N keys at `p` are readable.
+            unsafe { _mm256_loadu_si256(p.cast()) }
+        }
+        #[inline(always)]
+        unsafe fn store(p: *mut Self, x: __m256i) {
+            // SAFETY: the caller's contract: N keys at `p` are writable.
+            unsafe { _mm256_storeu_si256(p.cast(), x) }
+        }
+        #[inline(always)]
+        unsafe fn part_whole(x: __m256i, p: __m256i, b: *mut Self, l: &mut usize, r: &mut usize) {
+            // SAFETY: the caller's contract.
+            unsafe { part_both_ends(x, p, b, l, r) }
+        }
+    };
+}
+
+/// The permute tables of the compress, for `LANES` key lanes (4 or 8) in a
+/// 256-bit vector: for each lane mask `m` below `M = 2^LANES`, the 32-bit
+/// word order that moves the lanes of `m` first, in order, then the others
+/// (a key lane is `8 / LANES` consecutive words).
+const fn pack_table<const LANES: usize, const M: usize>() -> [[u32; 8]; M] {
+    let words = 8 / LANES;
+    let mut t = [[0u32; 8]; M];
     let mut m = 0;
-    while m < 16 {
+    while m < M {
         let mut k = 0;
         let mut pass = 0;
         while pass < 2 {
             let mut j = 0;
-            while j < 4 {
+            while j < LANES {
                 if ((m >> j) & 1 == 1) == (pass == 0) {
-                    t[m][2 * k] = 2 * j as u32;
-                    t[m][2 * k + 1] = 2 * j as u32 + 1;
+                    let mut w = 0;
+                    while w < words {
+                        t[m][words * k + w] = (words * j + w) as u32;
+                        w += 1;
+                    }
                     k += 1;
                 }
                 j += 1;
@@ -65,7 +140,10 @@ static PACK: [[u32; 8]; 16] = {
         m += 1;
     }
     t
-};
+}
+
+/// The compress table of [`Q64`] (4 lanes).
+static PACK: [[u32; 8]; 16] = pack_table::<4, 16>();
 
 /// For each 4-bit lane mask: those lanes all ones, the others zero.
 static MASKS: [[i64; 4]; 16] = {
@@ -110,37 +188,17 @@ unsafe fn select(a: __m256i, m: __m256i, b: __m256i) -> __m256i {
 }
 
 impl Lanes for Q64 {
-    type V = __m256i;
+    ymm_register!();
     const N: usize = 4;
-    const U: usize = 8;
-    const REGS: usize = 16;
     const MAX: Q64 = Q64(u64::MAX);
     const UPPER: [u32; 4] = [0b1010, 0b1100, 0, 0];
     #[inline(always)]
     fn succ(self) -> Q64 {
         Q64(self.0 + 1)
     }
-    unsafe fn qsort(v: &mut [Self], depth: u32, par_min: usize) {
-        // SAFETY: the caller's contract: the CPU runs AVX2.
-        unsafe { qsort256(v, depth, par_min) }
-    }
-    #[inline(always)]
-    unsafe fn zero() -> __m256i {
-        _mm256_setzero_si256()
-    }
     #[inline(always)]
     unsafe fn splat(k: Q64) -> __m256i {
         _mm256_set1_epi64x(k.0 as i64)
-    }
-    #[inline(always)]
-    unsafe fn load(p: *const Q64) -> __m256i {
-        // SAFETY: the caller's contract: 4 keys at `p` are readable.
-        unsafe { _mm256_loadu_si256(p.cast()) }
-    }
-    #[inline(always)]
-    unsafe fn store(p: *mut Q64, x: __m256i) {
-        // SAFETY: the caller's contract: 4 keys at `p` are writable.
-        unsafe { _mm256_storeu_si256(p.cast(), x) }
     }
     #[inline(always)]
     unsafe fn below(valid: u32, x: __m256i, p: __m256i) -> u32 {
@@ -196,21 +254,6 @@ impl Lanes for Q64 {
         }
     }
     #[inline(always)]
-    unsafe fn part_whole(x: __m256i, p: __m256i, b: *mut Q64, l: &mut usize, r: &mut usize) {
-        let m = Self::below(0xF, x, p);
-        let v = Self::compress(m, x);
-        let c = m.count_ones() as usize;
-        // SAFETY: at least 4 free slots at each end (the caller); where the
-        // two stores overlap, the packed vector holds the smaller keys first
-        // and the others last, so both halves land where they belong.
-        unsafe {
-            Self::store(b.add(*l), v);
-            Self::store(b.add(*r - 4), v);
-        }
-        *l += c;
-        *r -= 4 - c;
-    }
-    #[inline(always)]
     unsafe fn zip_lo(a: __m256i, b: __m256i) -> __m256i {
         let (lo, hi) = (_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b));
         _mm256_permute2x128_si256::<0x20>(lo, hi)
@@ -232,38 +275,8 @@ unsafe impl bytemuck::Zeroable for D32 {}
 // SAFETY: as above.
 unsafe impl bytemuck::Pod for D32 {}
 
-/// [`qsort`] compiled for AVX2, u32 keys.
-///
-/// # Safety
-/// [`available`] must hold.
-#[target_feature(enable = "avx2,popcnt")]
-unsafe fn qsort256_32(v: &mut [D32], depth: u32, par_min: usize) {
-    // SAFETY: the CPU runs AVX2 (caller).
-    unsafe { qsort(v, depth, par_min) }
-}
-
-/// For each 8-bit lane mask: the lane order that moves those lanes first.
-static PACK32: [[u32; 8]; 256] = {
-    let mut t = [[0u32; 8]; 256];
-    let mut m = 0;
-    while m < 256 {
-        let mut k = 0;
-        let mut pass = 0;
-        while pass < 2 {
-            let mut j = 0;
-            while j < 8 {
-                if ((m >> j) & 1 == 1) == (pass == 0) {
-                    t[m][k] = j as u32;
-                    k += 1;
-                }
-                j += 1;
-            }
-            pass += 1;
-        }
-        m += 1;
-    }
-    t
-};
+/// The compress table of [`D32`] (8 lanes).
+static PACK32: [[u32; 8]; 256] = pack_table::<8, 256>();
 
 /// The lanes of `m` (8 bits) as a vector mask (all bits set in those lanes).
 #[inline(always)]
@@ -279,37 +292,17 @@ unsafe fn select32(a: __m256i, m: __m256i, b: __m256i) -> __m256i {
 }
 
 impl Lanes for D32 {
-    type V = __m256i;
+    ymm_register!();
     const N: usize = 8;
-    const U: usize = 8;
-    const REGS: usize = 16;
     const MAX: D32 = D32(u32::MAX);
     const UPPER: [u32; 4] = [0xAA, 0xCC, 0xF0, 0];
     #[inline(always)]
     fn succ(self) -> D32 {
         D32(self.0 + 1)
     }
-    unsafe fn qsort(v: &mut [Self], depth: u32, par_min: usize) {
-        // SAFETY: the caller's contract: the CPU runs AVX2.
-        unsafe { qsort256_32(v, depth, par_min) }
-    }
-    #[inline(always)]
-    unsafe fn zero() -> __m256i {
-        _mm256_setzero_si256()
-    }
     #[inline(always)]
     unsafe fn splat(k: D32) -> __m256i {
         _mm256_set1_epi32(k.0 as i32)
-    }
-    #[inline(always)]
-    unsafe fn load(p: *const D32) -> __m256i {
-        // SAFETY: the caller's contract: 8 keys at `p` are readable.
-        unsafe { _mm256_loadu_si256(p.cast()) }
-    }
-    #[inline(always)]
-    unsafe fn store(p: *mut D32, x: __m256i) {
-        // SAFETY: the caller's contract: 8 keys at `p` are writable.
-        unsafe { _mm256_storeu_si256(p.cast(), x) }
     }
     #[inline(always)]
     unsafe fn below(valid: u32, x: __m256i, p: __m256i) -> u32 {
@@ -367,20 +360,6 @@ impl Lanes for D32 {
             2 => _mm256_shuffle_epi32::<0x1B>(x),
             _ => _mm256_permutevar8x32_epi32(x, _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0)),
         }
-    }
-    #[inline(always)]
-    unsafe fn part_whole(x: __m256i, p: __m256i, b: *mut D32, l: &mut usize, r: &mut usize) {
-        let m = Self::below(0xFF, x, p);
-        let v = Self::compress(m, x);
-        let c = m.count_ones() as usize;
-        // SAFETY: at least 8 free slots at each end (the caller); the
-        // overlap argument of Q64's `part_whole`.
-        unsafe {
-            Self::store(b.add(*l), v);
-            Self::store(b.add(*r - 8), v);
-        }
-        *l += c;
-        *r -= 8 - c;
     }
     #[inline(always)]
     unsafe fn zip_lo(a: __m256i, b: __m256i) -> __m256i {

@@ -544,6 +544,11 @@ pub(crate) mod tests {
             (299, 33, 1100),
             (31, 18, 515),
             (7, 9, 2000),
+            // Depths below, at and just past the AVX-512 tile's 14 rows
+            // (its first 14 steps each request one row of the C tile).
+            (30, 40, 5),
+            (29, 33, 14),
+            (45, 64, 17),
         ] {
             let a = values::<T>(m * k, 1);
             let b = values::<T>(k * n, 2);

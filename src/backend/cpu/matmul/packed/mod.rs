@@ -92,7 +92,8 @@ impl Packed for f32 {
     fn kernel() -> Kernel<f32> {
         if avx512() {
             // 28 zmm accumulators; A block 336 x 384 (504 KiB) in L2
-            // (AVX-512 CPUs have 1-2 MiB of L2); the B panel 384 x 32 (48
+            // (AVX-512 CPUs have 1-2 MiB of L2; with 2 MiB the depth is
+            // 1024, see `avx512_f32_kc`); the B panel 384 x 32 (48
             // KiB) streams from L2. Depth 384 against 256 on the Zen 4 VM
             // (`rnx-bench`, median): 2048^3 81.0 ms against 88.8 on two
             // threads, 160.8 against 165.1 on one; 4096^3 638 against 702
@@ -102,7 +103,7 @@ impl Packed for f32 {
                 nr: 32,
                 mc: 336,
                 mc_par: 336,
-                kc: 384,
+                kc: avx512_f32_kc(),
                 nc: 4096,
                 micro: micro::avx512_f32,
                 mr_direct: micro::MR_AVX512_DIRECT,
@@ -224,28 +225,69 @@ fn avx512() -> bool {
     isa() == Isa::Avx512
 }
 
-/// The AVX-512 direct path's bound on B's bytes: [`small::INTEL_MAX_B_BYTES`]
-/// on Intel CPUs, none elsewhere.
-fn avx512_direct_max_b() -> usize {
-    static INTEL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    let intel = *INTEL.get_or_init(|| {
+/// The facts of the CPU the blocking depends on, read once by CPUID.
+struct CpuFacts {
+    /// The vendor string is `GenuineIntel`.
+    intel: bool,
+    /// L2 cache per core (bytes; CPUID 0x8000_0006, which Intel and AMD
+    /// both fill), 0 when the CPU does not say.
+    l2_bytes: usize,
+}
+
+fn cpu_facts() -> &'static CpuFacts {
+    static FACTS: std::sync::OnceLock<CpuFacts> = std::sync::OnceLock::new();
+    FACTS.get_or_init(|| {
         #[cfg(target_arch = "x86_64")]
         {
+            use std::arch::x86_64::__cpuid;
             // The vendor string: EBX, EDX, ECX of leaf 0.
-            let r = std::arch::x86_64::__cpuid(0);
+            let r = __cpuid(0);
             let mut v = [0u8; 12];
             for (i, w) in [r.ebx, r.edx, r.ecx].iter().enumerate() {
                 v[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
             }
-            &v == b"GenuineIntel"
+            let l2_bytes = if __cpuid(0x8000_0000).eax >= 0x8000_0006 {
+                (__cpuid(0x8000_0006).ecx >> 16) as usize * 1024
+            } else {
+                0
+            };
+            CpuFacts {
+                intel: &v == b"GenuineIntel",
+                l2_bytes,
+            }
         }
         #[cfg(not(target_arch = "x86_64"))]
-        false
-    });
-    if intel {
+        CpuFacts {
+            intel: false,
+            l2_bytes: 0,
+        }
+    })
+}
+
+/// The AVX-512 direct path's bound on B's bytes: [`small::INTEL_MAX_B_BYTES`]
+/// on Intel CPUs, none elsewhere.
+fn avx512_direct_max_b() -> usize {
+    if cpu_facts().intel {
         small::INTEL_MAX_B_BYTES
     } else {
         usize::MAX
+    }
+}
+
+/// The AVX-512 f32 kernel's depth per block: 1024 where L2 holds 2 MiB or
+/// more per core (the A block, 336 x 1024, is 1.3 MiB), 384 below. On the
+/// Intel VM (2 MiB L2; throwaway probe timing `matmul`, medians, two to
+/// three alternated rounds, 1024 against 384): 4096^3 on two threads 311 ms
+/// against 319-321, on one 600-601 against 601-626; 2048^3 74.2-75.0
+/// against 75.3-75.5 (one thread), 38.3-39.1 against 38.8 (two); 1024^3
+/// 9.42-9.52 against 9.58-9.66 (one); 256 x 1024 x 256 on two threads 416
+/// us against 464 (the depth is then one block, so it is not split over the
+/// depth). On the Zen 4 VM (1 MiB L2) 384 measured best (see the kernel).
+fn avx512_f32_kc() -> usize {
+    if cpu_facts().l2_bytes >= 2 << 20 {
+        1024
+    } else {
+        384
     }
 }
 

@@ -50,6 +50,10 @@ pub(crate) struct Kernel<T: 'static> {
     /// Depth per packed block (a B panel `kc x nr` stays in L1, or L2 for
     /// the AVX-512 f64 kernel).
     kc: usize,
+    /// Depth per packed block for products whose C is larger than L2 (see
+    /// [`Kernel::for_product`]); `kc` where no larger depth was measured
+    /// better.
+    kc_wide: usize,
     /// Columns of B per packed block (stays in L3).
     nc: usize,
     micro: MicroFn<T>,
@@ -69,6 +73,21 @@ pub(crate) struct Kernel<T: 'static> {
 }
 
 impl<T: 'static> Kernel<T> {
+    /// The kernel as an `m x n` product uses it: the depth per block is
+    /// `kc_wide` when C is larger than L2, so that C (read and written once
+    /// per depth block, from L3 or memory) is passed over fewer times.
+    fn for_product(self, m: usize, n: usize) -> Kernel<T> {
+        let c_bytes = m.saturating_mul(n).saturating_mul(std::mem::size_of::<T>());
+        if c_bytes > cpu_facts().l2_bytes {
+            Kernel {
+                kc: self.kc_wide,
+                ..self
+            }
+        } else {
+            self
+        }
+    }
+
     /// The direct kernel of exactly `rows` rows, if there is one.
     fn direct_rows(&self, rows: usize) -> Option<DirectFn<T>> {
         if rows == self.mr_direct {
@@ -92,8 +111,8 @@ impl Packed for f32 {
     fn kernel() -> Kernel<f32> {
         if avx512() {
             // 28 zmm accumulators; A block 336 x 384 (504 KiB) in L2
-            // (AVX-512 CPUs have 1-2 MiB of L2; with 2 MiB the depth is
-            // 1024, see `avx512_f32_kc`); the B panel 384 x 32 (48
+            // (AVX-512 CPUs have 1-2 MiB of L2; with 2 MiB a product with
+            // a large C takes depth 1024, see `avx512_f32_kc_wide`); the B panel 384 x 32 (48
             // KiB) streams from L2. Depth 384 against 256 on the Zen 4 VM
             // (`rnx-bench`, median): 2048^3 81.0 ms against 88.8 on two
             // threads, 160.8 against 165.1 on one; 4096^3 638 against 702
@@ -103,7 +122,8 @@ impl Packed for f32 {
                 nr: 32,
                 mc: 336,
                 mc_par: 336,
-                kc: avx512_f32_kc(),
+                kc: 384,
+                kc_wide: avx512_f32_kc_wide(),
                 nc: 4096,
                 micro: micro::avx512_f32,
                 mr_direct: micro::MR_AVX512_DIRECT,
@@ -124,6 +144,7 @@ impl Packed for f32 {
                 mc: 144,
                 mc_par: 288,
                 kc: 384,
+                kc_wide: 384,
                 nc: 4080,
                 micro: micro::avx2_f32,
                 mr_direct: micro::MR_AVX2,
@@ -159,6 +180,7 @@ impl Packed for f64 {
                 mc: 168,
                 mc_par: 168,
                 kc: 512,
+                kc_wide: 512,
                 nc: 4096,
                 micro: micro::avx512_f64,
                 mr_direct: micro::MR_AVX512_DIRECT,
@@ -175,6 +197,7 @@ impl Packed for f64 {
                 mc: 72,
                 mc_par: 192,
                 kc: 256,
+                kc_wide: 256,
                 nc: 4080,
                 micro: micro::avx2_f64,
                 mr_direct: micro::MR_AVX2,
@@ -274,16 +297,18 @@ fn avx512_direct_max_b() -> usize {
     }
 }
 
-/// The AVX-512 f32 kernel's depth per block: 1024 where L2 holds 2 MiB or
-/// more per core (the A block, 336 x 1024, is 1.3 MiB), 384 below. On the
-/// Intel VM (2 MiB L2; throwaway probe timing `matmul`, medians, two to
-/// three alternated rounds, 1024 against 384): 4096^3 on two threads 311 ms
-/// against 319-321, on one 600-601 against 601-626; 2048^3 74.2-75.0
-/// against 75.3-75.5 (one thread), 38.3-39.1 against 38.8 (two); 1024^3
-/// 9.42-9.52 against 9.58-9.66 (one); 256 x 1024 x 256 on two threads 416
-/// us against 464 (the depth is then one block, so it is not split over the
-/// depth). On the Zen 4 VM (1 MiB L2) 384 measured best (see the kernel).
-fn avx512_f32_kc() -> usize {
+/// The AVX-512 f32 kernel's depth per block for products whose C is larger
+/// than L2 ([`Kernel::for_product`]): 1024 where L2 holds 2 MiB or more per
+/// core (the A block, 336 x 1024, is 1.3 MiB), else 384 as for the others.
+/// On the Intel VM (2 MiB L2; throwaway probe timing `matmul`, medians, two
+/// to three alternated rounds, 1024 against 384): 4096^3 on two threads 311
+/// ms against 319-321, on one 600-601 against 601-626; 2048^3 74.2-75.0
+/// against 75.3-75.5 (one thread), 38.3-39.1 against 38.8 (two); 1500^3
+/// 30.1-30.4 against 30.5-30.7 (one), 15.6-15.9 against 16.1-16.3 (two). A
+/// small C gains nothing from it: 300 x 3000 x 300 on one thread 3.23-3.24
+/// ms against 3.03-3.11. On the Zen 4 VM (1 MiB L2) 384 measured best (see
+/// the kernel).
+fn avx512_f32_kc_wide() -> usize {
     if cpu_facts().l2_bytes >= 2 << 20 {
         1024
     } else {
@@ -342,7 +367,7 @@ pub(crate) unsafe fn gemm<T: Packed>(
     accumulate: bool,
     threads: Threads,
 ) {
-    let kern = T::kernel();
+    let kern = T::kernel().for_product(m, n);
     let nthreads = match threads {
         Threads::One => 1,
         Threads::Pool => crate::device::num_threads().max(1),
@@ -576,98 +601,117 @@ pub(crate) mod tests {
             // other CPUs use the gemm crate (tested through matmul itself).
             return;
         }
-        let kern = T::kernel();
-        for (m, n, k) in [
-            (150, 37, 300),
-            (13, 70, 513),
-            (145, 17, 256),
-            (290, 130, 40),
-            (40, 70, 769),
-            (299, 33, 1100),
-            (31, 18, 515),
-            (7, 9, 2000),
-            // Depths below, at and just past the AVX-512 tile's 14 rows
-            // (its first 14 steps each request one row of the C tile).
-            (30, 40, 5),
-            (29, 33, 14),
-            (45, 64, 17),
-        ] {
-            let a = values::<T>(m * k, 1);
-            let b = values::<T>(k * n, 2);
-            let c0 = values::<T>(m * (n + 3), 3);
-            let mat = |v: &[T], rs: usize, cs: usize| Mat {
-                ptr: SendPtr(v.as_ptr() as *mut T),
-                rs: rs as isize,
-                cs: cs as isize,
-            };
-            for accumulate in [false, true] {
-                let run = |path: &dyn Fn(Mat<T>)| {
-                    let c = c0.clone();
-                    path(mat(&c, n + 3, 1));
-                    c
+        // The kernel's depth per block, and the larger one of products
+        // with a large C where the CPU has one.
+        let base = T::kernel();
+        let wide = Kernel {
+            kc: base.kc_wide,
+            ..base
+        };
+        let kernels = if wide.kc != base.kc {
+            vec![base, wide]
+        } else {
+            vec![base]
+        };
+        for kern in kernels {
+            for (m, n, k) in [
+                (150, 37, 300),
+                (13, 70, 513),
+                (145, 17, 256),
+                (290, 130, 40),
+                (40, 70, 769),
+                (299, 33, 1100),
+                (31, 18, 515),
+                (7, 9, 2000),
+                // Depths below, at and just past the AVX-512 tile's 14 rows
+                // (its first 14 steps each request one row of the C tile).
+                (30, 40, 5),
+                (29, 33, 14),
+                (45, 64, 17),
+            ] {
+                let a = values::<T>(m * k, 1);
+                let b = values::<T>(k * n, 2);
+                let c0 = values::<T>(m * (n + 3), 3);
+                let mat = |v: &[T], rs: usize, cs: usize| Mat {
+                    ptr: SendPtr(v.as_ptr() as *mut T),
+                    rs: rs as isize,
+                    cs: cs as isize,
                 };
-                let (am, bm) = (mat(&a, k, 1), mat(&b, 1, k));
-                // SAFETY (all): operands sized for their layouts above; c is
-                // a fresh copy per run.
-                let want = run(&|c| unsafe { blocked(&kern, m, n, k, am, bm, c, accumulate, 1) });
-                for i in 0..m {
-                    for j in 0..n {
-                        let mut r = if accumulate {
-                            c0[i * (n + 3) + j].to_f64()
-                        } else {
-                            0.0
-                        };
-                        for p in 0..k {
-                            r += a[i * k + p].to_f64() * b[j * k + p].to_f64();
-                        }
-                        let got = want[i * (n + 3) + j].to_f64();
-                        assert!(
-                            (got - r).abs() <= tol,
-                            "({m}, {n}, {k}) [{i}, {j}]: {got} vs {r}"
-                        );
-                    }
-                    for j in n..n + 3 {
-                        assert_eq!(want[i * (n + 3) + j].to_f64(), c0[i * (n + 3) + j].to_f64());
-                    }
-                }
-                // Inside the pool (rayon's loops) and from outside it (the
-                // calling thread starts, `team::for_each_chunk`).
-                let threaded = || {
-                    for t in [2, 3] {
-                        let got = run(&|c| {
-                            let done = unsafe {
-                                prepacked::gemm(&kern, m, n, k, am, bm, c, accumulate, t)
-                            };
-                            assert!(done, "prepacked declined ({m}, {n}, {k})");
-                        });
-                        assert!(got == want, "prepacked, {t} threads, ({m}, {n}, {k})");
-                        let got =
-                            run(&|c| unsafe { blocked(&kern, m, n, k, am, bm, c, accumulate, t) });
-                        assert!(got == want, "blocked, {t} threads, ({m}, {n}, {k})");
-                        // The depth split sums in another order: within
-                        // `tol` of the one-thread loop, padding untouched.
-                        let got = run(&|c| {
-                            let done =
-                                unsafe { depth::gemm(&kern, m, n, k, am, bm, c, accumulate, t) };
-                            assert_eq!(done, k > kern.kc, "depth split ({m}, {n}, {k})");
-                        });
-                        if k <= kern.kc {
-                            // A depth of one block is declined, C untouched.
-                            assert!(got == c0, "declined depth split wrote C");
-                            continue;
-                        }
-                        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-                            let ok = if i % (n + 3) < n {
-                                (g.to_f64() - w.to_f64()).abs() <= tol
+                for accumulate in [false, true] {
+                    let run = |path: &dyn Fn(Mat<T>)| {
+                        let c = c0.clone();
+                        path(mat(&c, n + 3, 1));
+                        c
+                    };
+                    let (am, bm) = (mat(&a, k, 1), mat(&b, 1, k));
+                    // SAFETY (all): operands sized for their layouts above; c is
+                    // a fresh copy per run.
+                    let want =
+                        run(&|c| unsafe { blocked(&kern, m, n, k, am, bm, c, accumulate, 1) });
+                    for i in 0..m {
+                        for j in 0..n {
+                            let mut r = if accumulate {
+                                c0[i * (n + 3) + j].to_f64()
                             } else {
-                                g.to_f64() == w.to_f64()
+                                0.0
                             };
-                            assert!(ok, "depth, {t} threads, ({m}, {n}, {k}) [{i}]");
+                            for p in 0..k {
+                                r += a[i * k + p].to_f64() * b[j * k + p].to_f64();
+                            }
+                            let got = want[i * (n + 3) + j].to_f64();
+                            assert!(
+                                (got - r).abs() <= tol,
+                                "({m}, {n}, {k}) [{i}, {j}]: {got} vs {r}"
+                            );
+                        }
+                        for j in n..n + 3 {
+                            assert_eq!(
+                                want[i * (n + 3) + j].to_f64(),
+                                c0[i * (n + 3) + j].to_f64()
+                            );
                         }
                     }
-                };
-                crate::device::pool().install(threaded);
-                threaded();
+                    // Inside the pool (rayon's loops) and from outside it (the
+                    // calling thread starts, `team::for_each_chunk`).
+                    let threaded = || {
+                        for t in [2, 3] {
+                            let got = run(&|c| {
+                                let done = unsafe {
+                                    prepacked::gemm(&kern, m, n, k, am, bm, c, accumulate, t)
+                                };
+                                assert!(done, "prepacked declined ({m}, {n}, {k})");
+                            });
+                            assert!(got == want, "prepacked, {t} threads, ({m}, {n}, {k})");
+                            let got = run(&|c| unsafe {
+                                blocked(&kern, m, n, k, am, bm, c, accumulate, t)
+                            });
+                            assert!(got == want, "blocked, {t} threads, ({m}, {n}, {k})");
+                            // The depth split sums in another order: within
+                            // `tol` of the one-thread loop, padding untouched.
+                            let got = run(&|c| {
+                                let done = unsafe {
+                                    depth::gemm(&kern, m, n, k, am, bm, c, accumulate, t)
+                                };
+                                assert_eq!(done, k > kern.kc, "depth split ({m}, {n}, {k})");
+                            });
+                            if k <= kern.kc {
+                                // A depth of one block is declined, C untouched.
+                                assert!(got == c0, "declined depth split wrote C");
+                                continue;
+                            }
+                            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                                let ok = if i % (n + 3) < n {
+                                    (g.to_f64() - w.to_f64()).abs() <= tol
+                                } else {
+                                    g.to_f64() == w.to_f64()
+                                };
+                                assert!(ok, "depth, {t} threads, ({m}, {n}, {k}) [{i}]");
+                            }
+                        }
+                    };
+                    crate::device::pool().install(threaded);
+                    threaded();
+                }
             }
         }
     }

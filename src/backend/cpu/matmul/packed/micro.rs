@@ -195,8 +195,11 @@ macro_rules! direct_kernels {
                 // forms only (2-core Zen 3 VM, one thread, `rnx-bench`,
                 // alternated: bmm_f32_64x128x128_1t medians 3.52-4.44 ms
                 // without, 3.41-3.80 with; matmul_f32_128_1t 46.6-49.0 us
-                // without, 46.6-46.9 with); AVX-512's wait for a measurement
-                // on a machine that has it.
+                // without, 46.6-46.9 with). Not the AVX-512 forms: on the
+                // Intel VM (Emerald Rapids; `rnx-bench`, three alternated
+                // runs) it changed nothing beyond the noise:
+                // bmm_f32_64x128x128_1t 1.425-1.435 ms without, 1.430-1.444
+                // with; matmul_f32_128_1t 18.8 us against 18.9-19.4.
                 if $prefetch_c {
                     for i in 0..MR {
                         let row = c.wrapping_offset(i as isize * rs);

@@ -112,11 +112,12 @@ impl Packed for f32 {
         if avx512() {
             // 28 zmm accumulators; A block 336 x 384 (504 KiB) in L2
             // (AVX-512 CPUs have 1-2 MiB of L2; with 2 MiB a product with
-            // a large C takes depth 1024, see `avx512_f32_kc_wide`); the B panel 384 x 32 (48
-            // KiB) streams from L2. Depth 384 against 256 on the Zen 4 VM
-            // (`rnx-bench`, median): 2048^3 81.0 ms against 88.8 on two
-            // threads, 160.8 against 165.1 on one; 4096^3 638 against 702
-            // ms; 1024^3 equal (512 measured the same as 384).
+            // a large C takes depth 1024, see `avx512_f32_kc_wide`); the B
+            // panel 384 x 32 (48 KiB) streams from L2. Depth 384 against
+            // 256 on the Zen 4 VM (`rnx-bench`, median): 2048^3 81.0 ms
+            // against 88.8 on two threads, 160.8 against 165.1 on one;
+            // 4096^3 638 against 702 ms; 1024^3 equal (512 measured the
+            // same as 384).
             Kernel {
                 mr: micro::MR_AVX512,
                 nr: 32,

@@ -55,6 +55,8 @@ mod gpu_reduce_fast;
 #[cfg(feature = "gpu")]
 mod gpu_reduce_long;
 #[cfg(feature = "gpu")]
+mod gpu_scatter_reduce;
+#[cfg(feature = "gpu")]
 mod gpu_sort;
 mod half_ops;
 mod index;

@@ -3,8 +3,8 @@
 //! with stride 0 along the axis, and each element adds `indices[j] * stride`
 //! to its address. Elements move as raw bits (NaN payloads kept). Indices are
 //! i32 (or i64 on adapters with 64-bit integers), per the trait contract.
-//! `scatter_reduce` (repeated indices combine in order) takes the documented
-//! CPU round trip (`via_cpu`): exactly the CPU's results.
+//! `scatter_reduce` (repeated indices combine in order) is in
+//! `scatter_reduce.rs`.
 
 use super::core::bits_dtype;
 use super::kernel::{Map, Operand};
@@ -95,7 +95,12 @@ impl IndexBackend for GpuBackend {
         self.move_axis("scatter", src, dst, axis, indices, true)
     }
 
-    /// The CPU round trip (download, CPU `scatter_reduce`, upload).
+    /// The kernel of `scatter_reduce.rs` (one invocation per destination
+    /// element folding its sources in order; the indices read back once and
+    /// grouped on the host); the CPU round trip (download, CPU
+    /// `scatter_reduce`, upload) where a destination has more than
+    /// [`super::scatter_reduce::MAX_RUN`] sources or the adapter lacks the
+    /// dtype. Results are the CPU's, bit for bit, either way.
     fn scatter_reduce(
         &self,
         src: &Tensor,
@@ -104,6 +109,9 @@ impl IndexBackend for GpuBackend {
         dst: &Tensor,
         op: ScatterOp,
     ) -> Result<()> {
+        if self.scatter_reduce_kernel(src, axis, indices, dst, op)? {
+            return Ok(());
+        }
         super::via_cpu(&[src, indices], &[dst], |cpu, i, o| {
             cpu.scatter_reduce(&i[0], axis, &i[1], &o[0], op)
         })

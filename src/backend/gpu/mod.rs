@@ -37,6 +37,7 @@ mod reduce_plan;
 mod reduce_rows;
 mod round;
 mod scan;
+pub(crate) mod scatter_reduce;
 mod softmax;
 mod softmax_rows;
 mod sort;

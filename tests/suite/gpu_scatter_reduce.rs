@@ -175,6 +175,87 @@ fn long_runs_index_put_and_bincount() {
             &x.scatter_with(&i, &u, 0, add).unwrap(),
         );
     }
+    // Past the limit, the associative combinations run in two passes (the
+    // run in chunks of 4,096, then the chunks in order; position 1 gets
+    // n - 2 sources, 4,096 for the first n: one pass): integers of every
+    // width, max/min of floats. Signed zeros tell the order of the chunks:
+    // the run's first zero is -0 (position 10), a +0 lies in a later chunk,
+    // and max keeps the first of the largest.
+    for n in [4098usize, 4099, 9000, 20_000] {
+        let mut p = vec![1i64; n];
+        p[7] = 0;
+        p[n - 1] = 3;
+        let i = Tensor::create(DType::I64, &[n], &p).unwrap();
+        for dt in [DType::I32, DType::U8, DType::I16, DType::I64] {
+            let x = sample(dt, &[4], 40 + n as u64, 1.0);
+            let u = sample(dt, &[n], 41 + n as u64, 1.0);
+            for mode in MODES {
+                let o = ScatterOptions {
+                    mode,
+                    include_self: true,
+                };
+                assert_same(
+                    &format!("{dt} {mode:?} run of {n}"),
+                    &on(&x).scatter_with(&on(&i), &on(&u), 0, o).unwrap(),
+                    &x.scatter_with(&i, &u, 0, o).unwrap(),
+                );
+            }
+        }
+        let mut v: Vec<f64> = (0..n).map(|k| -1.0 - (k % 7) as f64).collect();
+        v[10] = -0.0;
+        v[n - 100] = 0.0;
+        v[n / 2] = -0.0;
+        let mut w = v.clone();
+        w[5000.min(n - 2)] = f64::NAN;
+        for dt in [DType::F32, DType::F16, DType::F64] {
+            for (vals, what) in [(&v, "signed zeros"), (&w, "a NaN")] {
+                let x = Tensor::create(DType::F64, &[4], &[-9.0, -9.0, 9.0, 9.0])
+                    .unwrap()
+                    .cast(dt)
+                    .unwrap();
+                let u = Tensor::create(DType::F64, &[n], vals)
+                    .unwrap()
+                    .cast(dt)
+                    .unwrap();
+                for mode in [ScatterMode::Max, ScatterMode::Min] {
+                    let o = ScatterOptions {
+                        mode,
+                        include_self: true,
+                    };
+                    let c = x.scatter_with(&i, &u, 0, o).unwrap();
+                    assert_same(
+                        &format!("{dt} {mode:?} run of {n}, {what}"),
+                        &on(&x).scatter_with(&on(&i), &on(&u), 0, o).unwrap(),
+                        &c,
+                    );
+                }
+            }
+        }
+        // The expected maximum of the signed-zero run, by hand: -0 (first).
+        let x = Tensor::create(DType::F32, &[4], &[-9.0f32; 4]).unwrap();
+        let u = Tensor::create(DType::F64, &[n], &v)
+            .unwrap()
+            .cast(DType::F32)
+            .unwrap();
+        let max = ScatterOptions {
+            mode: ScatterMode::Max,
+            include_self: true,
+        };
+        let r = on(&x)
+            .scatter_with(&on(&i), &on(&u), 0, max)
+            .unwrap()
+            .to_device(Device::Cpu)
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap();
+        assert!(r[1] == 0.0 && r[1].is_sign_negative(), "run of {n}: {r:?}");
+    }
+    let big = Tensor::create(DType::I64, &[30_000], &vec![2i64; 30_000]).unwrap();
+    assert_same(
+        "bincount of one long run",
+        &on(&big).bincount().unwrap(),
+        &big.bincount().unwrap(),
+    );
     let a = sample(DType::F32, &[6, 5], 11, 3.0);
     let r = Tensor::create(DType::I64, &[7], &[0, 5, 0, 2, 5, 5, 1]).unwrap();
     let c = Tensor::create(DType::I64, &[7], &[4, 4, 4, 0, 1, 4, 2]).unwrap();

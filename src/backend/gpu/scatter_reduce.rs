@@ -22,10 +22,17 @@
 //! exactly rounded result), `max`/`min` keep the current value unless it is
 //! NaN or the new one is NaN or strictly larger (smaller).
 //!
-//! A destination with more than [`MAX_RUN`] sources takes the CPU round
-//! trip instead (download, CPU, upload): its sources form one chain of
-//! dependent steps on one invocation, and lavapipe stops shader loops after
-//! about 2^15 iterations. So do 64-bit dtypes on adapters without them.
+//! No invocation folds more than [`MAX_RUN`] sources: a run is one chain of
+//! dependent steps, and lavapipe stops shader loops after about 2^15
+//! iterations. Where a destination has more, integer sums and products
+//! (wrapping) and max/min (the first NaN, else the first of the largest:
+//! associative) run in two passes: the run cut into chunks of `MAX_RUN`
+//! sources, each folded from its first source into a partial (its own
+//! invocation), then each destination folds its chunks' partials in order,
+//! which gives the sequential result. Float sums and products, whose
+//! rounding depends on the order, take the CPU round trip instead
+//! (download, CPU, upload), as do runs longer than `MAX_RUN^2` and 64-bit
+//! dtypes on adapters without them.
 
 use super::kernel::{Map, Operand};
 use super::wgsl;
@@ -70,6 +77,31 @@ fn csr(op: &str, idx: &[i64], len: usize) -> Result<(Vec<u32>, usize)> {
     Ok((out, longest))
 }
 
+/// The two-level lists of CSR `lists` (`len + 1` offsets, then the
+/// sources): every destination's run cut into chunks of at most
+/// [`MAX_RUN`] sources, in order. Returns `[chunk offsets per destination
+/// (len + 1), source offsets per chunk (chunks + 1), sources]` and the
+/// number of chunks.
+fn chunked(lists: &[u32], len: usize) -> (Vec<u32>, usize) {
+    let (starts, js) = lists.split_at(len + 1);
+    let mut per = Vec::with_capacity(len + 1);
+    let mut bounds = Vec::new();
+    per.push(0u32);
+    for p in 0..len {
+        let (a, e) = (starts[p] as usize, starts[p + 1] as usize);
+        for c in (a..e).step_by(MAX_RUN) {
+            bounds.push(c as u32);
+        }
+        per.push(bounds.len() as u32);
+    }
+    let chunks = bounds.len();
+    bounds.push(js.len() as u32);
+    let mut out = per;
+    out.extend_from_slice(&bounds);
+    out.extend_from_slice(js);
+    (out, chunks)
+}
+
 /// The WGSL helpers of the kernel over `d`'s compute type `t`: `rnd(v)`
 /// (rounding to `d`'s precision) and `comb(a, b)` for `op`.
 fn helpers(d: DType, op: ScatterOp) -> String {
@@ -100,9 +132,96 @@ fn helpers(d: DType, op: ScatterOp) -> String {
     )
 }
 
+/// One fold kernel: each element of `out` (an element of `src`'s lines at
+/// position `p` along `axis`) combines the sources `bounds[p]..bounds[p +
+/// 1]` (a u32 list at an offset of the list tensor) in order: `src` at the
+/// positions listed in `js` (a list at an offset), or at those positions
+/// themselves without `js`; starting from its own value (`from_out`), or
+/// from its first source (each range then holds one at least).
+struct Fold<'a> {
+    out: &'a Tensor,
+    src: &'a Tensor,
+    axis: usize,
+    bounds: (&'a Tensor, usize),
+    js: Option<(&'a Tensor, usize)>,
+    from_out: bool,
+}
+
+impl Fold<'_> {
+    fn run(self, be: &GpuBackend, d: DType, op: ScatterOp) -> Result<()> {
+        let shape = self.out.shape().to_vec();
+        let rank = shape.len();
+        let axis = self.axis;
+        // `src` at `[.., 0, ..]` of each line, the offsets along the axis,
+        // the source list at the same element for every invocation.
+        let mut ss = self.src.layout().strides().to_vec();
+        let step = ss[axis] as i32;
+        ss[axis] = 0;
+        let base = self
+            .src
+            .with_layout(Layout::new(shape.clone(), ss, self.src.offset()));
+        let mut bs = vec![0isize; rank];
+        bs[axis] = 1;
+        let (bt, bo) = self.bounds;
+        let bounds = bt.with_layout(Layout::new(shape.clone(), bs, bo));
+        let mut operands = vec![
+            Operand::write(self.out),
+            Operand::read(&base),
+            Operand::read(&bounds),
+        ];
+        let js;
+        let listed = match self.js {
+            Some((jt, jo)) => {
+                js = jt.with_layout(Layout::new(shape.clone(), vec![0; rank], jo));
+                operands.push(Operand::read(&js));
+                true
+            }
+            None => false,
+        };
+        // The source at list position `q` (a WGSL expression).
+        let at = |q: &str| {
+            if listed {
+                format!("ld1(u32(i32(i1) + i32(ld3(i3 + {q})) * prm[0]))")
+            } else {
+                format!("ld1(u32(i32(i1) + i32({q}) * prm[0]))")
+            }
+        };
+        let body = if self.from_out {
+            format!(
+                "    let a = ld2(i2);\n    let e = ld2(i2 + 1u);\n    if (a < e) {{\n      var v = ld0(i0);\n      for (var q = a; q < e; q = q + 1u) {{\n        v = comb(v, {});\n      }}\n      st0(i0, v);\n    }}",
+                at("q")
+            )
+        } else {
+            format!(
+                "    let a = ld2(i2);\n    let e = ld2(i2 + 1u);\n    var v = {};\n    for (var q = a + 1u; q < e; q = q + 1u) {{\n      v = comb(v, {});\n    }}\n    st0(i0, v);",
+                at("a"),
+                at("q")
+            )
+        };
+        Map {
+            op: "scatter_reduce",
+            operands,
+            helpers: helpers(d, op),
+            body,
+            params: Some(("i32", step.to_ne_bytes().to_vec())),
+            flag: false,
+        }
+        .run(&be.ctx("scatter_reduce")?)?;
+        Ok(())
+    }
+}
+
 impl GpuBackend {
+    /// A contiguous GPU u32 tensor holding `v`.
+    fn u32_list(&self, v: &[u32]) -> Result<Tensor> {
+        let s = self.upload(DType::U32, bytemuck::cast_slice(v))?;
+        Tensor::from_parts(Arc::new(s), Layout::contiguous(&[v.len()]))
+    }
+
     /// The primitive (see the module doc); `false` when it needs the CPU
-    /// round trip (a run longer than [`MAX_RUN`], a dtype the adapter lacks).
+    /// round trip (a float sum or product with a run longer than
+    /// [`MAX_RUN`], a run longer than `MAX_RUN^2`, a dtype the adapter
+    /// lacks).
     pub(super) fn scatter_reduce_kernel(
         &self,
         src: &Tensor,
@@ -141,38 +260,50 @@ impl GpuBackend {
         };
         let len = dst.shape()[axis];
         let (lists, longest) = csr(name, &idx, len)?;
-        if longest > MAX_RUN {
+        if longest <= MAX_RUN {
+            // One pass: each destination folds its sources.
+            let lists = self.u32_list(&lists)?;
+            let fold = Fold {
+                out: dst,
+                src,
+                axis,
+                bounds: (&lists, 0),
+                js: Some((&lists, len + 1)),
+                from_out: true,
+            };
+            return fold.run(self, d, op).map(|()| true);
+        }
+        // Float sums and products must run in order: the CPU round trip.
+        // Integer arithmetic (wrapping) and max/min (the first NaN, else the
+        // first of the largest) are associative, so a long run splits into
+        // chunks folded side by side, then folded in order.
+        let associative = !d.is_float() || matches!(op, ScatterOp::Max | ScatterOp::Min);
+        if !associative || longest.div_ceil(MAX_RUN) > MAX_RUN {
             return Ok(false);
         }
-        let s = self.upload(DType::U32, bytemuck::cast_slice(&lists))?;
-        let lists = Tensor::from_parts(Arc::new(s), Layout::contiguous(&[lists.len()]))?;
-        let shape = dst.shape();
-        let rank = shape.len();
-        // `src` at `[.., 0, ..]` of each line; the offsets along the axis;
-        // the source list, at the same element for every invocation.
-        let mut ss = src.layout().strides().to_vec();
-        let step = ss[axis] as i32;
-        ss[axis] = 0;
-        let base = src.with_layout(Layout::new(shape.to_vec(), ss, src.offset()));
-        let mut os = vec![0isize; rank];
-        os[axis] = 1;
-        let starts = lists.with_layout(Layout::new(shape.to_vec(), os, 0));
-        let js = lists.with_layout(Layout::new(shape.to_vec(), vec![0; rank], len + 1));
-        let body = "    let a = ld2(i2);\n    let e = ld2(i2 + 1u);\n    if (a < e) {\n      var v = ld0(i0);\n      for (var q = a; q < e; q = q + 1u) {\n        v = comb(v, ld1(u32(i32(i1) + i32(ld3(i3 + q)) * prm[0])));\n      }\n      st0(i0, v);\n    }";
-        Map {
-            op: name,
-            operands: vec![
-                Operand::write(dst),
-                Operand::read(&base),
-                Operand::read(&starts),
-                Operand::read(&js),
-            ],
-            helpers: helpers(d, op),
-            body: body.into(),
-            params: Some(("i32", step.to_ne_bytes().to_vec())),
-            flag: false,
+        let (two, chunks) = chunked(&lists, len);
+        let two = self.u32_list(&two)?;
+        let mut pshape = dst.shape().to_vec();
+        pshape[axis] = chunks;
+        let part = self.temp(d, &pshape)?;
+        Fold {
+            out: &part,
+            src,
+            axis,
+            bounds: (&two, len + 1),
+            js: Some((&two, len + chunks + 2)),
+            from_out: false,
         }
-        .run(&ctx)?;
+        .run(self, d, op)?;
+        Fold {
+            out: dst,
+            src: &part,
+            axis,
+            bounds: (&two, 0),
+            js: None,
+            from_out: true,
+        }
+        .run(self, d, op)?;
         Ok(true)
     }
 }

@@ -187,6 +187,17 @@ pub(crate) fn gpu_f64_bound(op: UnaryOp) -> Option<f64> {
         // Against a composed libm reference that is itself about 2 ULP off.
         Math(Mish) => 7.0,
         Math(Softsign) => 1.5,
+        Math(LeakyRelu { .. }) => 0.5,
+        // Given the fma; plus (in `gpu_f64_math_ulp`) the rounding of alpha
+        // x, 2^-54 absolute (times |x| for hard_silu), where a driver
+        // evaluates the fma unfused (lavapipe does).
+        Math(HardSigmoid { .. }) => 1.0,
+        // hard_sigmoid's ULP scaled by |x| < 3 into the product's, and the
+        // product's rounding.
+        Math(HardSilu) => 2.0,
+        // expm1's 2, and the products by alpha and lambda.
+        Math(Elu { .. }) => 2.5,
+        Math(Selu) => 3.5,
         _ => return None,
     })
 }
@@ -310,6 +321,10 @@ fn math_inputs(op: UnaryOp) -> Vec<f64> {
         Math(Gelu) => (-40.0, 40.0, f64::INFINITY),
         Math(Mish) => (-750.0, 750.0, f64::INFINITY),
         Math(Softsign) => (-1e3, 1e3, f64::INFINITY),
+        Math(Elu { .. }) | Math(Selu) => (-40.0, 40.0, f64::INFINITY),
+        Math(LeakyRelu { .. }) | Math(HardSigmoid { .. }) | Math(HardSilu) => {
+            (-8.0, 8.0, f64::INFINITY)
+        }
         _ => (0.0, 4.0, f64::INFINITY),
     };
     let positive = matches!(op, Math(Log) | Math(Log2));
@@ -351,7 +366,7 @@ fn gpu_f64_math_ulp() {
     let Some(dev) = gpu() else {
         return;
     };
-    let table: [(UnaryOp, Reference); 19] = [
+    let table: [(UnaryOp, Reference); 25] = [
         (Math(Exp), f64::exp),
         (Math(Log), f64::ln),
         (Math(Exp2), f64::exp2),
@@ -371,6 +386,41 @@ fn gpu_f64_math_ulp() {
         (Math(Gelu), |x| x * sigmoid_ref(gelu_u(x))),
         (Math(Mish), |x| x * x.exp().ln_1p().tanh()),
         (Math(Softsign), |x| x / (1.0 + x.abs())),
+        (Math(LeakyRelu { slope: 0.01 }), |x| {
+            if x > 0.0 {
+                x
+            } else {
+                0.01 * x
+            }
+        }),
+        (
+            Math(HardSigmoid {
+                alpha: 0.2,
+                beta: 0.5,
+            }),
+            |x| 0.2f64.mul_add(x, 0.5).clamp(0.0, 1.0),
+        ),
+        (Math(HardSilu), |x| {
+            x * (1.0f64 / 6.0).mul_add(x, 0.5).clamp(0.0, 1.0)
+        }),
+        (Math(Elu { alpha: 1.0 }), |x| {
+            if x > 0.0 {
+                x
+            } else {
+                x.exp_m1()
+            }
+        }),
+        (Math(Elu { alpha: 0.3 }), |x| {
+            if x > 0.0 {
+                x
+            } else {
+                0.3 * x.exp_m1()
+            }
+        }),
+        (Math(Selu), |x| {
+            let (l, a) = (1.050_700_987_355_480_5, 1.673_263_242_354_377_3);
+            l * if x > 0.0 { x } else { a * x.exp_m1() }
+        }),
     ];
     // Every op is measured before the test fails (the errors are printed).
     let mut failures: Vec<String> = Vec::new();
@@ -412,6 +462,26 @@ fn gpu_f64_math_ulp() {
                 Math(Mish) => (-x.abs()).exp(),
                 _ => 1.0,
             };
+            // hard_sigmoid, hard_silu: an unfused fma rounds alpha x (|alpha
+            // x| <= 1/2 where the result is not clamped) first.
+            let unfused = match op {
+                Math(HardSigmoid { .. }) => pow2(-54),
+                Math(HardSilu) => x.abs() * pow2(-54),
+                _ => 0.0,
+            };
+            if unfused > 0.0 {
+                let unit = pow2(((r.abs().max(f64::MIN_POSITIVE)).to_bits() >> 52) as i32 - 1075);
+                let e = ulp_err_f64(y, r);
+                if e > worst.0 {
+                    worst = (e, x);
+                }
+                if (y - r).abs() > bound * unit + unfused && failures.len() < 40 {
+                    failures.push(format!(
+                        "{op:?}({x:e}): gpu {y:e} reference {r:e}: {e} ULP > {bound} + {unfused:e}"
+                    ));
+                }
+                continue;
+            }
             if tiny < f64::MIN_POSITIVE {
                 let unit = pow2(((r.abs().max(f64::MIN_POSITIVE)).to_bits() >> 52) as i32 - 1075);
                 if (y - r).abs() > bound * unit + (2.0 * x.abs() + 2.0) * 5e-324 {

@@ -54,7 +54,7 @@ fn unary_expr(op: UnaryOp, d: DType) -> Option<String> {
     let one = lit(d, 1.0);
     let f32ish = t == "f32";
     Some(match op {
-        _ if t == "f64" && math_f64::unary(op).is_some() => math_f64::unary(op)?.into(),
+        _ if t == "f64" && math_f64::unary(op).is_some() => math_f64::unary(op)?.0.into(),
         Neg if d.is_unsigned_int() => format!("{zero} - x"),
         Neg => "-x".into(),
         Conj => "x".into(),
@@ -130,8 +130,12 @@ impl ElementwiseBackend for GpuBackend {
             }
         }
         let mut helpers = helpers(d);
+        let mut params = None;
         if d == DType::F64 {
             helpers.push_str(math_f64::MATH_F64);
+            params = math_f64::unary(op)
+                .filter(|(_, p)| !p.is_empty())
+                .map(|(_, p)| param_bytes(d, &p));
         }
         let ctx = self.ctx("unary")?;
         Map {
@@ -139,7 +143,7 @@ impl ElementwiseBackend for GpuBackend {
             operands: vec![Operand::read(x), Operand::write(out)],
             helpers,
             body: format!("    let x = ld0(i0);\n    st1(i1, {e});"),
-            params: None,
+            params,
             flag: false,
         }
         .run(&ctx)?;

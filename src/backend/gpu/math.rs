@@ -63,7 +63,8 @@
 //!
 //! f64 runs rnx's f64 library instead (`math_f64.rs`, with its own table)
 //! for exp, exp2, expm1, log, log2, log1p, sinh, cosh, tanh, sin, cos, tan,
-//! sigmoid, silu, softplus, log_sigmoid, gelu, mish and softsign. Through the CPU (documented round
+//! sigmoid, silu, softplus, log_sigmoid, gelu, mish, softsign, leaky_relu,
+//! hard_sigmoid, hard_silu, elu and selu. Through the CPU (documented round
 //! trip, exact CPU results): every other f64 math function and activation
 //! (f64 float pow, rem, atan2, hypot included).
 

@@ -28,6 +28,11 @@
 //! | gelu (tanh form) | `m64_gelu` (the CPU's x·sigmoid(2u), u rounded in f64) | 5 ÷ (given the rounded u), plus 2\|x\| + 2 units of 2^-1074 where sigmoid(2u) is subnormal | 4.000 |
 //! | mish | `m64_mish` (the CPU's overflow-free form) | 7 ÷ against a composed libm reference (itself about 2 ULP off), plus 2\|x\| + 2 units of 2^-1074 where e^-\|x\| is subnormal | 5.000 |
 //! | softsign | `m64_softsign` | 1.5 ÷ (bit-identical to the CPU where division is correctly rounded) | 0.000 |
+//! | leaky_relu | `m64_leaky_relu` (the CPU's `slope * x`) | exact | 0.000 |
+//! | hard_sigmoid | `m64_hard_sigmoid` (clamp of `fma(alpha, x, beta)`, as the CPU) | 1 given a fused fma; a driver may evaluate it unfused (lavapipe does): then also 2^-54 absolute (the rounding of alpha x), many ULPs of a result near the lower corner | 4915 at x = -2.49985 (an absolute 2.7e-20) |
+//! | hard_silu | `m64_hard_silu` (x hard_sigmoid(x, 1/6, 1/2)) | 2, plus \|x\| 2^-54 absolute where the fma is unfused | 3072 at x = -2.99956 |
+//! | elu | `m64_elu` (alpha expm1(x) for x <= 0, as the CPU) | 2.5 ÷ | 1.000 (alpha 1), 2.000 (alpha 0.3) |
+//! | selu | `m64_selu` (lambda elu(x, alpha) with the CPU's constants) | 3.5 ÷ | 3.000 |
 //!
 //! Bounds are asserted by `tests/suite/gpu_f64.rs` over about 10^6 inputs
 //! per function (edge values: ±0, subnormals, ±inf, NaN, the ends of the
@@ -52,22 +57,32 @@
 //!
 //! relu, relu6 and hard_tanh of f64 are compares and selects (exact) in
 //! `elementwise.rs`. Every other f64 math function and activation (rsqrt,
-//! asin, acos, atan, asinh, acosh, atanh, erf, gelu_erf, hard_sigmoid,
-//! hard_silu, leaky_relu, elu, selu; binary pow, rem, atan2, hypot) takes the
-//! documented CPU round trip.
+//! asin, acos, atan, asinh, acosh, atanh, erf, gelu_erf; binary pow, rem,
+//! atan2, hypot) takes the documented CPU round trip.
 
 use crate::backend::elementwise::{MathFn, UnaryOp};
 
 /// The WGSL library (f64 kernels only).
 pub(crate) const MATH_F64: &str = include_str!("wgsl/math_f64.wgsl");
 
-/// The WGSL expression of a unary f64 op on `x`, or `None` when the op is
-/// not in the library.
-pub(crate) fn unary(op: UnaryOp) -> Option<&'static str> {
+/// The WGSL expression of a unary f64 op on `x` and its parameters (read
+/// as `prm[i]`), or `None` when the op is not in the library.
+pub(crate) fn unary(op: UnaryOp) -> Option<(&'static str, Vec<f64>)> {
     use MathFn::*;
     let UnaryOp::Math(f) = op else {
         return None;
     };
+    Some(match f {
+        HardSigmoid { alpha, beta } => ("m64_hard_sigmoid(x, prm[0], prm[1])", vec![alpha, beta]),
+        LeakyRelu { slope } => ("m64_leaky_relu(x, prm[0])", vec![slope]),
+        Elu { alpha } => ("m64_elu(x, prm[0])", vec![alpha]),
+        f => (unary_plain(f)?, vec![]),
+    })
+}
+
+/// [`unary`]'s functions without parameters.
+fn unary_plain(f: MathFn) -> Option<&'static str> {
+    use MathFn::*;
     Some(match f {
         Trunc => "r64_trunc(x)",
         Floor => "r64_floor(x)",
@@ -92,6 +107,8 @@ pub(crate) fn unary(op: UnaryOp) -> Option<&'static str> {
         Sin => "m64_sin(x)",
         Cos => "m64_cos(x)",
         Tan => "m64_tan(x)",
+        HardSilu => "m64_hard_silu(x)",
+        Selu => "m64_selu(x)",
         _ => return None,
     })
 }

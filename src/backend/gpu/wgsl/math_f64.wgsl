@@ -2,7 +2,8 @@
 // as the CPU's `f64::round`) on the bits, exact for every f64 (signed zeros
 // kept, integers, infinities and NaN returned as they are); exp, exp2, expm1,
 // log, log2, log1p, sinh, cosh, tanh, sin, cos, tan (|x| < 2^20), sigmoid,
-// silu, softplus, log_sigmoid, gelu, mish and softsign after fdlibm and the
+// silu, softplus, log_sigmoid, gelu, mish, softsign, leaky_relu,
+// hard_sigmoid, hard_silu, elu and selu after fdlibm and the
 // CPU's formulas (no WGSL built-in: Vulkan has no f64 transcendentals), with
 // the exponent scaled on the bits. Needs SHADER_F64 and SHADER_INT64; the
 // kernel prelude's `is_nan64`/`is_inf64`.
@@ -475,4 +476,36 @@ fn m64_mish(x: f64) -> f64 {
 fn m64_softsign(x: f64) -> f64 {
   if (is_inf64(x)) { return select(f64(1.0), f64(-1.0), x < f64(0.0)); }
   return x / (f64(1.0) + abs(x));
+}
+
+// x if x > 0 else slope x, NaN kept (the CPU's formula: exact).
+fn m64_leaky_relu(x: f64, slope: f64) -> f64 {
+  if (is_nan64(x)) { return x; }
+  return select(slope * x, x, x > f64(0.0));
+}
+
+// clamp(alpha x + beta, 0, 1) with one rounding (fma, as the CPU where it
+// has FMA; a driver may unfuse it, then an ULP of beta near the lower
+// corner), NaN kept.
+fn m64_hard_sigmoid(x: f64, alpha: f64, beta: f64) -> f64 {
+  if (is_nan64(x)) { return x; }
+  let y = fma(alpha, x, beta);
+  return select(select(y, f64(0.0), y <= f64(0.0)), f64(1.0), y > f64(1.0));
+}
+
+// x hard_sigmoid(x, 1/6, 1/2); -0 at -inf (as the CPU).
+fn m64_hard_silu(x: f64) -> f64 {
+  if (x == bitcast<f64>(0xfff0000000000000lu)) { return bitcast<f64>(0x8000000000000000lu); }
+  return x * m64_hard_sigmoid(x, bitcast<f64>(0x3fc5555555555555lu), f64(0.5));
+}
+
+// x if x > 0 else alpha (e^x - 1), NaN kept.
+fn m64_elu(x: f64, alpha: f64) -> f64 {
+  if (is_nan64(x)) { return x; }
+  return select(alpha * m64_expm1(x), x, x > f64(0.0));
+}
+
+// lambda elu(x, alpha) with SELU's constants (the CPU's f64 values).
+fn m64_selu(x: f64) -> f64 {
+  return bitcast<f64>(0x3ff0cfabd6a91132lu) * m64_elu(x, bitcast<f64>(0x3ffac5afad782cf2lu));
 }

@@ -198,6 +198,12 @@ pub(crate) fn gpu_f64_bound(op: UnaryOp) -> Option<f64> {
         // expm1's 2, and the products by alpha and lambda.
         Math(Elu { .. }) => 2.5,
         Math(Selu) => 3.5,
+        // fdlibm's forms (below 1 ULP) on the library's log/log1p and the
+        // driver's sqrt and division, against musl's (about 1 ULP itself):
+        // 0, 1, 1, 1, 1, 2, 1 measured on lavapipe.
+        Math(Rsqrt) => 2.0,
+        Math(Atan) | Math(Asin) | Math(Acos) | Math(Asinh) | Math(Atanh) => 2.0,
+        Math(Acosh) => 3.0,
         _ => return None,
     })
 }
@@ -322,6 +328,10 @@ fn math_inputs(op: UnaryOp) -> Vec<f64> {
         Math(Mish) => (-750.0, 750.0, f64::INFINITY),
         Math(Softsign) => (-1e3, 1e3, f64::INFINITY),
         Math(Elu { .. }) | Math(Selu) => (-40.0, 40.0, f64::INFINITY),
+        Math(Rsqrt) => (0.0, 1e6, f64::INFINITY),
+        Math(Atan) | Math(Asinh) => (-1e4, 1e4, f64::INFINITY),
+        Math(Asin) | Math(Acos) | Math(Atanh) => (-1.0, 1.0, f64::INFINITY),
+        Math(Acosh) => (1.0, 1e4, f64::INFINITY),
         Math(LeakyRelu { .. }) | Math(HardSigmoid { .. }) | Math(HardSilu) => {
             (-8.0, 8.0, f64::INFINITY)
         }
@@ -366,7 +376,7 @@ fn gpu_f64_math_ulp() {
     let Some(dev) = gpu() else {
         return;
     };
-    let table: [(UnaryOp, Reference); 25] = [
+    let table: [(UnaryOp, Reference); 32] = [
         (Math(Exp), f64::exp),
         (Math(Log), f64::ln),
         (Math(Exp2), f64::exp2),
@@ -417,6 +427,13 @@ fn gpu_f64_math_ulp() {
                 0.3 * x.exp_m1()
             }
         }),
+        (Math(Rsqrt), |x| 1.0 / x.sqrt()),
+        (Math(Atan), f64::atan),
+        (Math(Asin), f64::asin),
+        (Math(Acos), f64::acos),
+        (Math(Asinh), libm::asinh),
+        (Math(Acosh), crate::math_accuracy::acosh_ref),
+        (Math(Atanh), libm::atanh),
         (Math(Selu), |x| {
             let (l, a) = (1.050_700_987_355_480_5, 1.673_263_242_354_377_3);
             l * if x > 0.0 { x } else { a * x.exp_m1() }

@@ -28,6 +28,11 @@
 //! | gelu (tanh form) | `m64_gelu` (the CPU's x·sigmoid(2u), u rounded in f64) | 5 ÷ (given the rounded u), plus 2\|x\| + 2 units of 2^-1074 where sigmoid(2u) is subnormal | 4.000 |
 //! | mish | `m64_mish` (the CPU's overflow-free form) | 7 ÷ against a composed libm reference (itself about 2 ULP off), plus 2\|x\| + 2 units of 2^-1074 where e^-\|x\| is subnormal | 5.000 |
 //! | softsign | `m64_softsign` | 1.5 ÷ (bit-identical to the CPU where division is correctly rounded) | 0.000 |
+//! | rsqrt | `m64_rsqrt` (1 / sqrt(x), the CPU's formula; ±inf at ±0) | 2 ÷ (the driver's f64 sqrt and division; correctly rounded on lavapipe: bit-identical to the CPU there) | 0.000 |
+//! | atan | `m64_atan` (fdlibm's `s_atan.c`) | 2 ÷ | 1.000 |
+//! | asin, acos | `m64_asin`, `m64_acos` (fdlibm's `e_asin.c`, `e_acos.c`, on the driver's sqrt) | 2 ÷ | 1.000, 1.000 |
+//! | asinh, atanh | `m64_asinh`, `m64_atanh` (fdlibm's `s_asinh.c`, `e_atanh.c` on the library's log/log1p) | 2 ÷ | 1.000, 1.000 |
+//! | acosh | `m64_acosh` (fdlibm's `e_acosh.c`) | 3 ÷ | 2.000 |
 //! | leaky_relu | `m64_leaky_relu` (the CPU's `slope * x`) | exact | 0.000 |
 //! | hard_sigmoid | `m64_hard_sigmoid` (clamp of `fma(alpha, x, beta)`, as the CPU) | 1 given a fused fma; a driver may evaluate it unfused (lavapipe does): then also 2^-54 absolute (the rounding of alpha x), many ULPs of a result near the lower corner | 4915 at x = -2.49985 (an absolute 2.7e-20) |
 //! | hard_silu | `m64_hard_silu` (x hard_sigmoid(x, 1/6, 1/2)) | 2, plus \|x\| 2^-54 absolute where the fma is unfused | 3072 at x = -2.99956 |
@@ -56,9 +61,13 @@
 //! splits on the bits instead), no products of two constants in a row.
 //!
 //! relu, relu6 and hard_tanh of f64 are compares and selects (exact) in
-//! `elementwise.rs`. Every other f64 math function and activation (rsqrt,
-//! asin, acos, atan, asinh, acosh, atanh, erf, gelu_erf; binary pow, rem,
-//! atan2, hypot) takes the documented CPU round trip.
+//! `elementwise.rs`. The other f64 math functions (erf, gelu_erf; binary
+//! pow, rem, atan2, hypot) take the documented CPU round trip.
+//!
+//! The references of the inverse hyperbolic functions are the `libm`
+//! crate's (musl's), which the CPU backend also calls: Rust's own `f64`
+//! `asinh`/`acosh` overflow past about 9e307 and `acosh`/`atanh` lose
+//! accuracy near 1 and -1.
 
 use crate::backend::elementwise::{MathFn, UnaryOp};
 
@@ -108,6 +117,13 @@ fn unary_plain(f: MathFn) -> Option<&'static str> {
         Cos => "m64_cos(x)",
         Tan => "m64_tan(x)",
         HardSilu => "m64_hard_silu(x)",
+        Rsqrt => "m64_rsqrt(x)",
+        Atan => "m64_atan(x)",
+        Asin => "m64_asin(x)",
+        Acos => "m64_acos(x)",
+        Asinh => "m64_asinh(x)",
+        Acosh => "m64_acosh(x)",
+        Atanh => "m64_atanh(x)",
         Selu => "m64_selu(x)",
         _ => return None,
     })

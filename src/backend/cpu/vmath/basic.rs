@@ -16,6 +16,20 @@ pub(crate) fn rsqrt64(x: f64) -> f64 {
     1.0 / x.sqrt()
 }
 
+/// acosh (f64): the `libm` crate's (musl's), NaN below 1 (musl's formula
+/// gives finite nonsense for x <= -2). Rust's own `f64::acosh` overflows
+/// past about 9e307 and loses up to ~30 ULP just above 1; its `asinh`
+/// overflows likewise and its `atanh` is inaccurate near -1, so the table
+/// takes `libm::asinh` and `libm::atanh` too.
+#[inline]
+pub(crate) fn acosh64(x: f64) -> f64 {
+    if x < 1.0 {
+        f64::NAN
+    } else {
+        libm::acosh(x)
+    }
+}
+
 /// A scalar f64 libm function applied to an f32 through f64.
 #[inline(always)]
 pub(crate) fn via64(x: f32, f: impl Fn(f64) -> f64) -> f32 {

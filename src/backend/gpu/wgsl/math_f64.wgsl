@@ -3,7 +3,8 @@
 // kept, integers, infinities and NaN returned as they are); exp, exp2, expm1,
 // log, log2, log1p, sinh, cosh, tanh, sin, cos, tan (|x| < 2^20), sigmoid,
 // silu, softplus, log_sigmoid, gelu, mish, softsign, leaky_relu,
-// hard_sigmoid, hard_silu, elu and selu after fdlibm and the
+// hard_sigmoid, hard_silu, elu, selu, rsqrt, atan, asin, acos, asinh, acosh
+// and atanh after fdlibm and the
 // CPU's formulas (no WGSL built-in: Vulkan has no f64 transcendentals), with
 // the exponent scaled on the bits. Needs SHADER_F64 and SHADER_INT64; the
 // kernel prelude's `is_nan64`/`is_inf64`.
@@ -508,4 +509,194 @@ fn m64_elu(x: f64, alpha: f64) -> f64 {
 // lambda elu(x, alpha) with SELU's constants (the CPU's f64 values).
 fn m64_selu(x: f64) -> f64 {
   return bitcast<f64>(0x3ff0cfabd6a91132lu) * m64_elu(x, bitcast<f64>(0x3ffac5afad782cf2lu));
+}
+
+// 1 / sqrt(x) (the CPU's formula); +-inf at +-0 whatever sign the driver's
+// sqrt gives -0.
+fn m64_rsqrt(x: f64) -> f64 {
+  if (x == f64(0.0)) {
+    return bitcast<f64>((bitcast<u64>(x) & 0x8000000000000000lu) | 0x7ff0000000000000lu);
+  }
+  return f64(1.0) / sqrt(x);
+}
+
+// fdlibm's atan polynomial on the reduced argument: s1 + s2 (s_atan.c).
+fn atan_poly64(x: f64) -> f64 {
+  let z = x * x;
+  let w = z * z;
+  let s1 = z * (bitcast<f64>(0x3fd555555555550dlu) + w * (bitcast<f64>(0x3fc24924920083fflu)
+    + w * (bitcast<f64>(0x3fb745cdc54c206elu) + w * (bitcast<f64>(0x3fb10d66a0d03d51lu)
+    + w * (bitcast<f64>(0x3fa97b4b24760deblu) + w * bitcast<f64>(0x3f90ad3ae322da11lu))))));
+  let s2 = w * (bitcast<f64>(0xbfc999999998ebc4lu) + w * (bitcast<f64>(0xbfbc71c6fe231671lu)
+    + w * (bitcast<f64>(0xbfb3b0f2af749a6dlu) + w * (bitcast<f64>(0xbfadde2d52defd9alu)
+    + w * bitcast<f64>(0xbfa2b4442c6a6c2flu)))));
+  return s1 + s2;
+}
+
+// fdlibm's s_atan.c: |x| reduced against atan(0.5), atan(1), atan(1.5) or
+// atan(inf) (hi + lo parts), odd polynomial; signed zeros kept.
+fn m64_atan(x0: f64) -> f64 {
+  if (is_nan64(x0)) { return x0; }
+  let ax = abs(x0);
+  let neg = x0 < f64(0.0);
+  if (ax >= bitcast<f64>(0x4410000000000000lu)) {
+    let r = bitcast<f64>(0x3ff921fb54442d18lu) + bitcast<f64>(0x3c91a62633145c07lu);
+    return select(r, -r, neg);
+  }
+  if (ax < bitcast<f64>(0x3fdc000000000000lu)) {
+    if (ax < bitcast<f64>(0x3e40000000000000lu)) { return x0; }
+    return x0 - x0 * atan_poly64(x0);
+  }
+  var x: f64;
+  var hi: f64;
+  var lo: f64;
+  if (ax < bitcast<f64>(0x3fe6000000000000lu)) {
+    hi = bitcast<f64>(0x3fddac670561bb4flu);
+    lo = bitcast<f64>(0x3c7a2b7f222f65e2lu);
+    x = (f64(2.0) * ax - f64(1.0)) / (f64(2.0) + ax);
+  } else if (ax < bitcast<f64>(0x3ff3000000000000lu)) {
+    hi = bitcast<f64>(0x3fe921fb54442d18lu);
+    lo = bitcast<f64>(0x3c81a62633145c07lu);
+    x = (ax - f64(1.0)) / (ax + f64(1.0));
+  } else if (ax < bitcast<f64>(0x4003800000000000lu)) {
+    hi = bitcast<f64>(0x3fef730bd281f69blu);
+    lo = bitcast<f64>(0x3c7007887af0cbbdlu);
+    x = (ax - f64(1.5)) / (f64(1.0) + f64(1.5) * ax);
+  } else {
+    hi = bitcast<f64>(0x3ff921fb54442d18lu);
+    lo = bitcast<f64>(0x3c91a62633145c07lu);
+    x = f64(-1.0) / ax;
+  }
+  let z = hi - ((x * atan_poly64(x) - lo) - x);
+  return select(z, -z, neg);
+}
+
+// fdlibm's rational approximation of (asin(sqrt(t)) - sqrt(t)) / sqrt(t)^3
+// (e_asin.c's p / q).
+fn asin_rat64(t: f64) -> f64 {
+  let p = t * (bitcast<f64>(0x3fc5555555555555lu) + t * (bitcast<f64>(0xbfd4d61203eb6f7dlu)
+    + t * (bitcast<f64>(0x3fc9c1550e884455lu) + t * (bitcast<f64>(0xbfa48228b5688f3blu)
+    + t * (bitcast<f64>(0x3f49efe07501b288lu) + t * bitcast<f64>(0x3f023de10dfdf709lu))))));
+  let q = f64(1.0) + t * (bitcast<f64>(0xc0033a271c8a2d4blu) + t * (bitcast<f64>(0x40002ae59c598ac8lu)
+    + t * (bitcast<f64>(0xbfe6066c1b8d0159lu) + t * bitcast<f64>(0x3fb3b8c5b12e9282lu))));
+  return p / q;
+}
+
+// sqrt(t) with its low 32 bits cleared (its square is exact).
+fn hi_half64(s: f64) -> f64 {
+  return bitcast<f64>(bitcast<u64>(s) & 0xffffffff00000000lu);
+}
+
+// fdlibm's e_asin.c: the rational form below 0.5, pi/2 - 2 asin(sqrt((1 -
+// |x|) / 2)) above (with the square root's error term below 0.975).
+fn m64_asin(x: f64) -> f64 {
+  if (is_nan64(x)) { return x; }
+  let ax = abs(x);
+  let pio2_hi = bitcast<f64>(0x3ff921fb54442d18lu);
+  let pio2_lo = bitcast<f64>(0x3c91a62633145c07lu);
+  if (ax >= f64(1.0)) {
+    if (ax == f64(1.0)) { return x * pio2_hi + x * pio2_lo; }
+    return bitcast<f64>(0x7ff8000000000000lu);
+  }
+  if (ax < f64(0.5)) {
+    if (ax < bitcast<f64>(0x3e50000000000000lu)) { return x; }
+    return x + x * asin_rat64(x * x);
+  }
+  let t = (f64(1.0) - ax) * f64(0.5);
+  let s = sqrt(t);
+  var r: f64;
+  if (ax >= bitcast<f64>(0x3fef333300000000lu)) {
+    r = pio2_hi - (f64(2.0) * (s + s * asin_rat64(t)) - pio2_lo);
+  } else {
+    let pio4_hi = bitcast<f64>(0x3fe921fb54442d18lu);
+    let w = hi_half64(s);
+    let c = (t - w * w) / (s + w);
+    let p = f64(2.0) * s * asin_rat64(t) - (pio2_lo - f64(2.0) * c);
+    let q = pio4_hi - f64(2.0) * w;
+    r = pio4_hi - (p - q);
+  }
+  return select(r, -r, x < f64(0.0));
+}
+
+// fdlibm's e_acos.c: pi/2 - (x + x R(x^2)) below 0.5, pi - 2 asin(sqrt((1 +
+// x) / 2)) below -0.5, 2 asin(sqrt((1 - x) / 2)) above 0.5.
+fn m64_acos(x: f64) -> f64 {
+  if (is_nan64(x)) { return x; }
+  let ax = abs(x);
+  let pio2_hi = bitcast<f64>(0x3ff921fb54442d18lu);
+  let pio2_lo = bitcast<f64>(0x3c91a62633145c07lu);
+  let pi = bitcast<f64>(0x400921fb54442d18lu);
+  if (ax >= f64(1.0)) {
+    if (x == f64(1.0)) { return f64(0.0); }
+    if (x == f64(-1.0)) { return pi + f64(2.0) * pio2_lo; }
+    return bitcast<f64>(0x7ff8000000000000lu);
+  }
+  if (ax < f64(0.5)) {
+    if (ax < bitcast<f64>(0x3c60000100000000lu)) { return pio2_hi + pio2_lo; }
+    return pio2_hi - (x - (pio2_lo - x * asin_rat64(x * x)));
+  }
+  if (x < f64(0.0)) {
+    let z = (f64(1.0) + x) * f64(0.5);
+    let s = sqrt(z);
+    let w = asin_rat64(z) * s - pio2_lo;
+    return pi - f64(2.0) * (s + w);
+  }
+  let z = (f64(1.0) - x) * f64(0.5);
+  let s = sqrt(z);
+  let df = hi_half64(s);
+  let c = (z - df * df) / (s + df);
+  let w = asin_rat64(z) * s + c;
+  return f64(2.0) * (df + w);
+}
+
+// fdlibm's s_asinh.c on the library's log and log1p.
+fn m64_asinh(x: f64) -> f64 {
+  if (is_nan64(x) || is_inf64(x)) { return x; }
+  let ax = abs(x);
+  if (ax < bitcast<f64>(0x3e30000000000000lu)) { return x; }
+  var w: f64;
+  if (ax > bitcast<f64>(0x41b0000000000000lu)) {
+    w = m64_log(ax) + bitcast<f64>(0x3fe62e42fefa39eflu);
+  } else if (ax > f64(2.0)) {
+    w = m64_log(f64(2.0) * ax + f64(1.0) / (sqrt(x * x + f64(1.0)) + ax));
+  } else {
+    let t = x * x;
+    w = m64_log1p(ax + t / (f64(1.0) + sqrt(f64(1.0) + t)));
+  }
+  return select(w, -w, x < f64(0.0));
+}
+
+// fdlibm's e_acosh.c on the library's log and log1p; NaN below 1.
+fn m64_acosh(x: f64) -> f64 {
+  if (is_nan64(x)) { return x; }
+  if (x < f64(1.0)) { return bitcast<f64>(0x7ff8000000000000lu); }
+  if (x >= bitcast<f64>(0x41b0000000000000lu)) {
+    if (is_inf64(x)) { return x; }
+    return m64_log(x) + bitcast<f64>(0x3fe62e42fefa39eflu);
+  }
+  if (x == f64(1.0)) { return f64(0.0); }
+  if (x > f64(2.0)) {
+    return m64_log(f64(2.0) * x - f64(1.0) / (x + sqrt(x * x - f64(1.0))));
+  }
+  let t = x - f64(1.0);
+  return m64_log1p(t + sqrt(f64(2.0) * t + t * t));
+}
+
+// fdlibm's e_atanh.c on the library's log1p: +-inf at +-1, NaN past.
+fn m64_atanh(x: f64) -> f64 {
+  if (is_nan64(x)) { return x; }
+  let ax = abs(x);
+  if (ax > f64(1.0)) { return bitcast<f64>(0x7ff8000000000000lu); }
+  if (ax == f64(1.0)) {
+    return bitcast<f64>((bitcast<u64>(x) & 0x8000000000000000lu) | 0x7ff0000000000000lu);
+  }
+  if (ax < bitcast<f64>(0x3e30000000000000lu)) { return x; }
+  var t: f64;
+  if (ax < f64(0.5)) {
+    let t2 = ax + ax;
+    t = f64(0.5) * m64_log1p(t2 + t2 * ax / (f64(1.0) - ax));
+  } else {
+    t = f64(0.5) * m64_log1p((ax + ax) / (f64(1.0) - ax));
+  }
+  return select(t, -t, x < f64(0.0));
 }

@@ -204,6 +204,10 @@ pub(crate) fn gpu_f64_bound(op: UnaryOp) -> Option<f64> {
         Math(Rsqrt) => 2.0,
         Math(Atan) | Math(Asin) | Math(Acos) | Math(Asinh) | Math(Atanh) => 2.0,
         Math(Acosh) => 3.0,
+        // fdlibm's s_erf.c on the library's exp (two products of exps in
+        // the tails); gelu_erf adds its two products: 1 and 2 measured.
+        Math(Erf) => 2.0,
+        Math(GeluErf) => 4.0,
         _ => return None,
     })
 }
@@ -329,6 +333,8 @@ fn math_inputs(op: UnaryOp) -> Vec<f64> {
         Math(Softsign) => (-1e3, 1e3, f64::INFINITY),
         Math(Elu { .. }) | Math(Selu) => (-40.0, 40.0, f64::INFINITY),
         Math(Rsqrt) => (0.0, 1e6, f64::INFINITY),
+        Math(Erf) => (-7.0, 7.0, f64::INFINITY),
+        Math(GeluErf) => (-40.0, 10.0, f64::INFINITY),
         Math(Atan) | Math(Asinh) => (-1e4, 1e4, f64::INFINITY),
         Math(Asin) | Math(Acos) | Math(Atanh) => (-1.0, 1.0, f64::INFINITY),
         Math(Acosh) => (1.0, 1e4, f64::INFINITY),
@@ -376,7 +382,7 @@ fn gpu_f64_math_ulp() {
     let Some(dev) = gpu() else {
         return;
     };
-    let table: [(UnaryOp, Reference); 32] = [
+    let table: [(UnaryOp, Reference); 34] = [
         (Math(Exp), f64::exp),
         (Math(Log), f64::ln),
         (Math(Exp2), f64::exp2),
@@ -428,6 +434,10 @@ fn gpu_f64_math_ulp() {
             }
         }),
         (Math(Rsqrt), |x| 1.0 / x.sqrt()),
+        (Math(Erf), libm::erf),
+        (Math(GeluErf), |x| {
+            0.5 * x * libm::erfc(-x * std::f64::consts::FRAC_1_SQRT_2)
+        }),
         (Math(Atan), f64::atan),
         (Math(Asin), f64::asin),
         (Math(Acos), f64::acos),
@@ -477,6 +487,7 @@ fn gpu_f64_math_ulp() {
                 Math(Silu) => sigmoid_ref(x),
                 Math(Gelu) => sigmoid_ref(gelu_u(x)),
                 Math(Mish) => (-x.abs()).exp(),
+                Math(GeluErf) => libm::erfc(-x * std::f64::consts::FRAC_1_SQRT_2),
                 _ => 1.0,
             };
             // hard_sigmoid, hard_silu: an unfused fma rounds alpha x (|alpha

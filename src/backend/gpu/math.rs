@@ -64,9 +64,9 @@
 //! f64 runs rnx's f64 library instead (`math_f64.rs`, with its own table)
 //! for exp, exp2, expm1, log, log2, log1p, sinh, cosh, tanh, sin, cos, tan,
 //! sigmoid, silu, softplus, log_sigmoid, gelu, mish, softsign, leaky_relu,
-//! hard_sigmoid, hard_silu, elu, selu, rsqrt, atan, asin, acos, asinh, acosh
-//! and atanh. Through the CPU (documented round trip, exact CPU results):
-//! f64 erf and gelu_erf, and f64 float pow, rem, atan2 and hypot.
+//! hard_sigmoid, hard_silu, elu, selu, rsqrt, atan, asin, acos, asinh,
+//! acosh, atanh, erf and gelu_erf. Through the CPU (documented round trip,
+//! exact CPU results): f64 float pow, rem, atan2 and hypot.
 
 use crate::backend::elementwise::{BinaryOp, MathFn, UnaryOp};
 

@@ -33,6 +33,8 @@
 //! | asin, acos | `m64_asin`, `m64_acos` (fdlibm's `e_asin.c`, `e_acos.c`, on the driver's sqrt) | 2 ÷ | 1.000, 1.000 |
 //! | asinh, atanh | `m64_asinh`, `m64_atanh` (fdlibm's `s_asinh.c`, `e_atanh.c` on the library's log/log1p) | 2 ÷ | 1.000, 1.000 |
 //! | acosh | `m64_acosh` (fdlibm's `e_acosh.c`) | 3 ÷ | 2.000 |
+//! | erf | `m64_erf` (fdlibm's `s_erf.c`, as the `libm` crate the CPU calls, on the library's exp) | 2 ÷ | 1.000 |
+//! | gelu_erf | `m64_gelu_erf` (the CPU's 0.5 x erfc(-x/sqrt 2), erfc from `s_erf.c`) | 4 ÷, plus 2\|x\| + 2 units of 2^-1074 where erfc is subnormal | 2.000 |
 //! | leaky_relu | `m64_leaky_relu` (the CPU's `slope * x`) | exact | 0.000 |
 //! | hard_sigmoid | `m64_hard_sigmoid` (clamp of `fma(alpha, x, beta)`, as the CPU) | 1 given a fused fma; a driver may evaluate it unfused (lavapipe does): then also 2^-54 absolute (the rounding of alpha x), many ULPs of a result near the lower corner | 4915 at x = -2.49985 (an absolute 2.7e-20) |
 //! | hard_silu | `m64_hard_silu` (x hard_sigmoid(x, 1/6, 1/2)) | 2, plus \|x\| 2^-54 absolute where the fma is unfused | 3072 at x = -2.99956 |
@@ -61,8 +63,8 @@
 //! splits on the bits instead), no products of two constants in a row.
 //!
 //! relu, relu6 and hard_tanh of f64 are compares and selects (exact) in
-//! `elementwise.rs`. The other f64 math functions (erf, gelu_erf; binary
-//! pow, rem, atan2, hypot) take the documented CPU round trip.
+//! `elementwise.rs`. The f64 binary math functions (pow, rem, atan2,
+//! hypot) take the documented CPU round trip.
 //!
 //! The references of the inverse hyperbolic functions are the `libm`
 //! crate's (musl's), which the CPU backend also calls: Rust's own `f64`
@@ -124,6 +126,8 @@ fn unary_plain(f: MathFn) -> Option<&'static str> {
         Asinh => "m64_asinh(x)",
         Acosh => "m64_acosh(x)",
         Atanh => "m64_atanh(x)",
+        Erf => "m64_erf(x)",
+        GeluErf => "m64_gelu_erf(x)",
         Selu => "m64_selu(x)",
         _ => return None,
     })

@@ -3,8 +3,8 @@
 // kept, integers, infinities and NaN returned as they are); exp, exp2, expm1,
 // log, log2, log1p, sinh, cosh, tanh, sin, cos, tan (|x| < 2^20), sigmoid,
 // silu, softplus, log_sigmoid, gelu, mish, softsign, leaky_relu,
-// hard_sigmoid, hard_silu, elu, selu, rsqrt, atan, asin, acos, asinh, acosh
-// and atanh after fdlibm and the
+// hard_sigmoid, hard_silu, elu, selu, rsqrt, atan, asin, acos, asinh, acosh,
+// atanh, erf and gelu_erf after fdlibm and the
 // CPU's formulas (no WGSL built-in: Vulkan has no f64 transcendentals), with
 // the exponent scaled on the bits. Needs SHADER_F64 and SHADER_INT64; the
 // kernel prelude's `is_nan64`/`is_inf64`.
@@ -700,3 +700,78 @@ fn m64_atanh(x: f64) -> f64 {
   }
   return select(t, -t, x < f64(0.0));
 }
+
+// erf and erfc after fdlibm's s_erf.c (the libm crate's, which the CPU
+// calls): a rational form below 0.84375, erf(1 + s) - c around 1, and
+// exp(-z z - 0.5625) exp((z - x)(z + x) + R/S) / x beyond (z: x with its
+// low 32 bits cleared, so z z is exact).
+fn erfc_near1_64(ax: f64) -> f64 {
+  let s = ax - f64(1.0);
+  let p = bitcast<f64>(0xbf6359b8bef77538lu) + s * (bitcast<f64>(0x3fda8d00ad92b34dlu) + s * (bitcast<f64>(0xbfd7d240fbb8c3f1lu) + s * (bitcast<f64>(0x3fd45fca805120e4lu) + s * (bitcast<f64>(0xbfbc63983d3e28eclu) + s * (bitcast<f64>(0x3fa22a36599795eblu) + s * (bitcast<f64>(0xbf61bf380a96073flu)))))));
+  let q = f64(1.0) + s * (bitcast<f64>(0x3fbb3e6618eee323lu) + s * (bitcast<f64>(0x3fe14af092eb6f33lu) + s * (bitcast<f64>(0x3fb2635cd99fe9a7lu) + s * (bitcast<f64>(0x3fc02660e763351flu) + s * (bitcast<f64>(0x3f8bedc26b51dd1clu) + s * (bitcast<f64>(0x3f888b545735151dlu)))))));
+  return f64(1.0) - bitcast<f64>(0x3feb0ac160000000lu) - p / q;
+}
+
+// erfc(|x|) for 0.84375 <= |x| < 28.
+fn erfc_far64(ax: f64) -> f64 {
+  if (ax < bitcast<f64>(0x3ff4000000000000lu)) { return erfc_near1_64(ax); }
+  let s = f64(1.0) / (ax * ax);
+  var r: f64;
+  var bs: f64;
+  if (ax < bitcast<f64>(0x4006db6d00000000lu)) {
+    r = bitcast<f64>(0xbf843412600d6435lu) + s * (bitcast<f64>(0xbfe63416e4ba7360lu) + s * (bitcast<f64>(0xc0251e0441b0e726lu) + s * (bitcast<f64>(0xc04f300ae4cba38dlu) + s * (bitcast<f64>(0xc0644cb184282266lu) + s * (bitcast<f64>(0xc067135cebccabb2lu) + s * (bitcast<f64>(0xc054526557e4d2f2lu) + s * (bitcast<f64>(0xc023a0efc69ac25clu))))))));
+    bs = f64(1.0) + s * (bitcast<f64>(0x4033a6b9bd707687lu) + s * (bitcast<f64>(0x4061350c526ae721lu) + s * (bitcast<f64>(0x407b290dd58a1a71lu) + s * (bitcast<f64>(0x40842b1921ec2868lu) + s * (bitcast<f64>(0x407ad02157700314lu) + s * (bitcast<f64>(0x405b28a3ee48ae2clu) + s * (bitcast<f64>(0x401a47ef8e484a93lu) + s * (bitcast<f64>(0xbfaeeff2ee749a62lu)))))))));
+  } else {
+    r = bitcast<f64>(0xbf84341239e86f4alu) + s * (bitcast<f64>(0xbfe993ba70c285delu) + s * (bitcast<f64>(0xc031c209555f995alu) + s * (bitcast<f64>(0xc064145d43c5ed98lu) + s * (bitcast<f64>(0xc083ec881375f228lu) + s * (bitcast<f64>(0xc09004616a2e5992lu) + s * (bitcast<f64>(0xc07e384e9bdc383flu)))))));
+    bs = f64(1.0) + s * (bitcast<f64>(0x403e568b261d5190lu) + s * (bitcast<f64>(0x40745cae221b9f0alu) + s * (bitcast<f64>(0x409802eb189d5118lu) + s * (bitcast<f64>(0x40a8ffb7688c246alu) + s * (bitcast<f64>(0x40a3f219cedf3be6lu) + s * (bitcast<f64>(0x407da874e79fe763lu) + s * (bitcast<f64>(0xc03670e242712d62lu))))))));
+  }
+  let z = hi_half64(ax);
+  return m64_exp(-z * z - f64(0.5625)) * m64_exp((z - ax) * (z + ax) + r / bs) / ax;
+}
+
+// (erf(x) - x) / x below 0.84375: p / q of x^2.
+fn erf_rat64(x: f64) -> f64 {
+  let z = x * x;
+  let r = bitcast<f64>(0x3fc06eba8214db68lu) + z * (bitcast<f64>(0xbfd4cd7d691cb913lu) + z * (bitcast<f64>(0xbf9d2a51dbd7194flu) + z * (bitcast<f64>(0xbf77a291236668e4lu) + z * (bitcast<f64>(0xbef8ead6120016aclu)))));
+  let s = f64(1.0) + z * (bitcast<f64>(0x3fd97779cddadc09lu) + z * (bitcast<f64>(0x3fb0a54c5536cebalu) + z * (bitcast<f64>(0x3f74d022c4d36b0flu) + z * (bitcast<f64>(0x3f215dc9221c1a10lu) + z * (bitcast<f64>(0xbed09c4342a26120lu))))));
+  return r / s;
+}
+
+fn m64_erf(x: f64) -> f64 {
+  if (is_nan64(x)) { return x; }
+  let ax = abs(x);
+  if (ax < bitcast<f64>(0x3feb000000000000lu)) {
+    if (ax < bitcast<f64>(0x3e30000000000000lu)) {
+      return f64(0.125) * (f64(8.0) * x + bitcast<f64>(0x3ff06eba8214db69lu) * x);
+    }
+    return x + x * erf_rat64(x);
+  }
+  var y = f64(1.0) - bitcast<f64>(0x0010000000000000lu);
+  if (ax < f64(6.0)) { y = f64(1.0) - erfc_far64(ax); }
+  return select(y, -y, x < f64(0.0));
+}
+
+fn m64_erfc(x: f64) -> f64 {
+  if (is_nan64(x)) { return x; }
+  let ax = abs(x);
+  let neg = x < f64(0.0);
+  if (ax < bitcast<f64>(0x3feb000000000000lu)) {
+    if (ax < bitcast<f64>(0x3c70000000000000lu)) { return f64(1.0) - x; }
+    let y = erf_rat64(x);
+    if (neg || ax < f64(0.25)) { return f64(1.0) - (x + x * y); }
+    return f64(0.5) - (x - f64(0.5) + x * y);
+  }
+  if (ax < f64(28.0)) {
+    let r = erfc_far64(ax);
+    return select(r, f64(2.0) - r, neg);
+  }
+  let tiny = bitcast<f64>(0x0010000000000000lu);
+  return select(tiny * tiny, f64(2.0) - tiny, neg);
+}
+
+// Exact GELU 0.5 x erfc(-x / sqrt(2)) (the CPU's form); -0 at -inf.
+fn m64_gelu_erf(x: f64) -> f64 {
+  if (x == bitcast<f64>(0xfff0000000000000lu)) { return bitcast<f64>(0x8000000000000000lu); }
+  return f64(0.5) * x * m64_erfc(-x * bitcast<f64>(0x3fe6a09e667f3bcdlu));
+}
+

@@ -164,6 +164,10 @@ impl ElementwiseBackend for GpuBackend {
                 helpers.push_str(math::MATH_F32);
                 math::binary(op).expect("a math op").to_string()
             }
+            Rem | Atan2 | Hypot if d == DType::F64 => {
+                helpers.push_str(math_f64::MATH_F64);
+                math_f64::binary(op).expect("an f64 math op").to_string()
+            }
             Add => "x + y".to_string(),
             Sub => "x - y".into(),
             Mul => "x * y".into(),

@@ -35,6 +35,9 @@
 //! | acosh | `m64_acosh` (fdlibm's `e_acosh.c`) | 3 ÷ | 2.000 |
 //! | erf | `m64_erf` (fdlibm's `s_erf.c`, as the `libm` crate the CPU calls, on the library's exp) | 2 ÷ | 1.000 |
 //! | gelu_erf | `m64_gelu_erf` (the CPU's 0.5 x erfc(-x/sqrt 2), erfc from `s_erf.c`) | 4 ÷, plus 2\|x\| + 2 units of 2^-1074 where erfc is subnormal | 2.000 |
+//! | rem (binary) | `m64_fmod` (C fmod on the bits: integer long division of the significands) | exact, bit-identical to the CPU | 0 |
+//! | atan2 (binary) | `m64_atan2` (fdlibm's `e_atan2.c` on `m64_atan`; C's special values) | 2 ÷ | 1.000 |
+//! | hypot (binary) | `m64_hypot` (fdlibm's `e_hypot.c`: scaled, squares from exact half products; inf with an inf even beside a NaN) | 2 (the driver's sqrt) | 1.000 |
 //! | leaky_relu | `m64_leaky_relu` (the CPU's `slope * x`) | exact | 0.000 |
 //! | hard_sigmoid | `m64_hard_sigmoid` (clamp of `fma(alpha, x, beta)`, as the CPU) | 1 given a fused fma; a driver may evaluate it unfused (lavapipe does): then also 2^-54 absolute (the rounding of alpha x), many ULPs of a result near the lower corner | 4915 at x = -2.49985 (an absolute 2.7e-20) |
 //! | hard_silu | `m64_hard_silu` (x hard_sigmoid(x, 1/6, 1/2)) | 2, plus \|x\| 2^-54 absolute where the fma is unfused | 3072 at x = -2.99956 |
@@ -63,15 +66,16 @@
 //! splits on the bits instead), no products of two constants in a row.
 //!
 //! relu, relu6 and hard_tanh of f64 are compares and selects (exact) in
-//! `elementwise.rs`. The f64 binary math functions (pow, rem, atan2,
-//! hypot) take the documented CPU round trip.
+//! `elementwise.rs`. f64 pow takes the documented CPU round trip. The binary
+//! functions are measured by `gpu_f64_binary_math` (about 3 x 10^5 pairs
+//! against the CPU's glibc results).
 //!
 //! The references of the inverse hyperbolic functions are the `libm`
 //! crate's (musl's), which the CPU backend also calls: Rust's own `f64`
 //! `asinh`/`acosh` overflow past about 9e307 and `acosh`/`atanh` lose
 //! accuracy near 1 and -1.
 
-use crate::backend::elementwise::{MathFn, UnaryOp};
+use crate::backend::elementwise::{BinaryOp, MathFn, UnaryOp};
 
 /// The WGSL library (f64 kernels only).
 pub(crate) const MATH_F64: &str = include_str!("wgsl/math_f64.wgsl");
@@ -131,6 +135,17 @@ fn unary_plain(f: MathFn) -> Option<&'static str> {
         Selu => "m64_selu(x)",
         _ => return None,
     })
+}
+
+/// The WGSL expression of a binary f64 math op on `x`, `y`, or `None`
+/// (pow takes the CPU round trip).
+pub(crate) fn binary(op: BinaryOp) -> Option<&'static str> {
+    match op {
+        BinaryOp::Rem => Some("m64_fmod(x, y)"),
+        BinaryOp::Atan2 => Some("m64_atan2(x, y)"),
+        BinaryOp::Hypot => Some("m64_hypot(x, y)"),
+        _ => None,
+    }
 }
 
 /// The arguments sin, cos and tan reduce on the GPU: |x| below this (2^20).

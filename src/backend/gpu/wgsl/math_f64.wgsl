@@ -4,7 +4,7 @@
 // log, log2, log1p, sinh, cosh, tanh, sin, cos, tan (|x| < 2^20), sigmoid,
 // silu, softplus, log_sigmoid, gelu, mish, softsign, leaky_relu,
 // hard_sigmoid, hard_silu, elu, selu, rsqrt, atan, asin, acos, asinh, acosh,
-// atanh, erf and gelu_erf after fdlibm and the
+// atanh, erf, gelu_erf, and the binary atan2, hypot and fmod after fdlibm and the
 // CPU's formulas (no WGSL built-in: Vulkan has no f64 transcendentals), with
 // the exponent scaled on the bits. Needs SHADER_F64 and SHADER_INT64; the
 // kernel prelude's `is_nan64`/`is_inf64`.
@@ -775,3 +775,147 @@ fn m64_gelu_erf(x: f64) -> f64 {
   return f64(0.5) * x * m64_erfc(-x * bitcast<f64>(0x3fe6a09e667f3bcdlu));
 }
 
+
+// ---------------------------------------------------------------- binary
+
+// fdlibm's e_atan2.c on m64_atan: the quadrant from the signs, pi - (z -
+// pi_lo) and (z - pi_lo) - pi for x < 0; the special values of C's atan2.
+fn m64_atan2(y: f64, x: f64) -> f64 {
+  if (is_nan64(x) || is_nan64(y)) { return x + y; }
+  let pi = bitcast<f64>(0x400921fb54442d18lu);
+  let pi_lo = bitcast<f64>(0x3ca1a62633145c07lu);
+  let pio2 = bitcast<f64>(0x3ff921fb54442d18lu);
+  let pio4 = bitcast<f64>(0x3fe921fb54442d18lu);
+  if (x == f64(1.0)) { return m64_atan(y); }
+  let ny = (bitcast<u64>(y) >> 63u) != 0lu;
+  let nx = (bitcast<u64>(x) >> 63u) != 0lu;
+  let ay = abs(y);
+  let ax = abs(x);
+  if (y == f64(0.0)) {
+    if (!nx) { return y; }
+    return select(pi, -pi, ny);
+  }
+  if (x == f64(0.0)) { return select(pio2, -pio2, ny); }
+  if (is_inf64(x)) {
+    var r: f64;
+    if (is_inf64(y)) {
+      r = select(pio4, bitcast<f64>(0x4002d97c7f3321d2lu), nx);
+    } else {
+      r = select(f64(0.0), pi, nx);
+    }
+    return select(r, -r, ny);
+  }
+  if (is_inf64(y)) { return select(pio2, -pio2, ny); }
+  let k = i32((bitcast<u64>(ay) >> 52u) & 0x7fflu) - i32((bitcast<u64>(ax) >> 52u) & 0x7fflu);
+  var z: f64;
+  if (k > 60) {
+    return select(pio2, -pio2, ny);
+  } else if (nx && k < -60) {
+    z = f64(0.0);
+  } else {
+    z = m64_atan(abs(y / x));
+  }
+  if (!nx) { return select(z, -z, ny); }
+  if (!ny) { return pi - (z - pi_lo); }
+  return (z - pi_lo) - pi;
+}
+
+// sqrt(x^2 + y^2) after fdlibm's e_hypot.c: scaled by 2^-600 / 2^600 (or
+// 2^1022 for subnormals) into the middle range, then the sum of squares from
+// halves whose products are exact; inf if either is inf (also with a NaN).
+fn m64_hypot(x: f64, y: f64) -> f64 {
+  var a = abs(x);
+  var b = abs(y);
+  if (b > a) {
+    let t = a;
+    a = b;
+    b = t;
+  }
+  if (is_inf64(a) || is_inf64(b)) { return bitcast<f64>(0x7ff0000000000000lu); }
+  if (is_nan64(a) || is_nan64(b)) { return x + y; }
+  let ea = i32(bitcast<u64>(a) >> 52u);
+  let eb = i32(bitcast<u64>(b) >> 52u);
+  if (ea - eb > 60) { return a + b; }
+  var k = 0;
+  if (ea > 0x5f3) {
+    a = a * p2_64(-600);
+    b = b * p2_64(-600);
+    k = 600;
+  }
+  if (b == f64(0.0)) { return a * p2_64(k); }
+  if (eb < 0x20b) {
+    if (eb == 0) {
+      a = a * p2_64(1022);
+      b = b * p2_64(1022);
+      k = k - 1022;
+    } else {
+      a = a * p2_64(600);
+      b = b * p2_64(600);
+      k = k - 600;
+    }
+  }
+  let hmask = 0xffffffff00000000lu;
+  var w = a - b;
+  if (w > b) {
+    let t1 = bitcast<f64>(bitcast<u64>(a) & hmask);
+    let t2 = a - t1;
+    w = sqrt(t1 * t1 - (b * (-b) - t2 * (a + t1)));
+  } else {
+    let a2 = a + a;
+    let y1 = bitcast<f64>(bitcast<u64>(b) & hmask);
+    let y2 = b - y1;
+    let t1 = bitcast<f64>((bitcast<u64>(a) & hmask) + 0x0010000000000000lu);
+    let t2 = a2 - t1;
+    w = sqrt(t1 * y1 - (w * (-w) - (t1 * y2 + t2 * b)));
+  }
+  if (k != 0) { return w * p2_64(k); }
+  return w;
+}
+
+// Leading zeros of a u64.
+fn clz64(v: u64) -> u32 {
+  let hi = u32(v >> 32u);
+  if (hi != 0u) { return countLeadingZeros(hi); }
+  return 32u + countLeadingZeros(u32(v & 0xfffffffflu));
+}
+
+// C fmod: x - trunc(x/y) y, exact (integer long division of the
+// significands, one bit per step: at most 2098 steps).
+fn m64_fmod(x: f64, y: f64) -> f64 {
+  let ux = bitcast<u64>(x);
+  let sx = ux & 0x8000000000000000lu;
+  let ax = ux & 0x7ffffffffffffffflu;
+  let ay = bitcast<u64>(y) & 0x7ffffffffffffffflu;
+  if (ay == 0lu || ax >= 0x7ff0000000000000lu || ay > 0x7ff0000000000000lu) {
+    return bitcast<f64>(0x7ff8000000000000lu);
+  }
+  if (ax < ay) { return x; }
+  if (ax == ay) { return bitcast<f64>(sx); }
+  var ex = i32(ax >> 52u);
+  var ey = i32(ay >> 52u);
+  var mx = (ax & 0xffffffffffffflu) | 0x10000000000000lu;
+  var my = (ay & 0xffffffffffffflu) | 0x10000000000000lu;
+  if (ex == 0) {
+    let sh = clz64(ax) - 11u;
+    mx = ax << sh;
+    ex = 1 - i32(sh);
+  }
+  if (ey == 0) {
+    let sh = clz64(ay) - 11u;
+    my = ay << sh;
+    ey = 1 - i32(sh);
+  }
+  for (; ex > ey; ex = ex - 1) {
+    if (mx >= my) { mx = mx - my; }
+    mx = mx << 1u;
+  }
+  if (mx >= my) { mx = mx - my; }
+  if (mx == 0lu) { return bitcast<f64>(sx); }
+  let sh = clz64(mx) - 11u;
+  mx = mx << sh;
+  ex = ex - i32(sh);
+  if (ex > 0) {
+    return bitcast<f64>(sx | (u64(u32(ex)) << 52u) | (mx & 0xffffffffffffflu));
+  }
+  return bitcast<f64>(sx | (mx >> u32(1 - ex)));
+}

@@ -594,12 +594,10 @@ fn binary_ops_match_the_cpu() {
                         | BinaryOp::LogicalOr
                         | BinaryOp::LogicalXor
                         | BinaryOp::Rem
-                )
-                // f64 pow takes the CPU round trip.
-                || (dt == DType::F64 && op == BinaryOp::Pow);
+                );
             if matches!(op, BinaryOp::Pow | BinaryOp::Atan2 | BinaryOp::Hypot) && !exact {
                 // rnx's WGSL libraries: pow <= 4.5 ULP, atan2 <= 2, hypot <=
-                // 1.5 (CPU: 0.5 + ε); f64 atan2 and hypot: 2 (gpu_f64.rs).
+                // 1.5 (CPU: 0.5 + ε); f64 pow, atan2 and hypot: 2 (gpu_f64.rs).
                 let ulps = if op == BinaryOp::Pow { 5.0 } else { 3.0 };
                 assert_ulps(&what, &g, &c, &a, |_| ulps);
             } else if exact {
@@ -880,14 +878,18 @@ fn round_trip_families_give_cpu_results() {
         &ga.argsort(0, true).unwrap(),
         &a.argsort(0, true).unwrap(),
     );
-    // f64 pow has no GPU kernel (it stays on the CPU): bit-identical; f64
-    // exp runs rnx's f64 WGSL library: within both devices' 1 ULP bounds.
+    // inv has no GPU kernel (faer on the CPU): bit-identical; f64 exp runs
+    // rnx's f64 WGSL library: within both devices' 1 ULP bounds.
     let (a64, ga64) = (a.cast(DType::F64).unwrap(), ga.cast(DType::F64).unwrap());
-    let b64 = a64.exp().unwrap();
+    let sq = a64
+        .slice(s![..5, ..])
+        .unwrap()
+        .add(&Tensor::eye(DType::F64, 5, None, 0).unwrap().mul(9).unwrap())
+        .unwrap();
     assert_same(
-        "f64 pow",
-        &b64.to_device(d).unwrap().pow(&ga64).unwrap(),
-        &b64.pow(&a64).unwrap(),
+        "f64 inv",
+        &sq.to_device(d).unwrap().inv().unwrap(),
+        &sq.inv().unwrap(),
     );
     let ge = ga64.exp().unwrap();
     assert_eq!(ge.device(), d, "f64 exp left the GPU");

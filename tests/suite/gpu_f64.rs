@@ -577,7 +577,19 @@ fn gpu_f64_binary_math() {
     }
     let mut rng = Rng(0x0f64_b1a2_u64);
     for i in 0..300_000 {
-        let (a, b) = match i % 3 {
+        let (a, b) = match i % 5 {
+            // pow's own ranges: results over the whole range, negative bases
+            // with integer exponents, bases near 1 with large exponents.
+            3 => {
+                let u = rng.unit();
+                let (x, y) = (u * 8.0, (rng.unit() - 0.5) * 700.0);
+                if i % 2 == 0 {
+                    (x, y)
+                } else {
+                    (-x, y.round())
+                }
+            }
+            4 => (1.0 + (rng.unit() - 0.5) * 1e-9, (rng.unit() - 0.5) * 1e12),
             0 => {
                 let (u, v) = (rng.unit() - 0.5, rng.unit() - 0.5);
                 let (e, f) = (
@@ -604,6 +616,7 @@ fn gpu_f64_binary_math() {
         (BinaryOp::Rem, 0.0),
         (BinaryOp::Atan2, 2.0),
         (BinaryOp::Hypot, 2.0),
+        (BinaryOp::Pow, 2.0),
     ] {
         let g = binary(op, &ga, &gb).unwrap();
         assert_eq!(g.device(), dev, "{op:?} left the GPU");

@@ -164,7 +164,7 @@ impl ElementwiseBackend for GpuBackend {
                 helpers.push_str(math::MATH_F32);
                 math::binary(op).expect("a math op").to_string()
             }
-            Rem | Atan2 | Hypot if d == DType::F64 => {
+            Rem | Pow | Atan2 | Hypot if d == DType::F64 => {
                 helpers.push_str(math_f64::MATH_F64);
                 math_f64::binary(op).expect("an f64 math op").to_string()
             }

@@ -65,9 +65,8 @@
 //! for exp, exp2, expm1, log, log2, log1p, sinh, cosh, tanh, sin, cos, tan,
 //! sigmoid, silu, softplus, log_sigmoid, gelu, mish, softsign, leaky_relu,
 //! hard_sigmoid, hard_silu, elu, selu, rsqrt, atan, asin, acos, asinh,
-//! acosh, atanh, erf and gelu_erf, and the binary rem (exact fmod), atan2
-//! and hypot. Through the CPU (documented round trip, exact CPU results):
-//! f64 float pow.
+//! acosh, atanh, erf and gelu_erf, and the binary rem (exact fmod), pow,
+//! atan2 and hypot.
 
 use crate::backend::elementwise::{BinaryOp, MathFn, UnaryOp};
 

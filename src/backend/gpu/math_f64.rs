@@ -38,6 +38,7 @@
 //! | rem (binary) | `m64_fmod` (C fmod on the bits: integer long division of the significands) | exact, bit-identical to the CPU | 0 |
 //! | atan2 (binary) | `m64_atan2` (fdlibm's `e_atan2.c` on `m64_atan`; C's special values) | 2 ÷ | 1.000 |
 //! | hypot (binary) | `m64_hypot` (fdlibm's `e_hypot.c`: scaled, squares from exact half products; inf with an inf even beside a NaN) | 2 (the driver's sqrt) | 1.000 |
+//! | pow (binary) | `m64_pow` (fdlibm's `e_pow.c`, as the `libm` crate: log2 and the product in parts split by clearing low words; C99's special values; signs of zero results on the bits) | 2 ÷ | 1.000 |
 //! | leaky_relu | `m64_leaky_relu` (the CPU's `slope * x`) | exact | 0.000 |
 //! | hard_sigmoid | `m64_hard_sigmoid` (clamp of `fma(alpha, x, beta)`, as the CPU) | 1 given a fused fma; a driver may evaluate it unfused (lavapipe does): then also 2^-54 absolute (the rounding of alpha x), many ULPs of a result near the lower corner | 4915 at x = -2.49985 (an absolute 2.7e-20) |
 //! | hard_silu | `m64_hard_silu` (x hard_sigmoid(x, 1/6, 1/2)) | 2, plus \|x\| 2^-54 absolute where the fma is unfused | 3072 at x = -2.99956 |
@@ -66,7 +67,7 @@
 //! splits on the bits instead), no products of two constants in a row.
 //!
 //! relu, relu6 and hard_tanh of f64 are compares and selects (exact) in
-//! `elementwise.rs`. f64 pow takes the documented CPU round trip. The binary
+//! `elementwise.rs`. Every f64 math function has a kernel. The binary
 //! functions are measured by `gpu_f64_binary_math` (about 3 x 10^5 pairs
 //! against the CPU's glibc results).
 //!
@@ -137,10 +138,10 @@ fn unary_plain(f: MathFn) -> Option<&'static str> {
     })
 }
 
-/// The WGSL expression of a binary f64 math op on `x`, `y`, or `None`
-/// (pow takes the CPU round trip).
+/// The WGSL expression of a binary f64 math op on `x`, `y`, or `None`.
 pub(crate) fn binary(op: BinaryOp) -> Option<&'static str> {
     match op {
+        BinaryOp::Pow => Some("m64_pow(x, y)"),
         BinaryOp::Rem => Some("m64_fmod(x, y)"),
         BinaryOp::Atan2 => Some("m64_atan2(x, y)"),
         BinaryOp::Hypot => Some("m64_hypot(x, y)"),

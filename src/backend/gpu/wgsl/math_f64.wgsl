@@ -4,7 +4,7 @@
 // log, log2, log1p, sinh, cosh, tanh, sin, cos, tan (|x| < 2^20), sigmoid,
 // silu, softplus, log_sigmoid, gelu, mish, softsign, leaky_relu,
 // hard_sigmoid, hard_silu, elu, selu, rsqrt, atan, asin, acos, asinh, acosh,
-// atanh, erf, gelu_erf, and the binary atan2, hypot and fmod after fdlibm and the
+// atanh, erf, gelu_erf, and the binary pow, atan2, hypot and fmod after fdlibm and the
 // CPU's formulas (no WGSL built-in: Vulkan has no f64 transcendentals), with
 // the exponent scaled on the bits. Needs SHADER_F64 and SHADER_INT64; the
 // kernel prelude's `is_nan64`/`is_inf64`.
@@ -918,4 +918,185 @@ fn m64_fmod(x: f64, y: f64) -> f64 {
     return bitcast<f64>(sx | (u64(u32(ex)) << 52u) | (mx & 0xffffffffffffflu));
   }
   return bitcast<f64>(sx | (mx >> u32(1 - ex)));
+}
+
+// The high and low 32-bit words of an f64, and one from a high word.
+fn hw64(x: f64) -> i32 { return bitcast<i32>(u32(bitcast<u64>(x) >> 32u)); }
+fn lw64(x: f64) -> u32 { return u32(bitcast<u64>(x) & 0xfffffffflu); }
+fn with_hw64(x: f64, h: u32) -> f64 {
+  return bitcast<f64>((u64(h) << 32u) | (bitcast<u64>(x) & 0xfffffffflu));
+}
+
+// |v| with the sign of s (on the bits: a compiler that ignores the sign of
+// zeros would drop it from s * 0).
+fn sgn64(s: f64, v: f64) -> f64 {
+  let m = bitcast<u64>(v) & 0x7ffffffffffffffflu;
+  return bitcast<f64>(select(m, m | 0x8000000000000000lu, s < f64(0.0)));
+}
+
+// x^y after fdlibm's e_pow.c (the `libm` crate's `pow`): log2|x| in two
+// pieces (the first with 29 trailing zero bits), y log2|x| = n + y' in
+// simulated extra precision, 2^n e^(y' ln 2); C99's special values, the
+// sign for negative x and integer y. Its splits clear low words (bit
+// masks), which a reassociating compiler cannot fold.
+fn m64_pow(x: f64, y: f64) -> f64 {
+  let hx = hw64(x);
+  let lx = lw64(x);
+  let hy = hw64(y);
+  let ly = lw64(y);
+  var ix = hx & 0x7fffffff;
+  let iy = hy & 0x7fffffff;
+  if ((u32(iy) | ly) == 0u) { return f64(1.0); }
+  if (hx == 0x3ff00000 && lx == 0u) { return f64(1.0); }
+  if (ix > 0x7ff00000 || (ix == 0x7ff00000 && lx != 0u) || iy > 0x7ff00000 || (iy == 0x7ff00000 && ly != 0u)) {
+    return x + y;
+  }
+  // y an odd integer (1), an even one (2) or neither (0), where x < 0.
+  var yisint = 0;
+  if (hx < 0) {
+    if (iy >= 0x43400000) {
+      yisint = 2;
+    } else if (iy >= 0x3ff00000) {
+      let k = (iy >> 20u) - 0x3ff;
+      if (k > 20) {
+        let j = ly >> u32(52 - k);
+        if ((j << u32(52 - k)) == ly) { yisint = 2 - i32(j & 1u); }
+      } else if (ly == 0u) {
+        let j = iy >> u32(20 - k);
+        if ((j << u32(20 - k)) == iy) { yisint = 2 - (j & 1); }
+      }
+    }
+  }
+  if (ly == 0u) {
+    if (iy == 0x7ff00000) {
+      if (((ix - 0x3ff00000) | i32(lx)) == 0) { return f64(1.0); }
+      if (ix >= 0x3ff00000) { return select(f64(0.0), y, hy >= 0); }
+      return select(-y, f64(0.0), hy >= 0);
+    }
+    if (iy == 0x3ff00000) { return select(f64(1.0) / x, x, hy >= 0); }
+    if (hy == 0x40000000) { return x * x; }
+    if (hy == 0x3fe00000 && hx >= 0) { return sqrt(x); }
+  }
+  var ax = abs(x);
+  if (lx == 0u && (ix == 0x7ff00000 || ix == 0 || ix == 0x3ff00000)) {
+    var z = ax;
+    if (hy < 0) { z = f64(1.0) / z; }
+    if (hx < 0) {
+      if (((ix - 0x3ff00000) | yisint) == 0) {
+        z = bitcast<f64>(0x7ff8000000000000lu);
+      } else if (yisint == 1) {
+        z = -z;
+      }
+    }
+    return z;
+  }
+  var s = f64(1.0);
+  if (hx < 0) {
+    if (yisint == 0) { return bitcast<f64>(0x7ff8000000000000lu); }
+    if (yisint == 1) { s = f64(-1.0); }
+  }
+  let inf = bitcast<f64>(0x7ff0000000000000lu);
+  var t1: f64;
+  var t2: f64;
+  if (iy > 0x41e00000) {
+    if (iy > 0x43f00000) {
+      if (ix <= 0x3fefffff) { return select(f64(0.0), inf, hy < 0); }
+      if (ix >= 0x3ff00000) { return select(f64(0.0), inf, hy > 0); }
+    }
+    if (ix < 0x3fefffff) { return sgn64(s, select(f64(0.0), inf, hy < 0)); }
+    if (ix > 0x3ff00000) { return sgn64(s, select(f64(0.0), inf, hy > 0)); }
+    let t = ax - f64(1.0);
+    let w = (t * t) * (f64(0.5) - t * (bitcast<f64>(0x3fd5555555555555lu) - t * f64(0.25)));
+    let u = bitcast<f64>(0x3ff7154760000000lu) * t;
+    let v = t * bitcast<f64>(0x3e54ae0bf85ddf44lu) - w * bitcast<f64>(0x3ff71547652b82felu);
+    t1 = hi_half64(u + v);
+    t2 = v - (t1 - u);
+  } else {
+    var n = 0;
+    if (ix < 0x00100000) {
+      ax = ax * bitcast<f64>(0x4340000000000000lu);
+      n = n - 53;
+      ix = hw64(ax);
+    }
+    n = n + ((ix >> 20u) - 0x3ff);
+    let j = ix & 0x000fffff;
+    var k = 0;
+    ix = j | 0x3ff00000;
+    if (j <= 0x3988e) {
+      k = 0;
+    } else if (j < 0xbb67a) {
+      k = 1;
+    } else {
+      k = 0;
+      n = n + 1;
+      ix = ix - 0x00100000;
+    }
+    ax = with_hw64(ax, u32(ix));
+    let bp = select(f64(1.0), f64(1.5), k == 1);
+    let dp_h = select(f64(0.0), bitcast<f64>(0x3fe2b80340000000lu), k == 1);
+    let dp_l = select(f64(0.0), bitcast<f64>(0x3e4cfdeb43cfd006lu), k == 1);
+    let u = ax - bp;
+    let v = f64(1.0) / (ax + bp);
+    let ss = u * v;
+    let s_h = hi_half64(ss);
+    let t_hw = bitcast<f64>((u64(((u32(ix) >> 1u) | 0x20000000u) + 0x00080000u + (u32(k) << 18u))) << 32u);
+    let t_l = ax - (t_hw - bp);
+    let s_l = v * ((u - s_h * t_hw) - s_h * t_l);
+    let s2 = ss * ss;
+    var r = s2 * s2 * (bitcast<f64>(0x3fe3333333333303lu) + s2 * (bitcast<f64>(0x3fdb6db6db6fabfflu) + s2 * (bitcast<f64>(0x3fd55555518f264dlu) + s2 * (bitcast<f64>(0x3fd17460a91d4101lu) + s2 * (bitcast<f64>(0x3fcd864a93c9db65lu) + s2 * bitcast<f64>(0x3fca7e284a454eeflu))))));
+    r = r + s_l * (s_h + ss);
+    let sh2 = s_h * s_h;
+    let th = hi_half64(f64(3.0) + sh2 + r);
+    let tl = r - ((th - f64(3.0)) - sh2);
+    let uu = s_h * th;
+    let vv = s_l * th + tl * ss;
+    let p_h = hi_half64(uu + vv);
+    let p_l = vv - (p_h - uu);
+    let z_h = bitcast<f64>(0x3feec709e0000000lu) * p_h;
+    let z_l = bitcast<f64>(0xbe3e2fe0145b01f5lu) * p_h + p_l * bitcast<f64>(0x3feec709dc3a03fdlu) + dp_l;
+    let t = f64(n);
+    t1 = hi_half64(((z_h + z_l) + dp_h) + t);
+    t2 = z_l - (((t1 - t) - dp_h) - z_h);
+  }
+  let y1 = hi_half64(y);
+  let p_l = (y - y1) * t1 + y * t2;
+  var p_h = y1 * t1;
+  let z0 = p_l + p_h;
+  var j = hw64(z0);
+  let i = lw64(z0);
+  if (j >= 0x40900000) {
+    if (((j - 0x40900000) | i32(i)) != 0) { return sgn64(s, inf); }
+    if (p_l + bitcast<f64>(0x3c971547652b82felu) > z0 - p_h) { return sgn64(s, inf); }
+  } else if ((j & 0x7fffffff) >= 0x4090cc00) {
+    if (((u32(j) - 0xc090cc00u) | i) != 0u) { return sgn64(s, f64(0.0)); }
+    if (p_l <= z0 - p_h) { return sgn64(s, f64(0.0)); }
+  }
+  let ii = j & 0x7fffffff;
+  var k = (ii >> 20u) - 0x3ff;
+  var n = 0;
+  if (ii > 0x3fe00000) {
+    n = j + (0x00100000 >> u32(k + 1));
+    k = ((n & 0x7fffffff) >> 20u) - 0x3ff;
+    let t = bitcast<f64>(u64(u32(n & ~(0x000fffff >> u32(k)))) << 32u);
+    n = ((n & 0x000fffff) | 0x00100000) >> u32(20 - k);
+    if (j < 0) { n = -n; }
+    p_h = p_h - t;
+  }
+  let t = hi_half64(p_l + p_h);
+  let u = t * bitcast<f64>(0x3fe62e4300000000lu);
+  let v = (p_l - (t - p_h)) * bitcast<f64>(0x3fe62e42fefa39eflu) + t * bitcast<f64>(0xbe205c610ca86c39lu);
+  var z = u + v;
+  let w = v - (z - u);
+  let tt = z * z;
+  let tz = z - tt * (bitcast<f64>(0x3fc555555555553elu) + tt * (bitcast<f64>(0xbf66c16c16bebd93lu) + tt * (bitcast<f64>(0x3f11566aaf25de2clu) + tt * (bitcast<f64>(0xbebbbd41c5d26bf1lu) + tt * bitcast<f64>(0x3e66376972bea4d0lu)))));
+  let rr = (z * tz) / (tz - f64(2.0)) - (w + z * w);
+  z = f64(1.0) - (rr - z);
+  var jz = hw64(z) + (n << 20u);
+  if ((jz >> 20u) <= 0) {
+    // Subnormal: 2^n z with one rounding (z in [0.5, 2), n >= -1076).
+    z = (z * p2_64(n + 54)) * bitcast<f64>(0x3c90000000000000lu);
+  } else {
+    z = with_hw64(z, u32(jz));
+  }
+  return sgn64(s, z);
 }

@@ -4,7 +4,7 @@
 //! half types, NaN and signed zeros, runs long enough for the CPU round
 //! trip, and the backend primitive itself on other axes and strided views.
 
-use crate::gpu::{assert_same, gpu, sample};
+use crate::gpu::{assert_same, gpu, sample, ALL};
 use rnx::backend::ScatterOp;
 use rnx::ops::search::BincountOptions;
 use rnx::ops::take::{IndexPutOptions, ScatterMode, ScatterOptions};
@@ -25,6 +25,34 @@ fn positions(n: usize, len: usize, seed: u64) -> Vec<i64> {
         .collect()
 }
 
+/// `x.scatter_with(i, u, axis, o)` on the GPU `g` and on the CPU: the same
+/// result (asserted, naming `what`); the CPU's returned.
+fn both(
+    g: Device,
+    what: &str,
+    x: &Tensor,
+    (i, u): (&Tensor, &Tensor),
+    axis: isize,
+    o: ScatterOptions,
+) -> Tensor {
+    let on = |t: &Tensor| t.to_device(g).unwrap();
+    let c = x.scatter_with(i, u, axis, o).unwrap();
+    assert_same(
+        what,
+        &on(x).scatter_with(&on(i), &on(u), axis, o).unwrap(),
+        &c,
+    );
+    c
+}
+
+/// `mode` with the tensor's own values taking part.
+fn with(mode: ScatterMode) -> ScatterOptions {
+    ScatterOptions {
+        mode,
+        include_self: true,
+    }
+}
+
 const MODES: [ScatterMode; 4] = [
     ScatterMode::Add,
     ScatterMode::Multiply,
@@ -38,21 +66,7 @@ const MODES: [ScatterMode; 4] = [
 #[test]
 fn every_dtype_and_mode_matches_the_cpu() {
     let Some(g) = gpu() else { return };
-    let dtypes = [
-        DType::F32,
-        DType::F16,
-        DType::BF16,
-        DType::F64,
-        DType::I32,
-        DType::U32,
-        DType::I16,
-        DType::U16,
-        DType::I8,
-        DType::U8,
-        DType::I64,
-        DType::U64,
-    ];
-    for (k, dt) in dtypes.into_iter().enumerate() {
+    for (k, dt) in ALL.into_iter().enumerate() {
         let seed = 0x5ca7 + k as u64;
         // Factors near 1 keep float products finite over ~100 steps.
         let r = if dt.is_float() { 1.5 } else { 1.0 };
@@ -67,17 +81,8 @@ fn every_dtype_and_mode_matches_the_cpu() {
             for include_self in [true, false] {
                 let o = ScatterOptions { mode, include_self };
                 let what = format!("{dt} {mode:?} include_self {include_self}");
-                let on = |t: &Tensor| t.to_device(g).unwrap();
-                assert_same(
-                    &format!("{what} 1-D"),
-                    &on(&x).scatter_with(&on(&i), &on(&u), 0, o).unwrap(),
-                    &x.scatter_with(&i, &u, 0, o).unwrap(),
-                );
-                assert_same(
-                    &format!("{what} axis 1"),
-                    &on(&x2).scatter_with(&on(&i2), &on(&u2), 1, o).unwrap(),
-                    &x2.scatter_with(&i2, &u2, 1, o).unwrap(),
-                );
+                both(g, &format!("{what} 1-D"), &x, (&i, &u), 0, o);
+                both(g, &format!("{what} axis 1"), &x2, (&i2, &u2), 1, o);
             }
         }
     }
@@ -99,20 +104,16 @@ fn halves_round_at_every_step() {
             .cast(dt)
             .unwrap();
         let i = Tensor::create(DType::I32, &[4], &[0, 0, 1, 1]).unwrap();
-        let add = ScatterOptions {
-            mode: ScatterMode::Add,
-            include_self: true,
-        };
-        let c = x.scatter_with(&i, &u, 0, add).unwrap();
-        let want = [1.0, 1.0 + 2.0 * h];
+        let c = both(
+            g,
+            &format!("{dt} per-step rounding"),
+            &x,
+            (&i, &u),
+            0,
+            with(ScatterMode::Add),
+        );
         let got = c.cast(DType::F64).unwrap().to_vec::<f64>().unwrap();
-        assert_eq!(got, want, "{dt} on the CPU");
-        let gr = x
-            .to_device(g)
-            .unwrap()
-            .scatter_with(&i.to_device(g).unwrap(), &u.to_device(g).unwrap(), 0, add)
-            .unwrap();
-        assert_same(&format!("{dt} per-step rounding"), &gr, &c);
+        assert_eq!(got, [1.0, 1.0 + 2.0 * h], "{dt}");
     }
 }
 
@@ -137,17 +138,8 @@ fn nan_and_signed_zeros() {
             .unwrap();
         let it = Tensor::create(DType::I32, &[8], &i).unwrap();
         for mode in [ScatterMode::Max, ScatterMode::Min] {
-            let o = ScatterOptions {
-                mode,
-                include_self: true,
-            };
-            let c = xt.scatter_with(&it, &ut, 0, o).unwrap();
-            let gr = xt
-                .to_device(g)
-                .unwrap()
-                .scatter_with(&it.to_device(g).unwrap(), &ut.to_device(g).unwrap(), 0, o)
-                .unwrap();
-            assert_same(&format!("{dt} {mode:?} NaN / signed zeros"), &gr, &c);
+            let what = format!("{dt} {mode:?} NaN / signed zeros");
+            both(g, &what, &xt, (&it, &ut), 0, with(mode));
         }
     }
 }
@@ -165,14 +157,13 @@ fn long_runs_index_put_and_bincount() {
         let mut p = vec![2i64; n];
         p[n / 2] = 5;
         let i = Tensor::create(DType::I64, &[n], &p).unwrap();
-        let add = ScatterOptions {
-            mode: ScatterMode::Add,
-            include_self: true,
-        };
-        assert_same(
+        both(
+            g,
             &format!("run of {n}"),
-            &on(&x).scatter_with(&on(&i), &on(&u), 0, add).unwrap(),
-            &x.scatter_with(&i, &u, 0, add).unwrap(),
+            &x,
+            (&i, &u),
+            0,
+            with(ScatterMode::Add),
         );
     }
     // Past the limit, the associative combinations run in two passes (the
@@ -190,14 +181,13 @@ fn long_runs_index_put_and_bincount() {
             let x = sample(dt, &[4], 40 + n as u64, 1.0);
             let u = sample(dt, &[n], 41 + n as u64, 1.0);
             for mode in MODES {
-                let o = ScatterOptions {
-                    mode,
-                    include_self: true,
-                };
-                assert_same(
+                both(
+                    g,
                     &format!("{dt} {mode:?} run of {n}"),
-                    &on(&x).scatter_with(&on(&i), &on(&u), 0, o).unwrap(),
-                    &x.scatter_with(&i, &u, 0, o).unwrap(),
+                    &x,
+                    (&i, &u),
+                    0,
+                    with(mode),
                 );
             }
         }
@@ -218,16 +208,8 @@ fn long_runs_index_put_and_bincount() {
                     .cast(dt)
                     .unwrap();
                 for mode in [ScatterMode::Max, ScatterMode::Min] {
-                    let o = ScatterOptions {
-                        mode,
-                        include_self: true,
-                    };
-                    let c = x.scatter_with(&i, &u, 0, o).unwrap();
-                    assert_same(
-                        &format!("{dt} {mode:?} run of {n}, {what}"),
-                        &on(&x).scatter_with(&on(&i), &on(&u), 0, o).unwrap(),
-                        &c,
-                    );
+                    let what = format!("{dt} {mode:?} run of {n}, {what}");
+                    both(g, &what, &x, (&i, &u), 0, with(mode));
                 }
             }
         }
@@ -237,12 +219,8 @@ fn long_runs_index_put_and_bincount() {
             .unwrap()
             .cast(DType::F32)
             .unwrap();
-        let max = ScatterOptions {
-            mode: ScatterMode::Max,
-            include_self: true,
-        };
         let r = on(&x)
-            .scatter_with(&on(&i), &on(&u), 0, max)
+            .scatter_with(&on(&i), &on(&u), 0, with(ScatterMode::Max))
             .unwrap()
             .to_device(Device::Cpu)
             .unwrap()

@@ -4,9 +4,10 @@
 //! are found by a check pass (one flag word read back) before anything is
 //! written. Transcendental math, activations, float `rem`, `pow`, atan2 and
 //! hypot of f32, f16 and bf16 run rnx's own WGSL library (`math.rs`, with its
-//! accuracy table); f64 rounding, exp/log family, hyperbolic functions, trig
-//! and sigmoid-family activations run `math_f64.rs` (its table); other f64
-//! math goes through the CPU (`via_cpu`): the README's device table lists it.
+//! accuracy table); every f64 math function and activation, and f64 `rem`,
+//! `pow`, atan2 and hypot, run `math_f64.rs` (its table); f64 sin/cos/tan of
+//! a tensor holding a finite |x| >= 2^20 go through the CPU (`via_cpu`): the
+//! README's device table lists it.
 
 use super::kernel::{param_bytes, Map, Operand};
 use super::wgsl::{compute_ty, is_inf, is_nan, lit};

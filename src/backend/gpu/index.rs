@@ -97,10 +97,11 @@ impl IndexBackend for GpuBackend {
 
     /// The kernel of `scatter_reduce.rs` (one invocation per destination
     /// element folding its sources in order; the indices read back once and
-    /// grouped on the host); the CPU round trip (download, CPU
-    /// `scatter_reduce`, upload) where a destination has more than
-    /// [`super::scatter_reduce::MAX_RUN`] sources or the adapter lacks the
-    /// dtype. Results are the CPU's, bit for bit, either way.
+    /// grouped on the host; longer runs of the associative combinations in
+    /// two passes); the CPU round trip (download, CPU `scatter_reduce`,
+    /// upload) for a float sum or product where a destination has more than
+    /// [`super::scatter_reduce::MAX_RUN`] sources, or a dtype the adapter
+    /// lacks. Results are the CPU's, bit for bit, either way.
     fn scatter_reduce(
         &self,
         src: &Tensor,

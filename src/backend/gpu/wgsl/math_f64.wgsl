@@ -76,7 +76,7 @@ fn m64_exp2(x: f64) -> f64 {
   if (x < f64(-1075.0)) { return f64(0.0); }
   let kf = r64_floor(x + f64(0.5));
   let t = x - kf;
-  let th = bitcast<f64>(bitcast<u64>(t) & 0xffffffff00000000lu);
+  let th = hi_half64(t);
   let tl = t - th;
   let hi = th * bitcast<f64>(0x3fe62e42fee00000lu);
   let lo = -(th * bitcast<f64>(0x3dea39ef35793c76lu) + tl * bitcast<f64>(0x3fe62e42fefa39eflu));
@@ -247,7 +247,7 @@ fn m64_log2(x: f64) -> f64 {
   if (x == f64(0.0)) { return bitcast<f64>(0xfff0000000000000lu); }
   if (is_inf64(x)) { return x; }
   let p = log_parts64(x);
-  let hi = bitcast<f64>(bitcast<u64>(p.f - p.hfsq) & 0xffffffff00000000lu);
+  let hi = hi_half64(p.f - p.hfsq);
   let lo = ((p.f - hi) - p.hfsq) + p.r;
   let vh = hi * bitcast<f64>(0x3ff7154765200000lu);
   var vl = (lo + hi) * bitcast<f64>(0x3de705fc2eefa200lu) + lo * bitcast<f64>(0x3ff7154765200000lu);
@@ -582,7 +582,8 @@ fn asin_rat64(t: f64) -> f64 {
   return p / q;
 }
 
-// sqrt(t) with its low 32 bits cleared (its square is exact).
+// x with its low 32 bits cleared: 21 significant bits, so products of two
+// such halves are exact (fdlibm's SET_LOW_WORD(x, 0) splits).
 fn hi_half64(s: f64) -> f64 {
   return bitcast<f64>(bitcast<u64>(s) & 0xffffffff00000000lu);
 }
@@ -854,17 +855,16 @@ fn m64_hypot(x: f64, y: f64) -> f64 {
       k = k - 600;
     }
   }
-  let hmask = 0xffffffff00000000lu;
   var w = a - b;
   if (w > b) {
-    let t1 = bitcast<f64>(bitcast<u64>(a) & hmask);
+    let t1 = hi_half64(a);
     let t2 = a - t1;
     w = sqrt(t1 * t1 - (b * (-b) - t2 * (a + t1)));
   } else {
     let a2 = a + a;
-    let y1 = bitcast<f64>(bitcast<u64>(b) & hmask);
+    let y1 = hi_half64(b);
     let y2 = b - y1;
-    let t1 = bitcast<f64>((bitcast<u64>(a) & hmask) + 0x0010000000000000lu);
+    let t1 = bitcast<f64>(bitcast<u64>(hi_half64(a)) + 0x0010000000000000lu);
     let t2 = a2 - t1;
     w = sqrt(t1 * y1 - (w * (-w) - (t1 * y2 + t2 * b)));
   }

@@ -111,7 +111,8 @@ pub enum Error {
     #[error("{op}: {msg}")]
     DeviceUnavailable { op: String, msg: String },
     /// The dtype needs a feature this device's adapter lacks (f64 without
-    /// SHADER_F64, i64/u64 without SHADER_INT64, complex on a GPU).
+    /// SHADER_F64, i64/u64 without SHADER_INT64, c64 without SHADER_F64, the
+    /// 8-bit floats and 4-bit integers on a GPU).
     #[error("{op}: dtype {dtype} is not supported on {device} ({adapter})")]
     UnsupportedDTypeOnDevice {
         op: String,

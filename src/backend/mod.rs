@@ -71,7 +71,7 @@ pub fn get(device: Device, op: &str) -> Result<&'static dyn Backend> {
         // fp8 tensors compute in f32 through the widening adapter.
         Device::Cpu => Ok(&widen::CPU),
         #[cfg(feature = "gpu")]
-        Device::Gpu(i) => Ok(gpu::get(i, op)?),
+        Device::Gpu(i) => Ok(gpu::api(i, op)?),
         #[cfg(not(feature = "gpu"))]
         Device::Gpu(i) => Err(Error::DeviceUnavailable {
             op: op.to_string(),

@@ -31,7 +31,7 @@
 //!   lower triangle only; positive real diagonal.
 //! - Devices: every function works on the GPU through the documented CPU
 //!   round trip (f32, and f64 where the adapter has it); `eig`/`eigvals`
-//!   need a complex output, which the GPU does not hold.
+//!   return their complex results on the GPU (c32, and c64 with f64).
 
 use crate::backend::DecompOp;
 use crate::dtype::DType;

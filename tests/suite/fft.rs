@@ -754,11 +754,10 @@ fn errors_name_the_function() {
         .starts_with("fftshift:"));
     #[cfg(feature = "gpu")]
     if let Some(g) = crate::gpu::gpu() {
-        let xg = Tensor::zeros_on(DType::F32, &[4], g).unwrap();
+        // (The transforms themselves on the GPU: tests/suite/gpu_fft.rs.)
+        let xg = Tensor::zeros_on(DType::I32, &[4], g).unwrap();
         let e = xg.rfft().unwrap_err().to_string();
-        assert!(e.starts_with("rfft:") && e.contains("c32"), "{e}");
-        let e = xg.fftn().unwrap_err().to_string();
-        assert!(e.starts_with("fftn:") && e.contains("to_device"), "{e}");
+        assert!(e.starts_with("rfft:") && e.contains("i32"), "{e}");
         // fftshift is a roll: it runs on the GPU.
         let v = Tensor::arange(DType::F32, 0, 5, 1).unwrap();
         let s = v.to_device(g).unwrap().fftshift(None).unwrap();

@@ -33,11 +33,15 @@ mod gather_scatter;
 #[cfg(feature = "gpu")]
 mod gpu;
 #[cfg(feature = "gpu")]
+mod gpu_complex;
+#[cfg(feature = "gpu")]
 mod gpu_copy_tiled;
 #[cfg(feature = "gpu")]
 mod gpu_creation;
 #[cfg(feature = "gpu")]
 mod gpu_f64;
+#[cfg(feature = "gpu")]
+mod gpu_fft;
 #[cfg(feature = "gpu")]
 mod gpu_linalg;
 #[cfg(feature = "gpu")]

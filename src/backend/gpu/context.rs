@@ -171,13 +171,13 @@ impl Context {
     }
 
     /// An error unless the adapter can hold `dtype` (f64 needs SHADER_F64;
-    /// i64/u64 need SHADER_INT64; complex, fp8 and the 4-bit integers are not
-    /// supported on GPUs).
+    /// i64/u64 need SHADER_INT64, c64 SHADER_F64; fp8 and the 4-bit integers
+    /// are not supported on GPUs).
     pub(crate) fn check_dtype(&self, op: &str, dtype: DType) -> Result<()> {
         let ok = match dtype {
-            DType::F64 => self.features.contains(wgpu::Features::SHADER_F64),
+            DType::F64 | DType::C64 => self.features.contains(wgpu::Features::SHADER_F64),
             DType::I64 | DType::U64 => self.features.contains(wgpu::Features::SHADER_INT64),
-            DType::C32 | DType::C64 => false,
+            DType::C32 => true,
             // The 8-bit floats and the packed 4-bit integers are CPU-only
             // (storage, and f32/i32/u32 compute, there).
             DType::F8E4M3 | DType::F8E5M2 | DType::I4 | DType::U4 => false,

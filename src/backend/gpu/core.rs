@@ -24,7 +24,9 @@ pub(crate) fn bits_dtype(d: DType, has_int64: bool) -> DType {
         1 => DType::U8,
         2 => DType::U16,
         4 => DType::U32,
-        _ if has_int64 => DType::U64,
+        8 if has_int64 => DType::U64,
+        // f64 and c32 without 64-bit integers, c64: moved as their own
+        // `f64` / `vec2` (plain loads and stores keep every bit).
         _ => d,
     }
 }
@@ -34,6 +36,9 @@ pub(crate) fn bits_dtype(d: DType, has_int64: bool) -> DType {
 /// rounding (then the CPU does it).
 fn cast_expr(s: DType, d: DType, x: &str) -> Option<String> {
     use super::wgsl::{compute_ty, is_nan};
+    if s.is_complex() || d.is_complex() {
+        return complex_cast_expr(s, d, x);
+    }
     let (ts, td) = (compute_ty(s), compute_ty(d));
     if s.is_float() && d.is_float() {
         // Halves come in as f32 exactly; f32 -> f16/bf16 rounds once in the store.
@@ -89,6 +94,35 @@ fn cast_expr(s: DType, d: DType, x: &str) -> Option<String> {
         ));
     }
     None
+}
+
+/// The real dtype of a complex dtype's parts.
+fn part(c: DType) -> DType {
+    if c == DType::C32 {
+        DType::F32
+    } else {
+        DType::F64
+    }
+}
+
+/// [`cast_expr`] with a complex side (the CPU's rules): c32 -> c64 widens
+/// each part; real -> complex casts into the real part, imaginary part 0;
+/// complex -> real casts the real part (the imaginary part is dropped).
+/// `None` where a part rounds (c64 -> c32, f64 or wide integers -> c32).
+fn complex_cast_expr(s: DType, d: DType, x: &str) -> Option<String> {
+    match (s.is_complex(), d.is_complex()) {
+        (true, true) => (s == DType::C32 && d == DType::C64).then(|| format!("vec2<f64>({x})")),
+        (false, true) => {
+            let p = part(d);
+            let e = cast_expr(s, p, x)?;
+            Some(format!(
+                "vec2<{}>({e}, {})",
+                super::wgsl::compute_ty(p),
+                super::wgsl::lit(p, 0.0)
+            ))
+        }
+        _ => cast_expr(part(s), d, &format!("{x}.x")),
+    }
 }
 
 /// The range of an integer dtype as f64 (exact for the ends used above).
@@ -167,6 +201,30 @@ impl CoreBackend for GpuBackend {
 
     fn fill(&self, dst: &Tensor, value: Scalar) -> Result<()> {
         let ctx = self.ctx("fill")?;
+        if dst.dtype().is_complex() {
+            // The parts as parameters of the part type (exact: a c32's parts
+            // are f32 values, carried through f64).
+            let part = if dst.dtype() == DType::C32 {
+                DType::F32
+            } else {
+                DType::F64
+            };
+            let (re, im) = crate::dispatch!(@complex dst.dtype(), "fill", T => {
+                let v = value.get::<T>();
+                (crate::dtype::Element::to_f64(v), crate::dtype::Element::imag_f64(v))
+            });
+            let (ty, bytes) = param_bytes(part, &[re, im]);
+            Map {
+                op: "fill",
+                operands: vec![Operand::write(dst)],
+                helpers: String::new(),
+                body: format!("    st0(i0, vec2<{ty}>(prm[0], prm[1]));"),
+                params: Some((ty, bytes)),
+                flag: false,
+            }
+            .run(&ctx)?;
+            return Ok(());
+        }
         let bd = bits_dtype(
             dst.dtype(),
             ctx.features.contains(wgpu::Features::SHADER_INT64),
@@ -237,7 +295,12 @@ impl CoreBackend for GpuBackend {
                 .run(&ctx)?;
                 Ok(())
             }
-            None => match super::round::rounded_cast(src.dtype(), dst.dtype(), "ld0(i0)") {
+            // A complex source to a real dtype rounds its real part.
+            None => match if src.dtype().is_complex() && !dst.dtype().is_complex() {
+                super::round::rounded_cast(part(src.dtype()), dst.dtype(), "ld0(i0).x")
+            } else {
+                super::round::rounded_cast(src.dtype(), dst.dtype(), "ld0(i0)")
+            } {
                 Some((helpers, e, bits)) if ctx.features.contains(wgpu::Features::SHADER_INT64) => {
                     Map {
                         op: "cast",

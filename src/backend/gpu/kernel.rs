@@ -236,7 +236,10 @@ impl Map<'_> {
             }
         }
 
-        let uses_f64 = self.operands.iter().any(|o| o.dtype == DType::F64)
+        let uses_f64 = self
+            .operands
+            .iter()
+            .any(|o| matches!(o.dtype, DType::F64 | DType::C64))
             || self.params.as_ref().is_some_and(|p| p.0 == "f64");
         let wins: Vec<wgsl::Win> = slots
             .iter()

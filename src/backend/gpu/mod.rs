@@ -5,8 +5,9 @@
 //!
 //! dtypes: f32, i32, u32 and the sub-word u8, i8, u16, i16, f16, bf16 (packed
 //! in 32-bit words; halves computed in f32) on every adapter; f64 with
-//! SHADER_F64, i64/u64 with SHADER_INT64; complex dtypes are an
-//! `UnsupportedDTypeOnDevice` error.
+//! SHADER_F64, i64/u64 with SHADER_INT64; c32 everywhere and c64 with
+//! SHADER_F64 (`vec2` of the part type; kernels for moving data and the
+//! Fourier transforms, the CPU round trip for the rest: `complex.rs`).
 //!
 //! Synchronisation: every call records its commands into the device's open
 //! command encoder, in program order, without waiting; the encoder is
@@ -19,9 +20,11 @@
 //! recording) surfaces at submission, so it may be reported by a later call.
 
 pub(crate) mod buffer;
+mod complex;
 pub(crate) mod context;
 mod core;
 mod elementwise;
+mod fft;
 mod index;
 pub(crate) mod kernel;
 mod math;
@@ -71,16 +74,29 @@ impl GpuBackend {
     }
 }
 
+/// The backend of every adapter (opened on first use), and each one's
+/// [`complex::Routed`] view.
+fn all() -> &'static [(GpuBackend, complex::Routed)] {
+    static ALL: OnceLock<Vec<(GpuBackend, complex::Routed)>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        (0..context::count())
+            .map(|index| (GpuBackend { index }, complex::Routed { index }))
+            .collect()
+    })
+}
+
 /// The backend of adapter `index`, opening its device on first use.
 pub(crate) fn get(index: usize, op: &str) -> Result<&'static GpuBackend> {
-    static ALL: OnceLock<Vec<GpuBackend>> = OnceLock::new();
-    let all = ALL.get_or_init(|| {
-        (0..context::count())
-            .map(|index| GpuBackend { index })
-            .collect()
-    });
     context::context(index, op)?;
-    Ok(&all[index])
+    Ok(&all()[index].0)
+}
+
+/// The backend of adapter `index` as the ops see it: the GPU backend with
+/// the CPU round trip for complex operands of primitives that have no complex
+/// kernel (see `complex.rs`).
+pub(crate) fn api(index: usize, op: &str) -> Result<&'static complex::Routed> {
+    context::context(index, op)?;
+    Ok(&all()[index].1)
 }
 
 /// Wait until every command submitted to adapter `index` has finished.
@@ -221,11 +237,14 @@ impl SortBackend for GpuBackend {
 }
 
 impl FftBackend for GpuBackend {
-    /// CPU round trip (download, rustfft on the CPU, upload), results exactly
-    /// the CPU's. Every transform has a complex side and the GPU holds no
-    /// complex dtype, so the frontend refuses GPU tensors before this is
-    /// reached (`src/ops/fft.rs`); it is here so the trait is complete.
+    /// GPU kernels (`fft.rs`: Stockham passes of radix 4, 2 and odd primes
+    /// up to 31, Bluestein's algorithm for other lengths); rows whose
+    /// scratch buffers exceed the kernels' 32-bit indices take the CPU round
+    /// trip (download, rustfft, upload).
     fn fft(&self, x: &Tensor, axis: usize, spec: &FftSpec, out: &Tensor) -> Result<()> {
+        if self.fft_kernel(x, axis, spec, out)? {
+            return Ok(());
+        }
         via_cpu(&[x], &[out], |cpu, i, o| cpu.fft(&i[0], axis, spec, &o[0]))
     }
     /// CPU round trip (download, rustdct on the CPU, upload), results exactly
@@ -239,9 +258,8 @@ impl FftBackend for GpuBackend {
 impl DecompBackend for GpuBackend {
     /// CPU round trip: every input and output is downloaded, faer runs on the
     /// CPU (`src/backend/cpu/decomp.rs`), the outputs are uploaded; results are
-    /// exactly the CPU's. f32 (and f64 where the adapter has it) only: the GPU
-    /// holds no complex dtype, so `eig`/`eigvals` refuse GPU tensors in the
-    /// frontend.
+    /// exactly the CPU's. f32 (and f64 where the adapter has it); the
+    /// complex outputs of `eig`/`eigvals` are c32 (c64) GPU tensors.
     fn decomp(
         &self,
         op: DecompOp,

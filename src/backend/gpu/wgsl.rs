@@ -18,7 +18,8 @@ pub(crate) fn compute_ty(d: DType) -> &'static str {
         DType::U4 | DType::U8 | DType::U16 | DType::U32 => "u32",
         DType::I64 => "i64",
         DType::U64 => "u64",
-        DType::C32 | DType::C64 => "vec2<f32>",
+        DType::C32 => "vec2<f32>",
+        DType::C64 => "vec2<f64>",
     }
 }
 

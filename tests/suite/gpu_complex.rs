@@ -1,0 +1,285 @@
+//! Complex tensors (c32, c64) on the GPU against the CPU: transfers, views
+//! and copies keep every bit, fills and casts between complex and every real
+//! GPU dtype give the CPU's values, the primitives without a complex kernel
+//! (arithmetic, math, reductions, matmul, compare, select, sort) give the
+//! CPU's results through the round trip and leave them on the GPU, the
+//! data-moving ops (take, set_slice, concatenate) run on complex tensors, and
+//! `eig` returns its complex results on the GPU.
+
+#![allow(clippy::type_complexity)] // tables of view/op closures
+use crate::gpu::{gpu, sample, ALL};
+use rnx::{s, DType, Device, Tensor, C32, C64};
+
+/// The complex dtypes the adapter holds (c64 needs f64).
+fn complex_dtypes(d: Device) -> Vec<DType> {
+    let mut v = vec![DType::C32];
+    if Tensor::zeros_on(DType::C64, &[1], d).is_ok() {
+        v.push(DType::C64);
+    }
+    v
+}
+
+/// The (real, imaginary) bits of every element, read back in logical order;
+/// with `exact` false every NaN is one key (computations on differently laid
+/// out copies may propagate another NaN payload).
+fn bits(t: &Tensor, exact: bool) -> Vec<(u64, u64)> {
+    let h = t.to_device(Device::Cpu).unwrap().contiguous().unwrap();
+    let k = |b: u64, nan: bool| if nan && !exact { u64::MAX } else { b };
+    match h.dtype() {
+        DType::C32 => h
+            .to_vec::<C32>()
+            .unwrap()
+            .iter()
+            .map(|z| {
+                (
+                    k(z.re.to_bits() as u64, z.re.is_nan()),
+                    k(z.im.to_bits() as u64, z.im.is_nan()),
+                )
+            })
+            .collect(),
+        DType::C64 => h
+            .to_vec::<C64>()
+            .unwrap()
+            .iter()
+            .map(|z| {
+                (
+                    k(z.re.to_bits(), z.re.is_nan()),
+                    k(z.im.to_bits(), z.im.is_nan()),
+                )
+            })
+            .collect(),
+        _ => h
+            .cast(DType::F64)
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap()
+            .iter()
+            .map(|x| (if x.is_nan() { u64::MAX } else { x.to_bits() }, 0))
+            .collect(),
+    }
+}
+
+/// The same bits (NaN payloads too), dtype and shape, and the GPU result on
+/// the GPU.
+fn same(what: &str, g: &Tensor, c: &Tensor) {
+    same_as(what, g, c, true)
+}
+
+/// [`same`], with any NaN matching any NaN unless `exact`.
+fn same_as(what: &str, g: &Tensor, c: &Tensor, exact: bool) {
+    assert_eq!(
+        g.device(),
+        Device::Gpu(0),
+        "{what}: the result left the GPU"
+    );
+    assert_eq!((g.dtype(), g.shape()), (c.dtype(), c.shape()), "{what}");
+    if c.dtype().is_int() {
+        assert_eq!(crate::gpu::ints(g), crate::gpu::ints(c), "{what}");
+    } else {
+        assert_eq!(bits(g, exact), bits(c, exact), "{what}: {g} vs {c}");
+    }
+}
+
+/// A complex sample of `dtype` with special values at the front: NaN with a
+/// payload, infinities, signed zeros.
+fn csample(dtype: DType, shape: &[usize], seed: u64) -> Tensor {
+    let n: usize = shape.iter().product();
+    let re = sample(DType::F64, &[n], seed, 5.0).to_vec::<f64>().unwrap();
+    let im = sample(DType::F64, &[n], seed + 1, 5.0)
+        .to_vec::<f64>()
+        .unwrap();
+    let special = [
+        f64::from_bits(0x7ff8_0000_0000_0123),
+        f64::INFINITY,
+        -0.0,
+        f64::NEG_INFINITY,
+        0.0,
+    ];
+    let v: Vec<C64> = (0..n)
+        .map(|i| match i {
+            0..5 => C64::new(special[i], special[4 - i]),
+            _ => C64::new(re[i], im[i]),
+        })
+        .collect();
+    Tensor::from_vec(v, shape).unwrap().cast(dtype).unwrap()
+}
+
+#[test]
+fn transfers_views_and_fills_keep_every_bit() {
+    let Some(d) = gpu() else { return };
+    for dt in complex_dtypes(d) {
+        let c = csample(dt, &[4, 5, 6], 3);
+        let g = c.to_device(d).unwrap();
+        same("upload", &g, &c);
+        let views: Vec<(&str, Box<dyn Fn(&Tensor) -> Tensor>)> = vec![
+            ("transpose", Box::new(|t| t.transpose(None).unwrap())),
+            ("flip", Box::new(|t| t.flip([1, 2]).unwrap())),
+            (
+                "step",
+                Box::new(|t| t.slice(s![1.., ..;2, 5..0;-2]).unwrap()),
+            ),
+        ];
+        for (name, v) in &views {
+            same(
+                &format!("{dt} {name} copy"),
+                &v(&g).copy().unwrap(),
+                &v(&c).copy().unwrap(),
+            );
+        }
+        let z = C64::new(-1.5, f64::from_bits(0x7ff8_0000_0000_0042));
+        same(
+            &format!("{dt} full"),
+            &Tensor::full_on(dt, &[3, 7], z, d).unwrap(),
+            &Tensor::full(dt, &[3, 7], z).unwrap(),
+        );
+        same(
+            &format!("{dt} zeros"),
+            &Tensor::zeros_on(dt, &[9], d).unwrap(),
+            &Tensor::zeros(dt, &[9]).unwrap(),
+        );
+        // Filling a strided view leaves the rest alone.
+        let t = g.copy().unwrap();
+        t.slice(s![.., 1..;2, ..]).unwrap().fill(z).unwrap();
+        let h = c.copy().unwrap();
+        h.slice(s![.., 1..;2, ..]).unwrap().fill(z).unwrap();
+        same(&format!("{dt} fill_ of a view"), &t, &h);
+    }
+}
+
+#[test]
+fn casts_to_and_from_complex_match_the_cpu() {
+    let Some(d) = gpu() else { return };
+    let cds = complex_dtypes(d);
+    for &cd in &cds {
+        let c = csample(cd, &[37], 7);
+        let g = c.to_device(d).unwrap();
+        for rd in ALL {
+            if Tensor::zeros_on(rd, &[1], d).is_err() {
+                continue;
+            }
+            let r = sample(rd, &[37], 11, 300.0);
+            same(
+                &format!("{rd} -> {cd}"),
+                &r.to_device(d).unwrap().cast(cd).unwrap(),
+                &r.cast(cd).unwrap(),
+            );
+            same(
+                &format!("{cd} -> {rd}"),
+                &g.cast(rd).unwrap(),
+                &c.cast(rd).unwrap(),
+            );
+        }
+        for &to in &cds {
+            same(
+                &format!("{cd} -> {to}"),
+                &g.cast(to).unwrap(),
+                &c.cast(to).unwrap(),
+            );
+        }
+        // A strided source.
+        same(
+            &format!("{cd} -> f32, stepped"),
+            &g.slice(s![..;-3]).unwrap().cast(DType::F32).unwrap(),
+            &c.slice(s![..;-3]).unwrap().cast(DType::F32).unwrap(),
+        );
+    }
+    // Rounding casts round once, as on the CPU: c64 -> c32 of 1 + 2^-24 + 2^-40.
+    if cds.contains(&DType::C64) {
+        let x = 1.0 + 2f64.powi(-24) + 2f64.powi(-40);
+        let c = Tensor::from_vec(vec![C64::new(x, -x)], &[1]).unwrap();
+        let g = c.to_device(d).unwrap().cast(DType::C32).unwrap();
+        let want = C32::new(1.0 + 2f32.powi(-23), -1.0 - 2f32.powi(-23));
+        assert_eq!(g.to_vec::<C32>().unwrap(), vec![want]);
+    }
+}
+
+#[test]
+fn primitives_without_a_complex_kernel_give_the_cpu_results() {
+    let Some(d) = gpu() else { return };
+    for dt in complex_dtypes(d) {
+        let a = csample(dt, &[6, 4], 21).slice(s![5.., ..]).unwrap();
+        let a = Tensor::concatenate(&[&a, &csample(dt, &[5, 4], 5)], 0).unwrap();
+        let b = csample(dt, &[6, 4], 31);
+        let (ga, gb) = (a.to_device(d).unwrap(), b.to_device(d).unwrap());
+        let ops: Vec<(&str, Box<dyn Fn(&Tensor, &Tensor) -> Tensor>)> = vec![
+            ("add", Box::new(|x, y| x.add(y).unwrap())),
+            ("mul", Box::new(|x, y| x.mul(y).unwrap())),
+            ("div", Box::new(|x, y| x.div(y).unwrap())),
+            ("square", Box::new(|x, _| x.square().unwrap())),
+            ("recip", Box::new(|x, _| x.recip().unwrap())),
+            ("abs", Box::new(|x, _| x.abs().unwrap())),
+            ("conjugate", Box::new(|x, _| x.conjugate().unwrap())),
+            ("sum", Box::new(|x, _| x.sum([0], false).unwrap())),
+            ("mean", Box::new(|x, _| x.mean(None, false).unwrap())),
+            (
+                // (contiguous operands: the CPU's complex product rounds by
+                // its operands' layout, and the round trip makes them
+                // contiguous)
+                "matmul",
+                Box::new(|x, y| {
+                    x.matmul(&y.transpose(None).unwrap().copy().unwrap())
+                        .unwrap()
+                }),
+            ),
+            ("cmpeq", Box::new(|x, y| x.cmpeq(y).unwrap())),
+            (
+                "where",
+                Box::new(|x, y| {
+                    let m = x.abs().unwrap().cmplt(4.0).unwrap();
+                    Tensor::where_cond(&m, x, y).unwrap()
+                }),
+            ),
+            ("cumsum", Box::new(|x, _| x.cumsum(1).unwrap())),
+            (
+                "add_ of a view",
+                Box::new(|x, y| {
+                    let t = x.copy().unwrap();
+                    t.slice(s![1..3, ..])
+                        .unwrap()
+                        .add_(&y.slice(s![..2, ..]).unwrap())
+                        .unwrap();
+                    t
+                }),
+            ),
+        ];
+        for (name, f) in &ops {
+            same_as(&format!("{dt} {name}"), &f(&ga, &gb), &f(&a, &b), false);
+        }
+    }
+}
+
+#[test]
+fn data_moving_ops_and_eig_on_complex_gpu_tensors() {
+    let Some(d) = gpu() else { return };
+    for dt in complex_dtypes(d) {
+        let a = csample(dt, &[5, 4], 41);
+        let ga = a.to_device(d).unwrap();
+        same(
+            &format!("{dt} take"),
+            &ga.slice(s![vec![4, 0, 4], ..]).unwrap(),
+            &a.slice(s![vec![4, 0, 4], ..]).unwrap(),
+        );
+        let put = |t: &Tensor| {
+            let t = t.copy().unwrap();
+            let v = t.slice(s![..2, ..]).unwrap().copy().unwrap();
+            t.set_slice(s![vec![3, 1], ..], &v).unwrap();
+            t
+        };
+        same(&format!("{dt} set_slice"), &put(&ga), &put(&a));
+        same(
+            &format!("{dt} concatenate"),
+            &Tensor::concatenate(&[&ga, &ga.flip(None).unwrap()], 1).unwrap(),
+            &Tensor::concatenate(&[&a, &a.flip(None).unwrap()], 1).unwrap(),
+        );
+    }
+    // eig's complex results stay on the GPU (faer on the CPU, as every
+    // decomposition): a rotation's eigenvalues are +-i.
+    let m = Tensor::from_vec(vec![0.0f32, -1.0, 1.0, 0.0], &[2, 2]).unwrap();
+    let (w, v) = m.to_device(d).unwrap().eig().unwrap();
+    let (cw, cv) = m.eig().unwrap();
+    same("eig values", &w, &cw);
+    same("eig vectors", &v, &cv);
+    let mut ims: Vec<f32> = w.to_vec::<C32>().unwrap().iter().map(|z| z.im).collect();
+    ims.sort_by(f32::total_cmp);
+    assert_eq!(ims, vec![-1.0, 1.0]);
+}

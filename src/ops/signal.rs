@@ -39,13 +39,14 @@ pub enum SignalMode {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ConvMethod {
     /// [`ConvMethod::Fft`] for f32/f64/c32/c64 CPU tensors when
-    /// [`uses_fft`] says it is cheaper, else [`ConvMethod::Direct`].
+    /// [`uses_fft`] says it is cheaper, else [`ConvMethod::Direct`] (always
+    /// on a GPU, where the rule was not measured).
     #[default]
     Auto,
     /// The sum of products (every real, integer and complex dtype; integers
     /// wrap as in NumPy; f16/bf16 accumulate in f32).
     Direct,
-    /// Through the FFT (f32, f64, c32, c64 on the CPU only; anything else is
+    /// Through the FFT (f32, f64, c32, c64 on any device; anything else is
     /// an error). Rounding differs from the direct sum by about
     /// `eps * log2(N) * |a|_2 * |v|_2` for an FFT of length `N`.
     Fft,
@@ -154,10 +155,11 @@ fn window(mode: SignalMode, n: usize, m: usize) -> Window {
     }
 }
 
-/// Whether `x` can take the FFT method.
+/// Whether `x` can take the FFT method (on any device: the GPU has FFT
+/// kernels; `ConvMethod::Auto` picks it on the CPU only, where its
+/// operation-count rule was measured).
 fn fft_capable(x: &Tensor) -> bool {
     matches!(x.dtype(), DType::F32 | DType::F64 | DType::C32 | DType::C64)
-        && x.device() == Device::Cpu
 }
 
 /// The window `win` of the full correlation of `a` with the kernel `w`.
@@ -177,16 +179,17 @@ fn correlate_window(
                 return Err(Error::invalid(
                     op,
                     format!(
-                        "the FFT method needs f32, f64, c32 or c64 tensors on the CPU, got {} on {}: \
+                        "the FFT method needs f32, f64, c32 or c64 tensors, got {}: \
                          use ConvMethod::Direct or cast",
-                        a.dtype(),
-                        a.device()
+                        a.dtype()
                     ),
                 ));
             }
             true
         }
-        ConvMethod::Auto => fft_capable(a) && uses_fft(win.len, m, fft_len),
+        ConvMethod::Auto => {
+            fft_capable(a) && a.device() == Device::Cpu && uses_fft(win.len, m, fft_len)
+        }
     };
     if fft {
         by_fft(a, w, win, fft_len)

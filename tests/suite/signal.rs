@@ -10,7 +10,7 @@
 
 use crate::common::Rng;
 use rnx::ops::signal::uses_fft;
-use rnx::{ConvMethod, DType, SignalMode, SignalOptions, Tensor, C64};
+use rnx::{ConvMethod, DType, SignalMode, SignalOptions, Tensor, C32, C64};
 
 const MODES: [SignalMode; 3] = [SignalMode::Full, SignalMode::Same, SignalMode::Valid];
 const PAIRS: [(usize, usize); 14] = [
@@ -93,6 +93,7 @@ fn reals(rng: &mut Rng, n: usize) -> Vec<f64> {
 fn cvals(t: &Tensor) -> Vec<C64> {
     match t.dtype() {
         DType::C64 => t.to_vec::<C64>().unwrap(),
+        DType::C32 => t.cast(DType::C64).unwrap().to_vec::<C64>().unwrap(),
         _ => t
             .to_vec_f64()
             .unwrap()
@@ -315,8 +316,9 @@ fn errors_name_the_function() {
     assert!(m.contains("convolve") && m.contains("Direct"), "{m}");
 }
 
-/// On gpu:0 the direct method composes GPU ops (pad, correlate1d, slice) and
-/// matches the CPU; `ConvMethod::Fft` is an error there.
+/// On gpu:0 the direct method composes GPU ops (pad, correlate1d, slice),
+/// and so does the FFT method (rfft/fft, mul, the inverse, slice; complex
+/// operands conjugated by a GPU kernel): both match the CPU.
 #[cfg(feature = "gpu")]
 #[test]
 fn gpu_direct() {
@@ -347,6 +349,46 @@ fn gpu_direct() {
             );
         }
     }
-    let fft = opts(SignalMode::Full, ConvMethod::Fft);
-    assert!(ag.correlate_with(&vg, &fft).is_err());
+    // The FFT method on the GPU, real and complex, both operand orders.
+    let zt = at
+        .cast(DType::C32)
+        .unwrap()
+        .mul(C32::new(0.5, -1.5))
+        .unwrap();
+    let zg = zt.to_device(dev).unwrap();
+    for mode in MODES {
+        let fft = opts(mode, ConvMethod::Fft);
+        for (x, y, xg, yg) in [
+            (&at, &vt, &ag, &vg),
+            (&vt, &at, &vg, &ag),
+            (
+                &zt,
+                &vt.cast(DType::C32).unwrap(),
+                &zg,
+                &vg.cast(DType::C32).unwrap(),
+            ),
+            (
+                &vt.cast(DType::C32).unwrap(),
+                &zt,
+                &vg.cast(DType::C32).unwrap(),
+                &zg,
+            ),
+        ] {
+            let g = xg.correlate_with(yg, &fft).unwrap();
+            assert_eq!(g.device(), dev);
+            assert_close(
+                "gpu fft",
+                &cvals(&g),
+                &cvals(&x.correlate_with(y, &fft).unwrap()),
+                1e-5,
+            );
+            let g = xg.convolve_with(yg, &fft).unwrap();
+            assert_close(
+                "gpu fft",
+                &cvals(&g),
+                &cvals(&x.convolve_with(y, &fft).unwrap()),
+                1e-5,
+            );
+        }
+    }
 }

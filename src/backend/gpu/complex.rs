@@ -8,13 +8,15 @@
 //! On the GPU itself, complex elements are `vec2<f32>` / `vec2<f64>` (real,
 //! imaginary), the layout of `num_complex::Complex`. GPU kernels exist for
 //! the data-moving primitives (alloc, upload, download, fill, copy, the
-//! casts that need no rounding, `gather` / `scatter`, which move raw bits)
-//! and for the Fourier transforms (`fft.rs`). Every other primitive given a
-//! complex operand (elementwise arithmetic and math, compare, select,
-//! reductions, scans, softmax, matmul, sort, `scatter_reduce`, the window
-//! primitives) takes the round trip: the ops that complex tensors support on
-//! the CPU work on GPU tensors too, with the CPU's results, at the cost of
-//! the transfers. The round trip is listed in the README's device table.
+//! casts that need no rounding, `gather` / `scatter`, which move raw bits),
+//! for add, sub, mul, div, neg, conj, square, recip and abs
+//! (`complex_ew.rs`) and for the Fourier transforms (`fft.rs`). Every other
+//! primitive given a complex operand (the other elementwise ops, compare,
+//! select, reductions, scans, softmax, matmul, sort, `scatter_reduce`, the
+//! window primitives) takes the round trip: the ops that complex tensors
+//! support on the CPU work on GPU tensors too, with the CPU's results, at the
+//! cost of the transfers. The round trip is listed in the README's device
+//! table.
 
 use super::{via_cpu, GpuBackend};
 use crate::backend::{
@@ -85,12 +87,18 @@ impl CoreBackend for Routed {
 impl ElementwiseBackend for Routed {
     fn unary(&self, op: UnaryOp, x: &Tensor, out: &Tensor) -> Result<()> {
         if any_complex(&[x, out]) {
+            if x.dtype().is_complex() && super::complex_ew::unary(self.gpu(), op, x, out)? {
+                return Ok(());
+            }
             return via_cpu(&[x], &[out], |c, i, o| c.unary(op, &i[0], &o[0]));
         }
         self.gpu().unary(op, x, out)
     }
     fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor, out: &Tensor) -> Result<()> {
         if any_complex(&[a, b, out]) {
+            if super::complex_ew::binary(self.gpu(), op, a, b, out)? {
+                return Ok(());
+            }
             return via_cpu(&[a, b], &[out], |c, i, o| c.binary(op, &i[0], &i[1], &o[0]));
         }
         self.gpu().binary(op, a, b, out)

@@ -21,6 +21,7 @@
 
 pub(crate) mod buffer;
 mod complex;
+mod complex_ew;
 pub(crate) mod context;
 mod core;
 mod elementwise;

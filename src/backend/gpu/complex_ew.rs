@@ -1,0 +1,132 @@
+//! GPU kernels for the elementwise ops on complex tensors that the CPU
+//! computes with num_complex's formulas: add, sub, mul, div (`(a conj b) /
+//! |b|^2`, no scaling, as num_complex), neg, conj, square, recip (`1 / v`
+//! by the same division) and abs (`hypot` of the parts, rnx's WGSL math
+//! library: 1 ULP). add, sub, neg and conj are exact, so bit-identical to
+//! the CPU; the products and quotients are the same formulas, which a
+//! driver may evaluate with fused multiply-adds (a last-bit difference).
+//! The other complex ops take the CPU round trip (`complex.rs`).
+
+use super::kernel::{Map, Operand};
+use super::GpuBackend;
+use crate::backend::{BinaryOp, UnaryOp};
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::tensor::Tensor;
+
+/// The part type of complex `c` and its WGSL name.
+fn part(c: DType) -> (DType, &'static str) {
+    if c == DType::C32 {
+        (DType::F32, "f32")
+    } else {
+        (DType::F64, "f64")
+    }
+}
+
+/// WGSL helpers over part type `t`: the complex product and quotient.
+fn helpers(t: &str) -> String {
+    format!(
+        "fn c_mul(a: vec2<{t}>, b: vec2<{t}>) -> vec2<{t}> {{\n  return vec2<{t}>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);\n}}\n\
+         fn c_div(a: vec2<{t}>, b: vec2<{t}>) -> vec2<{t}> {{\n  let n = b.x * b.x + b.y * b.y;\n  return vec2<{t}>((a.x * b.x + a.y * b.y) / n, (a.y * b.x - a.x * b.y) / n);\n}}\n"
+    )
+}
+
+/// `out = op(x)` for a complex `x` by a kernel; `false` (nothing done) for
+/// the ops without one.
+pub(super) fn unary(be: &GpuBackend, op: UnaryOp, x: &Tensor, out: &Tensor) -> Result<bool> {
+    let c = x.dtype();
+    let (p, t) = part(c);
+    let mut h = helpers(t);
+    let e = match op {
+        UnaryOp::Neg => "-v".to_string(),
+        UnaryOp::Conj => format!("vec2<{t}>(v.x, -v.y)"),
+        UnaryOp::Square => "c_mul(v, v)".into(),
+        UnaryOp::Recip => format!(
+            "c_div(vec2<{t}>({}, {}), v)",
+            super::wgsl::lit(p, 1.0),
+            super::wgsl::lit(p, 0.0)
+        ),
+        UnaryOp::Abs => {
+            let hyp = if p == DType::F32 {
+                h.push_str(super::math::MATH_F32);
+                super::math::binary(BinaryOp::Hypot)
+            } else {
+                h.push_str(super::math_f64::MATH_F64);
+                super::math_f64::binary(BinaryOp::Hypot)
+            };
+            format!(
+                "{{ let x = v.x; let y = v.y; r = {}; }}",
+                hyp.expect("hypot")
+            )
+        }
+        _ => return Ok(false),
+    };
+    let want = if op == UnaryOp::Abs { p } else { c };
+    if out.dtype() != want {
+        return Ok(false);
+    }
+    let body = if op == UnaryOp::Abs {
+        format!("    let v = ld0(i0);\n    var r: {t};\n    {e}\n    st1(i1, r);")
+    } else {
+        format!("    let v = ld0(i0);\n    st1(i1, {e});")
+    };
+    Map {
+        op: op_name(op),
+        operands: vec![Operand::read(x), Operand::write(out)],
+        helpers: h,
+        body,
+        params: None,
+        flag: false,
+    }
+    .run(&be.ctx(op_name(op))?)?;
+    Ok(true)
+}
+
+/// `out = op(a, b)` for complex `a`, `b`, `out` of one dtype by a kernel;
+/// `false` (nothing done) for the ops without one.
+pub(super) fn binary(
+    be: &GpuBackend,
+    op: BinaryOp,
+    a: &Tensor,
+    b: &Tensor,
+    out: &Tensor,
+) -> Result<bool> {
+    let c = out.dtype();
+    if a.dtype() != c || b.dtype() != c {
+        return Ok(false);
+    }
+    let e = match op {
+        BinaryOp::Add => "x + y",
+        BinaryOp::Sub => "x - y",
+        BinaryOp::Mul => "c_mul(x, y)",
+        BinaryOp::Div => "c_div(x, y)",
+        _ => return Ok(false),
+    };
+    let name = match op {
+        BinaryOp::Add => "add",
+        BinaryOp::Sub => "sub",
+        BinaryOp::Mul => "mul",
+        _ => "div",
+    };
+    Map {
+        op: name,
+        operands: vec![Operand::read(a), Operand::read(b), Operand::write(out)],
+        helpers: helpers(part(c).1),
+        body: format!("    let x = ld0(i0);\n    let y = ld1(i1);\n    st2(i2, {e});"),
+        params: None,
+        flag: false,
+    }
+    .run(&be.ctx(name)?)?;
+    Ok(true)
+}
+
+/// The name of a complex unary op in errors.
+fn op_name(op: UnaryOp) -> &'static str {
+    match op {
+        UnaryOp::Neg => "neg",
+        UnaryOp::Conj => "conjugate",
+        UnaryOp::Square => "square",
+        UnaryOp::Recip => "recip",
+        _ => "abs",
+    }
+}

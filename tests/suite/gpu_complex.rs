@@ -202,18 +202,6 @@ fn primitives_without_a_complex_kernel_give_the_cpu_results() {
         let b = csample(dt, &[6, 4], 31);
         let (ga, gb) = (a.to_device(d).unwrap(), b.to_device(d).unwrap());
         let ops: Vec<(&str, Box<dyn Fn(&Tensor, &Tensor) -> Tensor>)> = vec![
-            ("sum", Box::new(|x, _| x.sum([0], false).unwrap())),
-            ("mean", Box::new(|x, _| x.mean(None, false).unwrap())),
-            (
-                // (contiguous operands: the CPU's complex product rounds by
-                // its operands' layout, and the round trip makes them
-                // contiguous)
-                "matmul",
-                Box::new(|x, y| {
-                    x.matmul(&y.transpose(None).unwrap().copy().unwrap())
-                        .unwrap()
-                }),
-            ),
             ("cmpeq", Box::new(|x, y| x.cmpeq(y).unwrap())),
             (
                 "where",
@@ -222,7 +210,6 @@ fn primitives_without_a_complex_kernel_give_the_cpu_results() {
                     Tensor::where_cond(&m, x, y).unwrap()
                 }),
             ),
-            ("cumsum", Box::new(|x, _| x.cumsum(1).unwrap())),
             ("prod", Box::new(|x, _| x.prod([1], true).unwrap())),
         ];
         for (name, f) in &ops {
@@ -401,5 +388,114 @@ fn complex_arithmetic_kernels_match_the_cpu() {
             scale[k] *= mt[k - 7];
         }
         close(&format!("{dt} mul_ of a view"), &gi, &ci, &scale, 4.0 * u);
+    }
+}
+
+/// A complex sample of finite values in [-5, 5] (no special values).
+fn finite(dtype: DType, shape: &[usize], seed: u64) -> Tensor {
+    let n: usize = shape.iter().product();
+    let re = sample(DType::F64, &[n], seed, 5.0);
+    let im = sample(DType::F64, &[n], seed + 1, 5.0);
+    let z = re
+        .cast(DType::C64)
+        .unwrap()
+        .add(
+            &im.cast(DType::C64)
+                .unwrap()
+                .mul(C64::new(0.0, 1.0))
+                .unwrap(),
+        )
+        .unwrap();
+    z.reshape(shape).unwrap().cast(dtype).unwrap()
+}
+
+#[test]
+fn sums_and_products_by_the_real_kernels_match_the_cpu() {
+    let Some(d) = gpu() else { return };
+    for dt in complex_dtypes(d) {
+        let u = if dt == DType::C32 {
+            2f64.powi(-24)
+        } else {
+            2f64.powi(-53)
+        };
+        let a = finite(dt, &[3, 20, 30], 61);
+        let b = finite(dt, &[30, 12], 62);
+        let (ga, gb) = (a.to_device(d).unwrap(), b.to_device(d).unwrap());
+        let abs = |t: &Tensor| t.abs().unwrap().cast(DType::F64).unwrap();
+        let flat = |t: Tensor| t.contiguous().unwrap().to_vec::<f64>().unwrap();
+        // Each result within (terms) u times the sum of the magnitudes.
+        let (sa, sb) = (abs(&a), abs(&b));
+        for (what, g, c, scale, terms) in [
+            (
+                "sum axis 1",
+                ga.sum([1], false).unwrap(),
+                a.sum([1], false).unwrap(),
+                flat(sa.sum([1], false).unwrap()),
+                20.0,
+            ),
+            (
+                "mean of all",
+                ga.mean(None, true).unwrap(),
+                a.mean(None, true).unwrap(),
+                flat(sa.mean(None, true).unwrap()),
+                1800.0,
+            ),
+            (
+                "cumsum axis 2",
+                ga.cumsum(2).unwrap(),
+                a.cumsum(2).unwrap(),
+                flat(sa.cumsum(2).unwrap()),
+                30.0,
+            ),
+            (
+                "matmul (batched, b broadcast)",
+                ga.matmul(&gb).unwrap(),
+                a.matmul(&b).unwrap(),
+                flat(sa.matmul(&sb).unwrap()),
+                60.0,
+            ),
+            (
+                "matmul of a transposed view",
+                gb.transpose(None)
+                    .unwrap()
+                    .matmul(&ga.slice(s![1, .., ..]).unwrap().transpose(None).unwrap())
+                    .unwrap(),
+                b.transpose(None)
+                    .unwrap()
+                    .matmul(&a.slice(s![1, .., ..]).unwrap().transpose(None).unwrap())
+                    .unwrap(),
+                flat(
+                    sb.transpose(None)
+                        .unwrap()
+                        .matmul(&sa.slice(s![1, .., ..]).unwrap().transpose(None).unwrap())
+                        .unwrap(),
+                ),
+                60.0,
+            ),
+        ] {
+            close(&format!("{dt} {what}"), &g, &c, &scale, terms * u);
+        }
+        // The backend's product accumulating onto `out` (what a bias uses):
+        // out += a @ b.
+        let bias = finite(dt, &[20, 12], 63);
+        let acc = |x: &Tensor, y: &Tensor, z: &Tensor| {
+            let o = z.copy().unwrap();
+            rnx::backend::get(o.device(), "test")
+                .unwrap()
+                .matmul(x, y, &o, true)
+                .unwrap();
+            o
+        };
+        let a1 = a.slice(s![0, .., ..]).unwrap();
+        let ga1 = ga.slice(s![0, .., ..]).unwrap();
+        let gbias = bias.to_device(d).unwrap();
+        let scale = flat(abs(&a1).matmul(&sb).unwrap().add(&abs(&bias)).unwrap());
+        close(
+            &format!("{dt} matmul_out"),
+            &acc(&ga1, &gb, &gbias),
+            &acc(&a1, &b, &bias),
+            &scale,
+            60.0 * u,
+        );
     }
 }

@@ -10,10 +10,12 @@
 //! the data-moving primitives (alloc, upload, download, fill, copy, the
 //! casts that need no rounding, `gather` / `scatter`, which move raw bits),
 //! for add, sub, mul, div, neg, conj, square, recip and abs
-//! (`complex_ew.rs`) and for the Fourier transforms (`fft.rs`). Every other
-//! primitive given a complex operand (the other elementwise ops, compare,
-//! select, reductions, scans, softmax, matmul, sort, `scatter_reduce`, the
-//! window primitives) takes the round trip: the ops that complex tensors
+//! (`complex_ew.rs`), for sum, mean, cumsum and matmul (the real kernels on
+//! the split parts, `complex_split.rs`) and for the Fourier transforms
+//! (`fft.rs`). Every other primitive given a complex operand (the other
+//! elementwise ops, compare, select, the other reductions and scans,
+//! softmax, sort, `scatter_reduce`, the window primitives) takes the round
+//! trip: the ops that complex tensors
 //! support on the CPU work on GPU tensors too, with the CPU's results, at the
 //! cost of the transfers. The round trip is listed in the README's device
 //! table.
@@ -145,6 +147,9 @@ impl ElementwiseBackend for Routed {
 impl ReduceBackend for Routed {
     fn reduce(&self, op: ReduceOp, x: &Tensor, axes: &[usize], out: &Tensor) -> Result<()> {
         if any_complex(&[x, out]) {
+            if super::complex_split::reduce(self.gpu(), op, x, axes, out)? {
+                return Ok(());
+            }
             return via_cpu(&[x], &[out], |c, i, o| c.reduce(op, &i[0], axes, &o[0]));
         }
         self.gpu().reduce(op, x, axes, out)
@@ -163,6 +168,9 @@ impl ReduceBackend for Routed {
     }
     fn scan(&self, op: ScanOp, x: &Tensor, axis: usize, out: &Tensor) -> Result<()> {
         if any_complex(&[x, out]) {
+            if super::complex_split::scan(self.gpu(), op, x, axis, out)? {
+                return Ok(());
+            }
             return via_cpu(&[x], &[out], |c, i, o| c.scan(op, &i[0], axis, &o[0]));
         }
         self.gpu().scan(op, x, axis, out)
@@ -219,6 +227,9 @@ impl ReduceBackend for Routed {
 impl LinalgBackend for Routed {
     fn matmul(&self, a: &Tensor, b: &Tensor, out: &Tensor, accumulate: bool) -> Result<()> {
         if any_complex(&[a, b, out]) {
+            if super::complex_split::matmul(self.gpu(), a, b, out, accumulate)? {
+                return Ok(());
+            }
             return via_cpu(&[a, b], &[out], |c, i, o| {
                 c.matmul(&i[0], &i[1], &o[0], accumulate)
             });

@@ -22,6 +22,7 @@
 pub(crate) mod buffer;
 mod complex;
 mod complex_ew;
+mod complex_split;
 pub(crate) mod context;
 mod core;
 mod elementwise;

@@ -98,6 +98,7 @@
 //! | `one_hot`, `count_nonzero`, `searchsorted`, `bincount`, `unique` | [`ops::search`] |
 //! | arithmetic, `clamp`, `lerp`; the generic `unary`/`binary` | [`ops::elementwise`] |
 //! | math functions (`exp`, `sin`, `erf`, ...) and activations | [`ops::math`], [`ops::activation`] |
+//! | complex parts and construction: `real`, `imag`, `angle`, `complex`, `polar` | [`ops::complex`] |
 //! | comparisons, logic, `where_cond`/`select` | [`ops::compare`], [`ops::logic`], [`ops::select`] |
 //! | reductions, `argmax`, `cumsum`; softmax family; sorting | [`ops::reduce`], [`ops::softmax`], [`ops::sort`] |
 //! | `matmul`, `dot`; convolution and correlation | [`ops::linalg`], [`ops::conv`] |

@@ -37,7 +37,8 @@ fn class(dt: DType, float: bool, complex: bool, int: bool) -> bool {
     (float && dt.is_float()) || (complex && dt.is_complex()) || (int && dt.is_int())
 }
 
-/// A one-input map `T -> T` (`Abs` of a complex input gives its real dtype).
+/// A one-input map `T -> T` (`Abs`, `Imag` and `Angle` of a complex input
+/// give its real dtype).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum UnaryOp {
     /// `-x` (integers wrap: `-MIN == MIN`; unsigned `-x == 0 - x` wrapping).
@@ -54,10 +55,19 @@ pub enum UnaryOp {
     LogicalNot,
     /// `!x` (integers).
     BitNot,
-    /// A math function or activation ([`MathFn`]: floats; `Sqrt` also complex).
+    /// A math function or activation ([`MathFn`]: floats; those of
+    /// [`MathFn::complex`] also complex).
     Math(MathFn),
     /// Complex conjugate `re - i·im`; the identity for real and integer dtypes.
     Conj,
+    /// The imaginary part of a complex `x`, in its real dtype (complex only).
+    Imag,
+    /// The argument `atan2(im, re)` of a complex `x`, in `(-π, π]`, in its
+    /// real dtype (complex only; C99's `carg` special values).
+    Angle,
+    /// `i·x = -im + i·re`, exact (complex only): with a cast and an add it
+    /// builds a complex tensor from two real ones bit for bit.
+    MulI,
 }
 
 impl UnaryOp {
@@ -89,15 +99,22 @@ impl UnaryOp {
         name
     }
 
+    /// Whether the result of a complex input has the real dtype (`Abs`,
+    /// `Imag`, `Angle`).
+    pub fn real_result(self) -> bool {
+        matches!(self, UnaryOp::Abs | UnaryOp::Imag | UnaryOp::Angle)
+    }
+
     /// Whether the op is defined for `dt`.
     pub fn supports(self, dt: DType) -> bool {
         use UnaryOp::*;
         match self {
             Neg | Abs | Square | Conj => class(dt, true, true, true),
+            Imag | Angle | MulI => dt.is_complex(),
             Sign | LogicalNot => class(dt, true, false, true),
             Recip => class(dt, true, true, false),
             BitNot => dt.is_int(),
-            Math(MathFn::Sqrt) => class(dt, true, true, false),
+            Math(f) if f.complex() => class(dt, true, true, false),
             Math(_) => dt.is_float(),
         }
     }
@@ -107,8 +124,9 @@ impl UnaryOp {
 /// in f64 and converted to the element precision once per call): the payload
 /// of [`UnaryOp::Math`]. The accuracy stated on each is the CPU backend's,
 /// measured as max ULP against a correctly rounded value (`vmath`'s module
-/// docs say how); "≈" marks a relative bound. `Sqrt` also takes complex
-/// dtypes (principal branch); every other function real floats only.
+/// docs say how); "≈" marks a relative bound. The functions of
+/// [`MathFn::complex`] also take complex dtypes (principal branches,
+/// num_complex's formulas); every other function real floats only.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum MathFn {
     /// √x (correctly rounded).
@@ -203,6 +221,32 @@ pub enum MathFn {
     /// x·tanh(softplus(x)) in a form without overflow (f32 ≤ 4.5 ULP, f64 ≤ 4.5 ULP,
     /// plus |x| subnormal ULPs where e⁻|x| is subnormal).
     Mish,
+}
+
+impl MathFn {
+    /// Whether the function also takes complex dtypes (principal branches,
+    /// num_complex's formulas): sqrt, exp, log, the trigonometric and
+    /// hyperbolic functions and their inverses.
+    pub fn complex(self) -> bool {
+        use MathFn::*;
+        matches!(
+            self,
+            Sqrt | Exp
+                | Log
+                | Sin
+                | Cos
+                | Tan
+                | Asin
+                | Acos
+                | Atan
+                | Sinh
+                | Cosh
+                | Tanh
+                | Asinh
+                | Acosh
+                | Atanh
+        )
+    }
 }
 
 impl From<MathFn> for UnaryOp {

@@ -38,7 +38,7 @@ pub(crate) fn unary_impl(
 fn unary_core(name: &str, op: UnaryOp, x: &Tensor, out: Option<&Tensor>) -> Result<Tensor> {
     let dt = x.dtype();
     require(name, op.supports(dt), dt)?;
-    let out_dt = if op == UnaryOp::Abs { dt.real() } else { dt };
+    let out_dt = if op.real_result() { dt.real() } else { dt };
     run(name, &[x], out_dt, out, |be, v, o| be.unary(op, v[0], o))
 }
 

@@ -4,6 +4,7 @@
 
 pub mod activation;
 pub mod compare;
+pub mod complex;
 pub mod conv;
 pub mod convert;
 pub mod creation;

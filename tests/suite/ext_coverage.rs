@@ -146,6 +146,9 @@ fn cases() -> Vec<(&'static str, Form, Call)> {
         ["mul", Alloc, |t: &Inputs| Ok(2.0 * &t.f)];
         ["clip", Alloc, |t: &Inputs| t.f.clip(0, 1)];
         ["conjugate", Alloc, |t: &Inputs| t.f.conjugate()];
+        ["imag", Alloc, |t: &Inputs| t.f.cast(DType::C64)?.imag()];
+        ["angle", Alloc, |t: &Inputs| t.f.cast(DType::C32)?.angle()];
+        ["complex", Alloc, |t: &Inputs| Tensor::complex(&t.f, &t.g)];
         ["neg", Out, |t: &Inputs| rnx::ops::elementwise::unary_out(UnaryOp::Neg, &t.f, &t.f.copy()?)];
         ["add", Out, |t: &Inputs| rnx::ops::elementwise::binary_out(BinaryOp::Add, &t.f, &t.g, &t.f.copy()?)];
     }
@@ -376,6 +379,8 @@ fn the_table_lists_every_op_of_the_backend_enums() {
         UnaryOp::Square => UnaryOp::Square, UnaryOp::Recip => UnaryOp::Recip,
         UnaryOp::LogicalNot => UnaryOp::LogicalNot, UnaryOp::BitNot => UnaryOp::BitNot,
         UnaryOp::Math(_) => UnaryOp::Math(M::Exp), UnaryOp::Conj => UnaryOp::Conj,
+        UnaryOp::Imag => UnaryOp::Imag, UnaryOp::Angle => UnaryOp::Angle,
+        UnaryOp::MulI => UnaryOp::MulI,
     );
     let unary_names = unary
         .into_iter()
@@ -385,6 +390,8 @@ fn the_table_lists_every_op_of_the_backend_enums() {
     names.extend(unary_names.map(|op| match op {
         UnaryOp::BitNot => "bitwise_not".to_string(),
         UnaryOp::Conj => "conjugate".to_string(),
+        // `i·x` is how `complex(re, im)` builds its result.
+        UnaryOp::MulI => "complex".to_string(),
         op => op.name(),
     }));
     let cmp = all_variants!(CmpOp:

@@ -499,3 +499,68 @@ fn sums_and_products_by_the_real_kernels_match_the_cpu() {
         );
     }
 }
+
+#[test]
+fn parts_construction_and_math_on_the_gpu() {
+    let Some(d) = gpu() else { return };
+    for dt in complex_dtypes(d) {
+        let u = if dt == DType::C32 {
+            2f64.powi(-24)
+        } else {
+            2f64.powi(-53)
+        };
+        let z = csample(dt, &[4, 6], 71);
+        let gz = z.to_device(d).unwrap();
+        same(
+            &format!("{dt} real"),
+            &gz.real().unwrap(),
+            &z.real().unwrap(),
+        );
+        same(
+            &format!("{dt} imag"),
+            &gz.imag().unwrap(),
+            &z.imag().unwrap(),
+        );
+        // complex(re, im) from the bits of the parts (payloads kept), with
+        // broadcasting.
+        let (re, im) = (
+            z.real().unwrap(),
+            z.imag().unwrap().slice(s![1..2, ..]).unwrap(),
+        );
+        let (gre, gim) = (re.to_device(d).unwrap(), im.to_device(d).unwrap());
+        same(
+            &format!("{dt} complex"),
+            &Tensor::complex(&gre, &gim).unwrap(),
+            &Tensor::complex(&re, &im).unwrap(),
+        );
+        // angle: the GPU library's atan2, within 2 units of roundoff of pi.
+        let pi = vec![std::f64::consts::PI; 24];
+        close(
+            &format!("{dt} angle"),
+            &gz.angle().unwrap(),
+            &z.angle().unwrap(),
+            &pi,
+            2.0 * u,
+        );
+        // polar and exp compose GPU kernels and the round trip: the CPU's
+        // values up to the GPU's cos/sin.
+        let a = finite(dt, &[24], 72).real().unwrap();
+        let r = a.abs().unwrap();
+        let (ga, gr) = (a.to_device(d).unwrap(), r.to_device(d).unwrap());
+        let scale = r.to_vec_f64().unwrap();
+        close(
+            &format!("{dt} polar"),
+            &Tensor::polar(&gr, &ga).unwrap(),
+            &Tensor::polar(&r, &a).unwrap(),
+            &scale,
+            4.0 * u,
+        );
+        let f = finite(dt, &[24], 73);
+        same_as(
+            &format!("{dt} exp (round trip)"),
+            &f.to_device(d).unwrap().exp().unwrap(),
+            &f.exp().unwrap(),
+            false,
+        );
+    }
+}

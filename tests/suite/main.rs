@@ -14,6 +14,7 @@ mod aliasing;
 mod bench_smoke;
 mod cast;
 mod compare_logic;
+mod complex_api;
 mod conv;
 mod conventions;
 mod creation;

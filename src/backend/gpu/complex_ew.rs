@@ -2,7 +2,8 @@
 //! computes with num_complex's formulas: add, sub, mul, div (`(a conj b) /
 //! |b|^2`, no scaling, as num_complex), neg, conj, square, recip (`1 / v`
 //! by the same division) and abs (`hypot` of the parts, rnx's WGSL math
-//! library: 1 ULP). add, sub, neg and conj are exact, so bit-identical to
+//! library: 1 ULP), imag, angle (`atan2`, the same library) and `i·v`
+//! (`MulI`). add, sub, neg, conj, imag and `MulI` are exact, so bit-identical to
 //! the CPU; the products and quotients are the same formulas, which a
 //! driver may evaluate with fused multiply-adds (a last-bit difference).
 //! The other complex ops take the CPU round trip (`complex.rs`).
@@ -40,6 +41,8 @@ pub(super) fn unary(be: &GpuBackend, op: UnaryOp, x: &Tensor, out: &Tensor) -> R
     let e = match op {
         UnaryOp::Neg => "-v".to_string(),
         UnaryOp::Conj => format!("vec2<{t}>(v.x, -v.y)"),
+        UnaryOp::MulI => format!("vec2<{t}>(-v.y, v.x)"),
+        UnaryOp::Imag => "{ r = v.y; }".into(),
         UnaryOp::Square => "c_mul(v, v)".into(),
         UnaryOp::Recip => format!(
             "c_div(vec2<{t}>({}, {}), v)",
@@ -59,13 +62,27 @@ pub(super) fn unary(be: &GpuBackend, op: UnaryOp, x: &Tensor, out: &Tensor) -> R
                 hyp.expect("hypot")
             )
         }
+        UnaryOp::Angle => {
+            // atan2(im, re): the library's `(x, y)` are atan2's arguments.
+            let at = if p == DType::F32 {
+                h.push_str(super::math::MATH_F32);
+                super::math::binary(BinaryOp::Atan2)
+            } else {
+                h.push_str(super::math_f64::MATH_F64);
+                super::math_f64::binary(BinaryOp::Atan2)
+            };
+            format!(
+                "{{ let x = v.y; let y = v.x; r = {}; }}",
+                at.expect("atan2")
+            )
+        }
         _ => return Ok(false),
     };
-    let want = if op == UnaryOp::Abs { p } else { c };
+    let want = if op.real_result() { p } else { c };
     if out.dtype() != want {
         return Ok(false);
     }
-    let body = if op == UnaryOp::Abs {
+    let body = if op.real_result() {
         format!("    let v = ld0(i0);\n    var r: {t};\n    {e}\n    st1(i1, r);")
     } else {
         format!("    let v = ld0(i0);\n    st1(i1, {e});")
@@ -127,6 +144,9 @@ fn op_name(op: UnaryOp) -> &'static str {
         UnaryOp::Conj => "conjugate",
         UnaryOp::Square => "square",
         UnaryOp::Recip => "recip",
+        UnaryOp::MulI => "complex",
+        UnaryOp::Imag => "imag",
+        UnaryOp::Angle => "angle",
         _ => "abs",
     }
 }

@@ -121,9 +121,34 @@ where
         Conj => go!(|v: Complex<F>| v.conj()),
         Square => go!(|v: Complex<F>| v * v),
         Recip => go!(|v: Complex<F>| Complex::new(<F as One>::one(), <F as Zero>::zero()) / v),
-        Math(crate::backend::elementwise::MathFn::Sqrt) => go!(|v: Complex<F>| v.sqrt()),
+        MulI => go!(|v: Complex<F>| Complex::new(-v.im, v.re)),
+        Math(f) => {
+            use crate::backend::elementwise::MathFn as M;
+            match f {
+                M::Sqrt => go!(|v: Complex<F>| v.sqrt()),
+                M::Exp => go!(|v: Complex<F>| v.exp()),
+                M::Log => go!(|v: Complex<F>| v.ln()),
+                M::Sin => go!(|v: Complex<F>| v.sin()),
+                M::Cos => go!(|v: Complex<F>| v.cos()),
+                M::Tan => go!(|v: Complex<F>| v.tan()),
+                M::Asin => go!(|v: Complex<F>| v.asin()),
+                M::Acos => go!(|v: Complex<F>| v.acos()),
+                M::Atan => go!(|v: Complex<F>| v.atan()),
+                M::Sinh => go!(|v: Complex<F>| v.sinh()),
+                M::Cosh => go!(|v: Complex<F>| v.cosh()),
+                M::Tanh => go!(|v: Complex<F>| v.tanh()),
+                M::Asinh => go!(|v: Complex<F>| v.asinh()),
+                M::Acosh => go!(|v: Complex<F>| v.acosh()),
+                M::Atanh => go!(|v: Complex<F>| v.atanh()),
+                _ => return Err(unsupported_unary(op, x)),
+            }
+        }
         // SAFETY: `out` has the real dtype `F` (frontend contract); as above.
         Abs => unsafe { map1::<Complex<F>, F, _>(out, x, GRAIN_CHEAP, |v| v.re.hypot(v.im)) },
+        // SAFETY: as for `Abs`.
+        Imag => unsafe { map1::<Complex<F>, F, _>(out, x, GRAIN_CHEAP, |v| v.im) },
+        // SAFETY: as for `Abs`.
+        Angle => unsafe { map1::<Complex<F>, F, _>(out, x, GRAIN_CHEAP, |v| v.im.atan2(v.re)) },
         _ => return Err(unsupported_unary(op, x)),
     }
     Ok(())

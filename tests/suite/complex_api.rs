@@ -1,0 +1,215 @@
+//! Complex parts and construction (`real`, `imag`, `angle`, `complex`,
+//! `polar`) and the math functions of complex tensors, against values from
+//! NumPy's and C99's definitions and identities.
+
+use rnx::{DType, Tensor, C32, C64};
+use std::f64::consts::{FRAC_PI_2, FRAC_PI_4, PI};
+
+fn c64s(t: &Tensor) -> Vec<C64> {
+    t.cast(DType::C64).unwrap().to_vec::<C64>().unwrap()
+}
+
+#[test]
+fn real_imag_angle() {
+    let nan = f64::from_bits(0x7ff8_0000_0000_0077);
+    let v = vec![
+        C64::new(1.5, -2.0),
+        C64::new(-1.0, 0.0),
+        C64::new(-1.0, -0.0),
+        C64::new(0.0, 0.0),
+        C64::new(-0.0, 0.0),
+        C64::new(0.0, 3.0),
+        C64::new(1.0, 1.0),
+        C64::new(nan, 2.0),
+        C64::new(f64::INFINITY, f64::NEG_INFINITY),
+    ];
+    let z = Tensor::from_vec(v.clone(), &[3, 3]).unwrap();
+    let re = z.real().unwrap();
+    let im = z.imag().unwrap();
+    assert_eq!((re.dtype(), re.shape()), (DType::F64, &[3usize, 3][..]));
+    let bits = |t: &Tensor| -> Vec<u64> {
+        t.to_vec::<f64>()
+            .unwrap()
+            .iter()
+            .map(|x| x.to_bits())
+            .collect()
+    };
+    assert_eq!(
+        bits(&re),
+        v.iter().map(|z| z.re.to_bits()).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        bits(&im),
+        v.iter().map(|z| z.im.to_bits()).collect::<Vec<_>>()
+    );
+    // NumPy: np.angle of these (C99 carg: the signed zero picks the side).
+    let a = z.angle().unwrap().to_vec::<f64>().unwrap();
+    let want = [
+        (-2.0f64).atan2(1.5),
+        PI,
+        -PI,
+        0.0,
+        PI,
+        FRAC_PI_2,
+        FRAC_PI_4,
+        f64::NAN,
+        -FRAC_PI_4,
+    ];
+    for (k, (g, w)) in a.iter().zip(want).enumerate() {
+        assert!(
+            g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()),
+            "angle[{k}]: {g} vs {w}"
+        );
+    }
+    // c32: the same in f32.
+    let z32 = z.cast(DType::C32).unwrap();
+    assert_eq!(z32.imag().unwrap().dtype(), DType::F32);
+    assert_eq!(
+        z32.angle().unwrap().to_vec::<f32>().unwrap()[1],
+        std::f32::consts::PI
+    );
+    // Real tensors: real is the tensor itself, imag zeros, angle atan2(0, x).
+    let x = Tensor::from_vec(vec![-2.0f32, -0.0, 0.0, 3.0, f32::NAN], &[5]).unwrap();
+    assert!(x.real().unwrap().same_storage(&x));
+    assert_eq!(x.imag().unwrap().to_vec::<f32>().unwrap(), vec![0.0; 5]);
+    let a = x.angle().unwrap().to_vec::<f32>().unwrap();
+    let p = std::f32::consts::PI;
+    assert_eq!(&a[..4], &[p, p, 0.0, 0.0]);
+    assert!(a[4].is_nan());
+    let e = Tensor::from_vec(vec![1i32], &[1])
+        .unwrap()
+        .angle()
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("angle:") && e.contains("i32"), "{e}");
+}
+
+#[test]
+fn complex_and_polar_build_exact_parts() {
+    let nan = f32::from_bits(0x7fc0_0123);
+    let re = Tensor::from_vec(vec![1.0f32, -0.0, 0.0, nan, f32::INFINITY, -3.5], &[2, 3]).unwrap();
+    let im = Tensor::from_vec(vec![-0.0f32, 0.0, -0.0], &[3]).unwrap();
+    let z = Tensor::complex(&re, &im).unwrap();
+    assert_eq!((z.dtype(), z.shape()), (DType::C32, &[2usize, 3][..]));
+    let got: Vec<(u32, u32)> = z
+        .to_vec::<C32>()
+        .unwrap()
+        .iter()
+        .map(|z| (z.re.to_bits(), z.im.to_bits()))
+        .collect();
+    let r = re.to_vec::<f32>().unwrap();
+    let i = im.to_vec::<f32>().unwrap();
+    let want: Vec<(u32, u32)> = (0..6)
+        .map(|k| (r[k].to_bits(), i[k % 3].to_bits()))
+        .collect();
+    assert_eq!(
+        got, want,
+        "the parts' bits, signed zeros and the NaN payload kept"
+    );
+    // f64 parts give c64; halves give c32; mixed or integer parts are errors.
+    let d = Tensor::complex(&re.cast(DType::F64).unwrap(), &im.cast(DType::F64).unwrap()).unwrap();
+    assert_eq!(d.dtype(), DType::C64);
+    let h = Tensor::complex(&re.cast(DType::F16).unwrap(), &im.cast(DType::F16).unwrap()).unwrap();
+    assert_eq!(h.dtype(), DType::C32);
+    assert_eq!(h.to_vec::<C32>().unwrap()[5], C32::new(-3.5, -0.0));
+    let e = Tensor::complex(&re, &im.cast(DType::F64).unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("complex:"), "{e}");
+    let e = Tensor::complex(&re.cast(DType::I32).unwrap(), &re.cast(DType::I32).unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("complex:") && e.contains("i32"), "{e}");
+    let e = Tensor::complex(&re, &Tensor::zeros(DType::F32, &[4]).unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("complex:"), "{e}");
+    // polar: abs (cos a + i sin a); back through abs and angle.
+    let r = Tensor::from_vec(vec![2.0f64, 0.5, 3.0], &[3]).unwrap();
+    let a = Tensor::from_vec(vec![0.0f64, FRAC_PI_2, -2.5], &[3]).unwrap();
+    let z = Tensor::polar(&r, &a).unwrap();
+    let v = c64s(&z);
+    assert_eq!(v[0], C64::new(2.0, 0.0));
+    assert!((v[1] - C64::new(0.0, 0.5)).norm() < 1e-16);
+    assert!((v[2] - C64::from_polar(3.0, -2.5)).norm() < 1e-15);
+    let back = z.abs().unwrap().to_vec::<f64>().unwrap();
+    let ang = z.angle().unwrap().to_vec::<f64>().unwrap();
+    for k in 0..3 {
+        assert!((back[k] - [2.0, 0.5, 3.0][k]).abs() < 1e-15);
+        assert!((ang[k] - [0.0, FRAC_PI_2, -2.5][k]).abs() < 1e-15);
+    }
+}
+
+#[test]
+fn complex_math_functions() {
+    let i = C64::new(0.0, 1.0);
+    let z = Tensor::from_vec(
+        vec![
+            C64::new(0.0, PI),
+            C64::new(-1.0, 0.0),
+            C64::new(0.0, 1.0),
+            C64::new(-4.0, 0.0),
+        ],
+        &[4],
+    )
+    .unwrap();
+    let close = |a: C64, b: C64, tol: f64| (a - b).norm() <= tol * b.norm().max(1.0);
+    // exp(iπ) = -1; log(-1) = iπ; sin(i) = i sinh 1; sqrt(-4) = 2i.
+    assert!(close(
+        c64s(&z.exp().unwrap())[0],
+        C64::new(-1.0, 0.0),
+        1e-15
+    ));
+    assert_eq!(c64s(&z.log().unwrap())[1], C64::new(0.0, PI));
+    assert!(close(c64s(&z.sin().unwrap())[2], i * 1f64.sinh(), 1e-15));
+    assert!(close(
+        c64s(&z.cos().unwrap())[2],
+        C64::new(1f64.cosh(), 0.0),
+        1e-15
+    ));
+    assert_eq!(c64s(&z.sqrt().unwrap())[3], C64::new(0.0, 2.0));
+    // Identities on general values, c64 and c32: each function and its
+    // inverse, exp(log z) = z, sin^2 + cos^2 = 1, tanh = sinh / cosh.
+    let n = 64;
+    let v: Vec<C64> = (0..n)
+        .map(|k| {
+            let t = k as f64 * 0.37 - 11.0;
+            C64::new(t.sin() * 1.7, (t * 1.3).cos() * 1.2)
+        })
+        .collect();
+    for (dt, tol) in [(DType::C64, 1e-13), (DType::C32, 2e-5)] {
+        let x = Tensor::from_vec(v.clone(), &[n]).unwrap().cast(dt).unwrap();
+        let xv = c64s(&x);
+        let pairs: [(&str, Tensor); 6] = [
+            ("exp(log)", x.log().unwrap().exp().unwrap()),
+            ("sin(asin)", x.asin().unwrap().sin().unwrap()),
+            ("cos(acos)", x.acos().unwrap().cos().unwrap()),
+            ("tan(atan)", x.atan().unwrap().tan().unwrap()),
+            ("sinh(asinh)", x.asinh().unwrap().sinh().unwrap()),
+            ("cosh(acosh)", x.acosh().unwrap().cosh().unwrap()),
+        ];
+        for (what, t) in pairs {
+            assert_eq!(t.dtype(), dt);
+            for (k, (g, w)) in c64s(&t).iter().zip(&xv).enumerate() {
+                assert!(close(*g, *w, tol), "{dt} {what}[{k}]: {g} vs {w}");
+            }
+        }
+        let s = c64s(&x.sin().unwrap());
+        let c = c64s(&x.cos().unwrap());
+        let th = c64s(&x.tanh().unwrap());
+        let sh = c64s(&x.sinh().unwrap());
+        let ch = c64s(&x.cosh().unwrap());
+        let at = c64s(&x.tanh().unwrap().atanh().unwrap());
+        for k in 0..n {
+            assert!(
+                close(s[k] * s[k] + c[k] * c[k], C64::new(1.0, 0.0), 10.0 * tol),
+                "{dt} sin2+cos2 [{k}]"
+            );
+            assert!(close(th[k], sh[k] / ch[k], tol), "{dt} tanh[{k}]");
+            assert!(close(at[k], xv[k], 10.0 * tol), "{dt} atanh(tanh)[{k}]");
+        }
+    }
+    // The functions without a complex form stay errors naming the dtype.
+    let e = z.expm1().unwrap_err().to_string();
+    assert!(e.starts_with("expm1:") && e.contains("c64"), "{e}");
+}

@@ -323,6 +323,40 @@ fn complex_arithmetic_kernels_match_the_cpu() {
             ("sub", ga.sub(&gb).unwrap(), a.sub(&b).unwrap()),
             ("neg", ga.neg().unwrap(), a.neg().unwrap()),
             ("conjugate", ga.conjugate().unwrap(), a.conjugate().unwrap()),
+            // (NaN parts make an element unequal to itself.)
+            ("cmpeq self", ga.cmpeq(&ga).unwrap(), a.cmpeq(&a).unwrap()),
+            ("cmpne self", ga.cmpne(&ga).unwrap(), a.cmpne(&a).unwrap()),
+            ("cmpeq", ga.cmpeq(&gb).unwrap(), a.cmpeq(&b).unwrap()),
+            (
+                "cmpne of a copy with one part changed",
+                ga.cmpne(
+                    &ga.add(C64::new(0.0, 1.0))
+                        .unwrap()
+                        .cmpeq(&ga)
+                        .unwrap()
+                        .cast(dt)
+                        .unwrap()
+                        .mul(&ga)
+                        .unwrap(),
+                )
+                .unwrap(),
+                a.cmpne(
+                    &a.add(C64::new(0.0, 1.0))
+                        .unwrap()
+                        .cmpeq(&a)
+                        .unwrap()
+                        .cast(dt)
+                        .unwrap()
+                        .mul(&a)
+                        .unwrap(),
+                )
+                .unwrap(),
+            ),
+            (
+                "where",
+                Tensor::where_cond(&ga.abs().unwrap().cmplt(3.0).unwrap(), &ga, &gb).unwrap(),
+                Tensor::where_cond(&a.abs().unwrap().cmplt(3.0).unwrap(), &a, &b).unwrap(),
+            ),
             (
                 "add of a broadcast scalar",
                 ga.add(C64::new(0.5, -2.0)).unwrap(),

@@ -12,8 +12,9 @@
 //! for add, sub, mul, div, neg, conj, square, recip and abs
 //! (`complex_ew.rs`), for sum, mean, cumsum and matmul (the real kernels on
 //! the split parts, `complex_split.rs`) and for the Fourier transforms
-//! (`fft.rs`). Every other primitive given a complex operand (the other
-//! elementwise ops, compare, select, the other reductions and scans,
+//! (`fft.rs`); the comparisons `==` / `!=` and `where` / `select` have
+//! kernels too. Every other primitive given a complex operand (the other
+//! elementwise ops, the other reductions and scans,
 //! softmax, sort, `scatter_reduce`, the window primitives) takes the round
 //! trip: the ops that complex tensors
 //! support on the CPU work on GPU tensors too, with the CPU's results, at the
@@ -107,6 +108,9 @@ impl ElementwiseBackend for Routed {
     }
     fn compare(&self, op: CmpOp, a: &Tensor, b: &Tensor, out: &Tensor) -> Result<()> {
         if any_complex(&[a, b, out]) {
+            if super::complex_ew::compare(self.gpu(), op, a, b, out)? {
+                return Ok(());
+            }
             return via_cpu(&[a, b], &[out], |c, i, o| {
                 c.compare(op, &i[0], &i[1], &o[0])
             });
@@ -120,11 +124,7 @@ impl ElementwiseBackend for Routed {
         self.gpu().classify(op, x, out)
     }
     fn select(&self, mask: &Tensor, a: &Tensor, b: &Tensor, out: &Tensor) -> Result<()> {
-        if any_complex(&[mask, a, b, out]) {
-            return via_cpu(&[mask, a, b], &[out], |c, i, o| {
-                c.select(&i[0], &i[1], &i[2], &o[0])
-            });
-        }
+        // The GPU kernel moves whole elements: complex ones too.
         self.gpu().select(mask, a, b, out)
     }
     fn ternary(

@@ -3,14 +3,15 @@
 //! |b|^2`, no scaling, as num_complex), neg, conj, square, recip (`1 / v`
 //! by the same division) and abs (`hypot` of the parts, rnx's WGSL math
 //! library: 1 ULP), imag, angle (`atan2`, the same library) and `i·v`
-//! (`MulI`). add, sub, neg, conj, imag and `MulI` are exact, so bit-identical to
+//! (`MulI`), and the comparisons `==` / `!=`. add, sub, neg, conj, imag and
+//! `MulI` are exact, so bit-identical to
 //! the CPU; the products and quotients are the same formulas, which a
 //! driver may evaluate with fused multiply-adds (a last-bit difference).
 //! The other complex ops take the CPU round trip (`complex.rs`).
 
 use super::kernel::{Map, Operand};
 use super::GpuBackend;
-use crate::backend::{BinaryOp, UnaryOp};
+use crate::backend::{BinaryOp, CmpOp, UnaryOp};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::tensor::Tensor;
@@ -134,6 +135,46 @@ pub(super) fn binary(
         flag: false,
     }
     .run(&be.ctx(name)?)?;
+    Ok(true)
+}
+
+/// `out = a op b` (u8) for complex `a`, `b` of one dtype, `op` equality or
+/// inequality (the only comparisons of complex numbers): equal when both
+/// parts are, never when a part is NaN.
+pub(super) fn compare(
+    be: &GpuBackend,
+    op: CmpOp,
+    a: &Tensor,
+    b: &Tensor,
+    out: &Tensor,
+) -> Result<bool> {
+    if a.dtype() != b.dtype() || !matches!(op, CmpOp::Eq | CmpOp::Ne) {
+        return Ok(false);
+    }
+    let nan = |e: &str| super::wgsl::is_nan(part(a.dtype()).0, e);
+    let eq = format!(
+        "!({} || {} || {} || {}) && x.x == y.x && x.y == y.y",
+        nan("x.x"),
+        nan("x.y"),
+        nan("y.x"),
+        nan("y.y")
+    );
+    let c = if op == CmpOp::Eq {
+        eq
+    } else {
+        format!("!({eq})")
+    };
+    Map {
+        op: op.name(),
+        operands: vec![Operand::read(a), Operand::read(b), Operand::write(out)],
+        helpers: String::new(),
+        body: format!(
+            "    let x = ld0(i0);\n    let y = ld1(i1);\n    st2(i2, select(0u, 1u, {c}));"
+        ),
+        params: None,
+        flag: false,
+    }
+    .run(&be.ctx(op.name())?)?;
     Ok(true)
 }
 

@@ -23,8 +23,8 @@
 //!   `idct(dct(x)) == x` for every type and norm.
 //! - n-D: one 1-D pass per axis, each with its own norm factor; the default
 //!   axes are all of them (the last `s.len()` when `s` is given).
-//! - Devices: the transform runs on the CPU; GPU tensors take a documented
-//!   round trip (download, CPU, upload) and stay on the GPU.
+//! - Devices: every device; on a GPU one complex FFT per row between two
+//!   twiddle passes (`src/backend/gpu/dct.rs`), f64 where the adapter has it.
 
 use crate::axes::Axes;
 use crate::backend::{DctSpec, TrigKind};

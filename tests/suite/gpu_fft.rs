@@ -10,7 +10,7 @@
 
 #![allow(clippy::type_complexity)] // tables of view/op closures
 use crate::gpu::gpu;
-use rnx::{s, DType, Device, FftOptions, Norm, Tensor, C64};
+use rnx::{s, DType, DctOptions, Device, FftOptions, Norm, Tensor, C64};
 
 /// The largest `|g - c|` over the largest `|c|` (complex or real).
 fn rel_err(g: &Tensor, c: &Tensor) -> f64 {
@@ -294,5 +294,56 @@ fn exact_values_and_round_trips() {
                 .unwrap();
             assert!(e.item::<f64>().unwrap() < tol, "ifft(fft) {cd} n={n}: {e}");
         }
+    }
+}
+
+#[test]
+fn dct_and_dst_of_every_type_match_the_cpu() {
+    let Some(d) = gpu() else { return };
+    for (rd, _) in precisions(d) {
+        let x = real(rd, &[5, 3, 24], 21);
+        let gx = x.to_device(d).unwrap();
+        for ty in 1..=4u8 {
+            for norm in [Norm::Backward, Norm::Ortho, Norm::Forward] {
+                for orthogonalize in [None, Some(false), Some(true)] {
+                    for (axis, n) in [
+                        (2isize, None),
+                        (2, Some(31)),
+                        (0, Some(7)),
+                        (1, Some(2)),
+                        (-1, Some(13)),
+                    ] {
+                        let o = DctOptions {
+                            ty,
+                            n,
+                            axis,
+                            norm,
+                            orthogonalize,
+                        };
+                        let len = n.unwrap_or(24);
+                        let b = bound(rd, 4 * len);
+                        for (what, g, c) in [
+                            ("dct", gx.dct_with(&o).unwrap(), x.dct_with(&o).unwrap()),
+                            ("idct", gx.idct_with(&o).unwrap(), x.idct_with(&o).unwrap()),
+                            ("dst", gx.dst_with(&o).unwrap(), x.dst_with(&o).unwrap()),
+                            ("idst", gx.idst_with(&o).unwrap(), x.idst_with(&o).unwrap()),
+                        ] {
+                            let e = rel_err(&g, &c);
+                            assert!(
+                                e <= b,
+                                "{what} type {ty} {rd} {norm:?} orth {orthogonalize:?} axis {axis} n {n:?}: error {e:e} > {b:e}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        // A strided, reversed view and the n-D form.
+        let v = gx.slice(s![..;2, .., 20..3;-1]).unwrap();
+        let c = x.slice(s![..;2, .., 20..3;-1]).unwrap();
+        let e = rel_err(&v.dct().unwrap(), &c.dct().unwrap());
+        assert!(e <= bound(rd, 80), "dct of a view {rd}: {e:e}");
+        let e = rel_err(&gx.dctn().unwrap(), &x.dctn().unwrap());
+        assert!(e <= bound(rd, 200), "dctn {rd}: {e:e}");
     }
 }

@@ -76,7 +76,7 @@ fn part(c: DType) -> DType {
 }
 
 /// WGSL helpers of every FFT kernel over part type `t`: the complex product.
-fn cmul(t: &str) -> String {
+pub(super) fn cmul(t: &str) -> String {
     format!(
         "fn cm(a: vec2<{t}>, b: vec2<{t}>) -> vec2<{t}> {{\n  return vec2<{t}>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);\n}}\n"
     )
@@ -85,7 +85,7 @@ fn cmul(t: &str) -> String {
 impl GpuBackend {
     /// A contiguous GPU tensor of complex dtype `c` holding `v` (rounded
     /// once to the part type).
-    fn complex_table(&self, c: DType, v: &[Complex<f64>]) -> Result<Tensor> {
+    pub(super) fn complex_table(&self, c: DType, v: &[Complex<f64>]) -> Result<Tensor> {
         let bytes: Vec<u8> = if c == DType::C32 {
             v.iter()
                 .flat_map(|z| [z.re as f32, z.im as f32])
@@ -102,7 +102,7 @@ impl GpuBackend {
     }
 
     /// A fresh contiguous complex buffer of `len` elements.
-    fn scratch(&self, c: DType, len: usize, zeroed: bool) -> Result<Tensor> {
+    pub(super) fn scratch(&self, c: DType, len: usize, zeroed: bool) -> Result<Tensor> {
         let s = new_storage(&self.ctx("fft")?, c, len, zeroed, "fft")?;
         Tensor::from_parts(Arc::new(s), Layout::contiguous(&[len]))
     }
@@ -454,7 +454,7 @@ fn row_view(buf: &Tensor, shape: &[usize], axis: usize, len: usize, l: usize) ->
 
 /// [`row_view`] from element `from` of each row, or (`back`) from `from`
 /// down.
-fn rows_at(
+pub(super) fn rows_at(
     buf: &Tensor,
     shape: &[usize],
     axis: usize,

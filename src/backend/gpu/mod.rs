@@ -25,6 +25,7 @@ mod complex_ew;
 mod complex_split;
 pub(crate) mod context;
 mod core;
+mod dct;
 mod elementwise;
 mod fft;
 mod index;
@@ -249,10 +250,14 @@ impl FftBackend for GpuBackend {
         }
         via_cpu(&[x], &[out], |cpu, i, o| cpu.fft(&i[0], axis, spec, &o[0]))
     }
-    /// CPU round trip (download, rustdct on the CPU, upload), results exactly
-    /// the CPU's. DCT/DST inputs and outputs are real (f32/f64), so this one
-    /// is reached by GPU tensors; f64 needs an adapter that holds f64.
+    /// GPU kernels (`dct.rs`: one complex FFT of each row between a
+    /// pre-twiddle and a post-twiddle pass); f64 needs an adapter that holds
+    /// f64. Rows beyond the FFT kernels' 32-bit indices take the CPU round
+    /// trip (download, the CPU transform, upload).
     fn dct(&self, x: &Tensor, axis: usize, spec: &DctSpec, out: &Tensor) -> Result<()> {
+        if self.dct_kernel(x, axis, spec, out)? {
+            return Ok(());
+        }
         via_cpu(&[x], &[out], |cpu, i, o| cpu.dct(&i[0], axis, spec, &o[0]))
     }
 }

@@ -1,0 +1,244 @@
+//! GPU real trigonometric transforms (`FftBackend::dct`: DCT and DST types
+//! 1-4) on the GPU FFT kernels of `fft.rs`. Every type is one complex FFT of
+//! length `M` (`2N`, `2(N - 1)` for DCT-1, `2(N + 1)` for DST-1) of the
+//! input times a pre-twiddle, zero-padded (and shifted by one place for
+//! DST-1 and DST-3); each result is then the real or imaginary part of the
+//! FFT output (shifted by one place for DST-1 and DST-2) times a
+//! post-twiddle:
+//!
+//! `y_k = Re or Im of a_k * sum_j b_j x_j e^{-2 pi i (j + s)(k + t) / M}`
+//!
+//! with the `b`, `a`, `s`, `t` of [`plan`] (derived from SciPy's
+//! definitions in `src/backend/fft.rs`; e.g. DCT-2: `M = 2N`, `b = 1`,
+//! `y_k = Re(2 e^{-i pi k / 2N} X_k)`). SciPy's `orthogonalize` factors and
+//! the scale are folded into the twiddle tables, computed on the host in
+//! f64 and rounded once to the part type. Three passes around the FFT's:
+//! the pre-twiddle product, the FFT, the post-twiddle part.
+
+use super::fft::{cmul, rows_at};
+use super::kernel::{Map, Operand};
+use super::GpuBackend;
+use crate::backend::{DctSpec, FftKind, FftSpec, TrigKind};
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::layout::Layout;
+use crate::tensor::Tensor;
+use rustfft::num_complex::Complex;
+use std::f64::consts::{PI, SQRT_2};
+
+/// One transform as an FFT: its length `m`, the input shift `s` and
+/// pre-twiddles `b` (one per input element), the output shift `t` and
+/// post-twiddles `a` (one per output), and whether the result is the
+/// imaginary part.
+pub(crate) struct Plan {
+    pub m: usize,
+    pub s: usize,
+    pub b: Vec<Complex<f64>>,
+    pub t: usize,
+    pub a: Vec<Complex<f64>>,
+    pub imag: bool,
+}
+
+/// The [`Plan`] of `spec` (see the module docs).
+pub(crate) fn plan(spec: &DctSpec) -> Plan {
+    let n = spec.n;
+    let nf = n as f64;
+    let e = |th: f64| Complex::from_polar(1.0, th);
+    let one = |_| Complex::new(1.0, 0.0);
+    let twice = |w: Complex<f64>| w * 2.0;
+    let cos = spec.kind == TrigKind::Cos;
+    let mut p = match (cos, spec.ty) {
+        (true, 1) => Plan {
+            m: 2 * (n - 1),
+            s: 0,
+            b: (0..n)
+                .map(|j| Complex::new(if j == 0 || j == n - 1 { 1.0 } else { 2.0 }, 0.0))
+                .collect(),
+            t: 0,
+            a: (0..n).map(one).collect(),
+            imag: false,
+        },
+        (true, 2) => Plan {
+            m: 2 * n,
+            s: 0,
+            b: (0..n).map(one).collect(),
+            t: 0,
+            a: (0..n)
+                .map(|k| twice(e(-PI * k as f64 / (2.0 * nf))))
+                .collect(),
+            imag: false,
+        },
+        (true, 3) => Plan {
+            m: 2 * n,
+            s: 0,
+            b: (0..n)
+                .map(|j| e(-PI * j as f64 / (2.0 * nf)) * if j == 0 { 1.0 } else { 2.0 })
+                .collect(),
+            t: 0,
+            a: (0..n).map(one).collect(),
+            imag: false,
+        },
+        (true, _) => Plan {
+            m: 2 * n,
+            s: 0,
+            b: (0..n).map(|j| e(-PI * j as f64 / (2.0 * nf))).collect(),
+            t: 0,
+            a: (0..n)
+                .map(|k| twice(e(-PI * (2 * k + 1) as f64 / (4.0 * nf))))
+                .collect(),
+            imag: false,
+        },
+        (false, 1) => Plan {
+            m: 2 * (n + 1),
+            s: 1,
+            b: (0..n).map(one).collect(),
+            t: 1,
+            a: (0..n).map(|_| Complex::new(-2.0, 0.0)).collect(),
+            imag: true,
+        },
+        (false, 2) => Plan {
+            m: 2 * n,
+            s: 0,
+            b: (0..n).map(one).collect(),
+            t: 1,
+            a: (0..n)
+                .map(|k| -twice(e(-PI * (k + 1) as f64 / (2.0 * nf))))
+                .collect(),
+            imag: true,
+        },
+        (false, 3) => Plan {
+            m: 2 * n,
+            s: 1,
+            b: (0..n)
+                .map(|j| e(-PI * (j + 1) as f64 / (2.0 * nf)) * if j + 1 < n { 2.0 } else { 1.0 })
+                .collect(),
+            t: 0,
+            a: (0..n).map(|_| Complex::new(-1.0, 0.0)).collect(),
+            imag: true,
+        },
+        (false, _) => Plan {
+            m: 2 * n,
+            s: 0,
+            b: (0..n).map(|j| e(-PI * j as f64 / (2.0 * nf))).collect(),
+            t: 0,
+            a: (0..n)
+                .map(|k| -twice(e(-PI * (2 * k + 1) as f64 / (4.0 * nf))))
+                .collect(),
+            imag: true,
+        },
+    };
+    if spec.orthogonalize {
+        match (cos, spec.ty) {
+            (true, 1) => {
+                p.b[0] *= SQRT_2;
+                p.b[n - 1] *= SQRT_2;
+                p.a[0] /= SQRT_2;
+                p.a[n - 1] /= SQRT_2;
+            }
+            (true, 2) => p.a[0] /= SQRT_2,
+            (true, 3) => p.b[0] *= SQRT_2,
+            (false, 2) => p.a[n - 1] /= SQRT_2,
+            (false, 3) => p.b[n - 1] *= SQRT_2,
+            _ => {}
+        }
+    }
+    for a in &mut p.a {
+        *a *= spec.scale;
+    }
+    p
+}
+
+impl GpuBackend {
+    /// The transform of [`crate::backend::FftBackend::dct`] by GPU kernels
+    /// (see the module docs); `false` (nothing done) when the FFT kernels
+    /// decline (buffers beyond 32-bit indices), so the caller takes the CPU
+    /// round trip.
+    pub(super) fn dct_kernel(
+        &self,
+        x: &Tensor,
+        axis: usize,
+        spec: &DctSpec,
+        out: &Tensor,
+    ) -> Result<bool> {
+        let (part, c) = if out.dtype() == DType::F32 {
+            ("f32", DType::C32)
+        } else {
+            ("f64", DType::C64)
+        };
+        let shape = out.shape().to_vec();
+        let rows: usize = shape
+            .iter()
+            .enumerate()
+            .filter(|&(d, _)| d != axis)
+            .map(|(_, &s)| s)
+            .product();
+        if rows == 0 || out.size() == 0 {
+            return Ok(true);
+        }
+        let p = plan(spec);
+        let ctx = self.ctx("dct")?;
+        let mlen = x.shape()[axis].min(spec.n);
+        // u = b x, shifted by s, as complex rows of s + mlen.
+        let ulen = p.s + mlen;
+        let Some(ucount) = rows.checked_mul(ulen) else {
+            return Ok(false);
+        };
+        let u = self.scratch(c, ucount, p.s > 0)?;
+        let mut xs = x.shape().to_vec();
+        xs[axis] = mlen;
+        let xv = x.with_layout(Layout::from_slices(&xs, x.layout().strides(), x.offset()));
+        let uv = rows_at(&u, x.shape(), axis, p.s, mlen, ulen, false);
+        let bt = self.complex_table(c, &p.b[..mlen])?;
+        let mut bs = vec![0isize; xs.len()];
+        bs[axis] = 1;
+        let bv = bt.with_layout(Layout::from_slices(&xs, &bs, 0));
+        Map {
+            op: "dct",
+            operands: vec![Operand::read(&xv), Operand::write(&uv), Operand::read(&bv)],
+            helpers: String::new(),
+            body: "    st1(i1, ld2(i2) * ld0(i0));".into(),
+            params: None,
+            flag: false,
+        }
+        .run(&ctx)?;
+        // X = FFT_m(u) (zero-padded to m).
+        let ushape = {
+            let mut s = shape.clone();
+            s[axis] = ulen;
+            s
+        };
+        let urows = rows_at(&u, &ushape, axis, 0, ulen, ulen, false);
+        let Some(xcount) = rows.checked_mul(p.m) else {
+            return Ok(false);
+        };
+        let xf = self.scratch(c, xcount, false)?;
+        let xfv = rows_at(&xf, &shape, axis, 0, p.m, p.m, false);
+        let fs = FftSpec {
+            kind: FftKind::Forward,
+            n: p.m,
+            scale: 1.0,
+            conj: false,
+        };
+        if !self.fft_kernel(&urows, axis, &fs, &xfv)? {
+            return Ok(false);
+        }
+        // y = Re or Im of a X, from place t on.
+        let n = spec.n;
+        let yv = rows_at(&xf, &shape, axis, p.t, n, p.m, false);
+        let at = self.complex_table(c, &p.a)?;
+        let mut as_ = vec![0isize; shape.len()];
+        as_[axis] = 1;
+        let av = at.with_layout(Layout::from_slices(&shape, &as_, 0));
+        let comp = if p.imag { "y" } else { "x" };
+        Map {
+            op: "dct",
+            operands: vec![Operand::read(&yv), Operand::write(out), Operand::read(&av)],
+            helpers: cmul(part),
+            body: format!("    st1(i1, cm(ld0(i0), ld2(i2)).{comp});"),
+            params: None,
+            flag: false,
+        }
+        .run(&ctx)?;
+        Ok(true)
+    }
+}

@@ -45,7 +45,8 @@ pub enum UnaryOp {
     Neg,
     /// `|x|` (integers wrap: `abs(MIN) == MIN`; complex: the modulus, real dtype).
     Abs,
-    /// -1, 0 or 1 (NaN stays NaN; unsigned: 1 for non-zero).
+    /// -1, 0 or 1 (NaN stays NaN; unsigned: 1 for non-zero; complex: `z /
+    /// |z|`, 0 at 0, as NumPy 2).
     Sign,
     /// `x * x` (integers wrap).
     Square,
@@ -111,7 +112,8 @@ impl UnaryOp {
         match self {
             Neg | Abs | Square | Conj => class(dt, true, true, true),
             Imag | Angle | MulI => dt.is_complex(),
-            Sign | LogicalNot => class(dt, true, false, true),
+            Sign => class(dt, true, true, true),
+            LogicalNot => class(dt, true, false, true),
             Recip => class(dt, true, true, false),
             BitNot => dt.is_int(),
             Math(f) if f.complex() => class(dt, true, true, false),
@@ -270,7 +272,9 @@ pub enum BinaryOp {
     /// Remainder with the sign of the dividend (`fmod` for floats); an integer
     /// zero divisor is `DivisionByZero`; `MIN % -1 == 0`.
     Rem,
-    /// `a ** b` (floats `powf`; integers wrap, a negative exponent is an error).
+    /// `a ** b` (floats `powf`; integers wrap, a negative exponent is an error;
+    /// complex: NumPy's `npy_cpow`, `exp(b ln a)` but small integer powers by
+    /// repeated multiplication).
     Pow,
     /// Larger of the two; NaN if either is NaN.
     Max,
@@ -329,9 +333,8 @@ impl BinaryOp {
         use BinaryOp::*;
         match self {
             Add | Sub | Mul | Div => class(dt, true, true, true),
-            Rem | Pow | Max | Min | LogicalAnd | LogicalOr | LogicalXor => {
-                class(dt, true, false, true)
-            }
+            Pow => class(dt, true, true, true),
+            Rem | Max | Min | LogicalAnd | LogicalOr | LogicalXor => class(dt, true, false, true),
             BitAnd | BitOr | BitXor | Shl | Shr => dt.is_int(),
             Atan2 | Hypot => dt.is_float(),
         }

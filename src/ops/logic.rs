@@ -5,7 +5,7 @@
 //! place) and `_out` forms where the dtype allows.
 
 use super::elementwise::{binary_methods, unary_methods};
-use super::frame::{require, run};
+use super::frame::run;
 use crate::backend::elementwise::ClassOp;
 use crate::dtype::DType;
 use crate::error::Result;
@@ -73,8 +73,6 @@ fn classify_impl(name: &str, op: ClassOp, x: &Tensor, out: Option<&Tensor>) -> R
 }
 
 fn classify_core(name: &str, op: ClassOp, x: &Tensor, out: Option<&Tensor>) -> Result<Tensor> {
-    let dt = x.dtype();
-    require(name, !dt.is_complex(), dt)?;
     run(name, &[x], DType::U8, out, |be, v, o| {
         be.classify(op, v[0], o)
     })

@@ -199,7 +199,9 @@ impl Tensor {
     }
 
     /// Variance `sum((x - mean)^2) / (n - ddof)` over `axes` (float dtypes),
-    /// computed in f64 with a stable two-pass/merge scheme. `ddof >= n` is an
+    /// computed in f64 with a stable two-pass/merge scheme; of a complex
+    /// tensor `sum(|z - mean|^2) / (n - ddof)` in the parts' dtype (NumPy's:
+    /// the variances of the two parts added). `ddof >= n` is an
     /// error when `n > 0`; an empty reduction gives NaN; NaN propagates.
     ///
     /// ```
@@ -210,11 +212,20 @@ impl Tensor {
     /// assert!(x.var(None, false, 5).is_err());
     /// ```
     pub fn var(&self, axes: impl Into<Axes>, keepdims: bool, ddof: usize) -> Result<Tensor> {
+        if self.dtype().is_complex() {
+            // NumPy's: mean |z - mean z|^2, real; the parts' variances add.
+            let axes = axes.into();
+            let re = self.real()?.var(axes.clone(), keepdims, ddof)?;
+            return re.add(&self.imag()?.var(axes, keepdims, ddof)?);
+        }
         self.reduce_impl("var", ReduceOp::Var { ddof }, axes.into(), keepdims)
     }
 
     /// Standard deviation: the square root of [`Tensor::var`].
     pub fn std(&self, axes: impl Into<Axes>, keepdims: bool, ddof: usize) -> Result<Tensor> {
+        if self.dtype().is_complex() {
+            return self.var(axes, keepdims, ddof)?.sqrt();
+        }
         self.reduce_impl("std", ReduceOp::Std { ddof }, axes.into(), keepdims)
     }
 

@@ -606,9 +606,6 @@ fn isclose_impl(op: &str, a: &Tensor, b: &Tensor, o: IsCloseOptions) -> Result<T
     super::same_dtype(op, &[a, b])?;
     super::same_device(op, &[a, b])?;
     let dt = a.dtype();
-    if dt.is_complex() {
-        return Err(Error::dtype(op, dt));
-    }
     if o.rtol.is_nan() || o.atol.is_nan() {
         return Err(Error::invalid(
             op,
@@ -616,7 +613,7 @@ fn isclose_impl(op: &str, a: &Tensor, b: &Tensor, o: IsCloseOptions) -> Result<T
         ));
     }
     let cd = match dt {
-        crate::DType::F32 | crate::DType::F64 => dt,
+        crate::DType::F32 | crate::DType::F64 | crate::DType::C32 | crate::DType::C64 => dt,
         d if d.is_half() => crate::DType::F32,
         _ => crate::DType::F64,
     };

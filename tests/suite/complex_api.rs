@@ -213,3 +213,116 @@ fn complex_math_functions() {
     let e = z.expm1().unwrap_err().to_string();
     assert!(e.starts_with("expm1:") && e.contains("c64"), "{e}");
 }
+
+#[test]
+fn classify_pow_sign_var_isclose_as_numpy() {
+    let (nan, inf) = (f64::NAN, f64::INFINITY);
+    let z = Tensor::from_vec(
+        vec![
+            C64::new(1.0, 2.0),
+            C64::new(nan, 0.0),
+            C64::new(0.0, inf),
+            C64::new(inf, nan),
+            C64::new(-0.0, -0.0),
+        ],
+        &[5],
+    )
+    .unwrap();
+    let u8s = |t: Tensor| t.to_vec::<u8>().unwrap();
+    for dt in [DType::C64, DType::C32] {
+        let z = z.cast(dt).unwrap();
+        assert_eq!(u8s(z.isnan().unwrap()), vec![0, 1, 0, 1, 0], "{dt}");
+        assert_eq!(u8s(z.isinf().unwrap()), vec![0, 0, 1, 1, 0], "{dt}");
+        assert_eq!(u8s(z.isfinite().unwrap()), vec![1, 0, 0, 0, 1], "{dt}");
+    }
+    // Powers (NumPy's values).
+    let c = |re, im| C64::new(re, im);
+    let base = Tensor::from_vec(
+        vec![
+            c(1.0, 1.0),
+            c(0.0, 1.0),
+            c(2.0, 0.0),
+            c(0.0, 0.0),
+            c(0.0, 0.0),
+            c(0.0, 0.0),
+            c(1.0, 2.0),
+        ],
+        &[7],
+    )
+    .unwrap();
+    let exp = Tensor::from_vec(
+        vec![
+            c(2.0, 0.0),
+            c(0.0, 1.0),
+            c(0.5, 0.0),
+            c(2.0, 0.0),
+            c(0.0, 0.0),
+            c(-1.0, 0.0),
+            c(-2.0, 0.0),
+        ],
+        &[7],
+    )
+    .unwrap();
+    let p = c64s(&base.pow(&exp).unwrap());
+    assert_eq!(p[0], c(0.0, 2.0), "(1+i)^2 by multiplication, exact");
+    assert!(
+        (p[1] - c((-FRAC_PI_2).exp(), 0.0)).norm() < 1e-16,
+        "i^i: {}",
+        p[1]
+    );
+    assert!((p[2] - c(2f64.sqrt(), 0.0)).norm() < 1e-15);
+    assert_eq!((p[3], p[4]), (c(0.0, 0.0), c(1.0, 0.0)));
+    assert!(p[5].re.is_nan() && p[5].im.is_nan(), "0^-1: {}", p[5]);
+    assert!(
+        (p[6] - c(-0.12, -0.16)).norm() < 1e-16,
+        "(1+2i)^-2: {}",
+        p[6]
+    );
+    // A scalar exponent broadcasts.
+    assert_eq!(
+        c64s(&base.pow(C64::new(3.0, 0.0)).unwrap())[0],
+        c(-2.0, 2.0)
+    );
+    // sign: z / |z|, 0 at 0 (NumPy 2).
+    let s = Tensor::from_vec(vec![c(3.0, 4.0), c(0.0, 0.0), c(-2.0, 0.0)], &[3]).unwrap();
+    assert_eq!(
+        c64s(&s.sign().unwrap()),
+        vec![c(0.6, 0.8), c(0.0, 0.0), c(-1.0, 0.0)]
+    );
+    // var and std: mean |z - mean|^2, real.
+    let v = Tensor::from_vec(vec![c(1.0, 1.0), c(2.0, -1.0), c(3.0, 0.0)], &[3]).unwrap();
+    let var = v.var(None, false, 0).unwrap();
+    assert_eq!(var.dtype(), DType::F64);
+    assert!((var.item::<f64>().unwrap() - 4.0 / 3.0).abs() < 1e-15);
+    assert!((v.var(None, false, 1).unwrap().item::<f64>().unwrap() - 2.0).abs() < 1e-15);
+    assert!(
+        (v.std(None, true, 0).unwrap().item::<f64>().unwrap() - (4.0f64 / 3.0).sqrt()).abs()
+            < 1e-15
+    );
+    assert_eq!(
+        v.cast(DType::C32)
+            .unwrap()
+            .var(None, false, 0)
+            .unwrap()
+            .dtype(),
+        DType::F32
+    );
+    // isclose / allclose of complex tensors: |a - b| <= atol + rtol |b|.
+    let a = Tensor::from_vec(vec![c(1.0, 1.0), c(1.0, 1.0), c(nan, 0.0)], &[3]).unwrap();
+    let b = Tensor::from_vec(vec![c(1.0, 1.000001), c(2.0, 1.0), c(nan, 0.0)], &[3]).unwrap();
+    assert_eq!(
+        u8s(a.isclose(&b, Default::default()).unwrap()),
+        vec![1, 0, 0]
+    );
+    let o = rnx::IsCloseOptions {
+        equal_nan: true,
+        ..Default::default()
+    };
+    assert_eq!(u8s(a.isclose(&b, o).unwrap()), vec![1, 0, 1]);
+    assert!(!a.allclose(&b, o).unwrap());
+    assert!(a
+        .slice(rnx::s![..1])
+        .unwrap()
+        .allclose(&b.slice(rnx::s![..1]).unwrap(), o)
+        .unwrap());
+}

@@ -590,11 +590,82 @@ fn parts_construction_and_math_on_the_gpu() {
             4.0 * u,
         );
         let f = finite(dt, &[24], 73);
+        let gf = f.to_device(d).unwrap();
         same_as(
             &format!("{dt} exp (round trip)"),
-            &f.to_device(d).unwrap().exp().unwrap(),
+            &gf.exp().unwrap(),
             &f.exp().unwrap(),
             false,
+        );
+        let e = finite(dt, &[24], 74).mul(0.2).unwrap();
+        same_as(
+            &format!("{dt} pow (round trip)"),
+            &gf.pow(&e.to_device(d).unwrap()).unwrap(),
+            &f.pow(&e).unwrap(),
+            false,
+        );
+        same_as(
+            &format!("{dt} sign (round trip)"),
+            &gz.sign().unwrap(),
+            &z.sign().unwrap(),
+            false,
+        );
+        // isnan / isinf / isfinite: kernels, NumPy's rules, exact (a
+        // special value in one part only, either part).
+        let (nan, inf) = (f64::NAN, f64::INFINITY);
+        let sp = Tensor::from_vec(
+            vec![
+                C64::new(1.0, 2.0),
+                C64::new(nan, 0.0),
+                C64::new(0.0, inf),
+                C64::new(inf, 1.0),
+                C64::new(2.0, nan),
+                C64::new(-inf, nan),
+            ],
+            &[6],
+        )
+        .unwrap()
+        .cast(dt)
+        .unwrap();
+        let gsp = sp.to_device(d).unwrap();
+        for (what, g, c) in [
+            (
+                "isnan of specials",
+                gsp.isnan().unwrap(),
+                sp.isnan().unwrap(),
+            ),
+            (
+                "isinf of specials",
+                gsp.isinf().unwrap(),
+                sp.isinf().unwrap(),
+            ),
+            (
+                "isfinite of specials",
+                gsp.isfinite().unwrap(),
+                sp.isfinite().unwrap(),
+            ),
+            ("isnan", gz.isnan().unwrap(), z.isnan().unwrap()),
+            ("isinf", gz.isinf().unwrap(), z.isinf().unwrap()),
+            ("isfinite", gz.isfinite().unwrap(), z.isfinite().unwrap()),
+            (
+                "isclose",
+                gz.isclose(&gz.flip(None).unwrap(), Default::default())
+                    .unwrap(),
+                z.isclose(&z.flip(None).unwrap(), Default::default())
+                    .unwrap(),
+            ),
+        ] {
+            same(&format!("{dt} {what}"), &g, &c);
+        }
+        // var / std: the parts' variances by the real kernels.
+        let var = f.var(None, true, 1).unwrap();
+        let scale = vec![var.cast(DType::F64).unwrap().item::<f64>().unwrap()];
+        close(
+            &format!("{dt} var"),
+            &gf.var(None, true, 1).unwrap(),
+            &var,
+            &scale,
+            64.0 * u,
         );
     }
 }

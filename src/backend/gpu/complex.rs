@@ -12,8 +12,8 @@
 //! for add, sub, mul, div, neg, conj, square, recip and abs
 //! (`complex_ew.rs`), for sum, mean, cumsum and matmul (the real kernels on
 //! the split parts, `complex_split.rs`) and for the Fourier transforms
-//! (`fft.rs`); the comparisons `==` / `!=` and `where` / `select` have
-//! kernels too. Every other primitive given a complex operand (the other
+//! (`fft.rs`); the comparisons `==` / `!=`, isnan / isinf / isfinite and
+//! `where` / `select` have kernels too. Every other primitive given a complex operand (the other
 //! elementwise ops, the other reductions and scans,
 //! softmax, sort, `scatter_reduce`, the window primitives) takes the round
 //! trip: the ops that complex tensors
@@ -118,8 +118,8 @@ impl ElementwiseBackend for Routed {
         self.gpu().compare(op, a, b, out)
     }
     fn classify(&self, op: ClassOp, x: &Tensor, out: &Tensor) -> Result<()> {
-        if any_complex(&[x, out]) {
-            return via_cpu(&[x], &[out], |c, i, o| c.classify(op, &i[0], &o[0]));
+        if x.dtype().is_complex() {
+            return super::complex_ew::classify(self.gpu(), op, x, out);
         }
         self.gpu().classify(op, x, out)
     }

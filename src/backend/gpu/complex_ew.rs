@@ -3,7 +3,7 @@
 //! |b|^2`, no scaling, as num_complex), neg, conj, square, recip (`1 / v`
 //! by the same division) and abs (`hypot` of the parts, rnx's WGSL math
 //! library: 1 ULP), imag, angle (`atan2`, the same library) and `i·v`
-//! (`MulI`), and the comparisons `==` / `!=`. add, sub, neg, conj, imag and
+//! (`MulI`), the comparisons `==` / `!=` and isnan / isinf / isfinite. add, sub, neg, conj, imag and
 //! `MulI` are exact, so bit-identical to
 //! the CPU; the products and quotients are the same formulas, which a
 //! driver may evaluate with fused multiply-adds (a last-bit difference).
@@ -11,7 +11,7 @@
 
 use super::kernel::{Map, Operand};
 use super::GpuBackend;
-use crate::backend::{BinaryOp, CmpOp, UnaryOp};
+use crate::backend::{BinaryOp, ClassOp, CmpOp, UnaryOp};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::tensor::Tensor;
@@ -176,6 +176,39 @@ pub(super) fn compare(
     }
     .run(&be.ctx(op.name())?)?;
     Ok(true)
+}
+
+/// `out = op(x)` (u8) for a complex `x`: NaN or infinite when a part is,
+/// finite when both are (NumPy's rules; the tests on the bits).
+pub(super) fn classify(be: &GpuBackend, op: ClassOp, x: &Tensor, out: &Tensor) -> Result<()> {
+    let d = part(x.dtype()).0;
+    let (nan, inf) = (super::wgsl::is_nan, super::wgsl::is_inf);
+    let c = match op {
+        ClassOp::IsNan => format!("{} || {}", nan(d, "v.x"), nan(d, "v.y")),
+        ClassOp::IsInf => format!("{} || {}", inf(d, "v.x"), inf(d, "v.y")),
+        ClassOp::IsFinite => format!(
+            "!({} || {} || {} || {})",
+            nan(d, "v.x"),
+            nan(d, "v.y"),
+            inf(d, "v.x"),
+            inf(d, "v.y")
+        ),
+    };
+    let name = match op {
+        ClassOp::IsNan => "isnan",
+        ClassOp::IsInf => "isinf",
+        ClassOp::IsFinite => "isfinite",
+    };
+    Map {
+        op: name,
+        operands: vec![Operand::read(x), Operand::write(out)],
+        helpers: String::new(),
+        body: format!("    let v = ld0(i0);\n    st1(i1, select(0u, 1u, {c}));"),
+        params: None,
+        flag: false,
+    }
+    .run(&be.ctx(name)?)?;
+    Ok(())
 }
 
 /// The name of a complex unary op in errors.

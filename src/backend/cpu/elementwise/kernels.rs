@@ -122,6 +122,15 @@ where
         Square => go!(|v: Complex<F>| v * v),
         Recip => go!(|v: Complex<F>| Complex::new(<F as One>::one(), <F as Zero>::zero()) / v),
         MulI => go!(|v: Complex<F>| Complex::new(-v.im, v.re)),
+        // NumPy 2's complex sign: z / |z|, 0 at 0 (NaN parts give NaN).
+        Sign => go!(|v: Complex<F>| {
+            let m = v.re.hypot(v.im);
+            if m == <F as Zero>::zero() {
+                Complex::new(<F as Zero>::zero(), <F as Zero>::zero())
+            } else {
+                Complex::new(v.re / m, v.im / m)
+            }
+        }),
         Math(f) => {
             use crate::backend::elementwise::MathFn as M;
             match f {
@@ -293,9 +302,45 @@ where
         Sub => go!(|x: C<F>, y: C<F>| x - y),
         Mul => go!(|x: C<F>, y: C<F>| x * y),
         Div => go!(|x: C<F>, y: C<F>| x / y),
+        Pow => go!(cpow::<F>),
         _ => return Err(unsupported(op, a)),
     }
     Ok(())
+}
+
+/// NumPy's complex power (`npy_cpow`): `x^0 = 1`; `0^y = 0` for `re y > 0`
+/// (NaN otherwise); a real integer exponent of magnitude below 100 by
+/// repeated squaring (exact where the products are, as NumPy); else
+/// `exp(y ln x)`.
+fn cpow<F>(x: Complex<F>, y: Complex<F>) -> Complex<F>
+where
+    F: Float,
+{
+    let zero = <F as Zero>::zero();
+    let one = Complex::new(<F as One>::one(), zero);
+    if y.re == zero && y.im == zero {
+        return one;
+    }
+    if x.re == zero && x.im == zero {
+        return if y.re > zero && y.im == zero {
+            Complex::new(zero, zero)
+        } else {
+            Complex::new(F::nan(), F::nan())
+        };
+    }
+    if y.im == zero && y.re == y.re.round() && y.re.abs() < F::from(100).expect("100") {
+        let n = y.re.to_i32().expect("|n| < 100");
+        let (mut acc, mut base, mut e) = (one, x, n.unsigned_abs());
+        while e > 0 {
+            if e & 1 == 1 {
+                acc = acc * base;
+            }
+            base = base * base;
+            e >>= 1;
+        }
+        return if n < 0 { one / acc } else { acc };
+    }
+    (y * x.ln()).exp()
 }
 
 // ----- ternary -----

@@ -91,6 +91,22 @@ fn classify_float<T: Flt>(op: ClassOp, x: &Tensor, out: &Tensor) {
     unsafe { map1::<T, u8, _>(out, x, GRAIN_CHEAP, move |v| f(v) as u8) }
 }
 
+/// NumPy's rules for complex numbers: NaN or infinite when a part is,
+/// finite when both parts are.
+fn classify_complex<F>(op: ClassOp, x: &Tensor, out: &Tensor)
+where
+    F: Float + Element + Send + Sync,
+    num_complex::Complex<F>: Element,
+{
+    let f = move |v: num_complex::Complex<F>| match op {
+        ClassOp::IsNan => v.re.is_nan() || v.im.is_nan(),
+        ClassOp::IsInf => v.re.is_infinite() || v.im.is_infinite(),
+        ClassOp::IsFinite => v.re.is_finite() && v.im.is_finite(),
+    };
+    // SAFETY: element types are the tensors' (dispatch); frontend contract.
+    unsafe { map1::<num_complex::Complex<F>, u8, _>(out, x, GRAIN_CHEAP, move |v| f(v) as u8) }
+}
+
 fn classify_int<T: Element>(op: ClassOp, x: &Tensor, out: &Tensor) {
     let v = (op == ClassOp::IsFinite) as u8;
     // SAFETY: `T` is the tensor's element type or its signed twin's (the
@@ -153,6 +169,10 @@ impl ElementwiseBackend for CpuBackend {
         let dt = x.dtype();
         if dt.is_float() {
             dispatch!(@float dt, "classify", T => classify_float::<T>(op, x, out));
+        } else if dt == crate::DType::C32 {
+            classify_complex::<f32>(op, x, out);
+        } else if dt == crate::DType::C64 {
+            classify_complex::<f64>(op, x, out);
         } else {
             // Integers are finite, never NaN or infinite: a constant, which
             // does not depend on the sign.

@@ -22,9 +22,6 @@ impl Tensor {
         descending: bool,
         want: Want,
     ) -> Result<(Option<Tensor>, Option<Tensor>)> {
-        if self.dtype().is_complex() {
-            return Err(Error::dtype(name, self.dtype()));
-        }
         let (wv, wi) = match want {
             Want::Values => (true, false),
             Want::Indices => (false, true),
@@ -45,6 +42,9 @@ impl Tensor {
             return Ok((wv.then(|| self.copy()).transpose()?, idx));
         }
         let axis = normalize_axis(name, axis, self.ndim())?;
+        if self.dtype().is_complex() {
+            return self.sort_complex(axis, descending, wv, wi);
+        }
         let n = self.shape()[axis];
         if n > i32::MAX as usize {
             return Err(Error::invalid(
@@ -66,11 +66,31 @@ impl Tensor {
         Ok((vals, idx))
     }
 
+    /// The lexicographic sort of a complex tensor (NumPy's order: by the
+    /// real part, then the imaginary part, each with the real rules) as two
+    /// stable argsorts, the secondary key first; any device.
+    fn sort_complex(
+        &self,
+        axis: usize,
+        descending: bool,
+        wv: bool,
+        wi: bool,
+    ) -> Result<(Option<Tensor>, Option<Tensor>)> {
+        let ax = axis as isize;
+        let by_im = self.imag()?.argsort(ax, descending)?;
+        let re = self.real()?.take_along_axis(&by_im, ax)?;
+        let perm = by_im.take_along_axis(&re.argsort(ax, descending)?, ax)?;
+        let vals = wv.then(|| self.take_along_axis(&perm, ax)).transpose()?;
+        Ok((vals, wi.then_some(perm)))
+    }
+
     /// Sort along `axis` (-1 for the last, Nx's default), ascending or
     /// `descending`; returns `(values, indices)` with i32 indices into the axis.
     /// Stable: equal elements keep their order (also when descending). NaN goes
     /// to the end ascending and to the beginning descending; -0.0 equals 0.0.
-    /// Real and integer dtypes, any strided view.
+    /// Every dtype, any strided view; complex numbers sort lexicographically
+    /// (NumPy's order: by the real part, ties by the imaginary part, each
+    /// with the rules above).
     ///
     /// ```
     /// use rnx::{Tensor, DType};

@@ -326,3 +326,133 @@ fn classify_pow_sign_var_isclose_as_numpy() {
         .allclose(&b.slice(rnx::s![..1]).unwrap(), o)
         .unwrap());
 }
+
+/// The real sorts' order of one key: NaN after every number, -0.0 == 0.0.
+fn key_cmp(a: f64, b: f64) -> std::cmp::Ordering {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => std::cmp::Ordering::Equal,
+        (true, false) => std::cmp::Ordering::Greater,
+        (false, true) => std::cmp::Ordering::Less,
+        _ => a.partial_cmp(&b).unwrap(),
+    }
+}
+
+/// Complex values with many ties in each part, NaNs and signed zeros.
+fn tied(n: usize, seed: u64) -> Vec<C64> {
+    let mut s = seed | 1;
+    let mut next = || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s % 7
+    };
+    let part = |k: u64| match k {
+        0 => f64::NAN,
+        1 => -0.0,
+        2 => 0.0,
+        k => k as f64 - 4.0,
+    };
+    (0..n)
+        .map(|_| C64::new(part(next()), part(next())))
+        .collect()
+}
+
+/// Stable lexicographic sort of each row of `v` (`rows x n`): the indices.
+fn reference(v: &[C64], n: usize, descending: bool) -> Vec<i32> {
+    v.chunks(n)
+        .flat_map(|row| {
+            let mut idx: Vec<usize> = (0..n).collect();
+            idx.sort_by(|&i, &j| {
+                let (a, b) = if descending {
+                    (row[j], row[i])
+                } else {
+                    (row[i], row[j])
+                };
+                key_cmp(a.re, b.re).then(key_cmp(a.im, b.im))
+            });
+            idx.into_iter().map(|i| i as i32)
+        })
+        .collect()
+}
+
+pub(crate) fn check_complex_sort(device: rnx::Device) {
+    for dt in [DType::C64, DType::C32] {
+        if Tensor::zeros_on(dt, &[1], device).is_err() {
+            continue;
+        }
+        let v = tied(6 * 40, 5);
+        let t = Tensor::from_vec(v.clone(), &[6, 40])
+            .unwrap()
+            .cast(dt)
+            .unwrap()
+            .to_device(device)
+            .unwrap();
+        for descending in [false, true] {
+            let want = reference(&v, 40, descending);
+            let (vals, idx) = t.sort(1, descending).unwrap();
+            assert_eq!(
+                idx.to_vec::<i32>().unwrap(),
+                want,
+                "{dt} desc {descending} on {device}"
+            );
+            let got: Vec<(u64, u64)> = vals
+                .cast(DType::C64)
+                .unwrap()
+                .to_vec::<C64>()
+                .unwrap()
+                .iter()
+                .map(|z| (z.re.to_bits(), z.im.to_bits()))
+                .collect();
+            let vr = &v;
+            let exp: Vec<(u64, u64)> = want
+                .chunks(40)
+                .enumerate()
+                .flat_map(|(r, row)| row.iter().map(move |&i| vr[r * 40 + i as usize]))
+                .map(|z| (z.re.to_bits(), z.im.to_bits()))
+                .collect();
+            assert_eq!(
+                got, exp,
+                "{dt} values desc {descending}: the elements bit for bit"
+            );
+            // Along axis 0 of the transposed view, and argsort alone.
+            let a0 = t.transpose(None).unwrap().argsort(0, descending).unwrap();
+            assert_eq!(
+                a0.transpose(None)
+                    .unwrap()
+                    .contiguous()
+                    .unwrap()
+                    .to_vec::<i32>()
+                    .unwrap(),
+                want
+            );
+        }
+    }
+}
+
+#[test]
+fn complex_sort_is_lexicographic() {
+    check_complex_sort(rnx::Device::Cpu);
+    // NumPy's example: np.sort([1+2j, 2-1j, 3-3j, 3-2j, 3+5j]).
+    let z = Tensor::from_vec(
+        vec![
+            C64::new(1.0, 2.0),
+            C64::new(2.0, -1.0),
+            C64::new(3.0, -3.0),
+            C64::new(3.0, -2.0),
+            C64::new(3.0, 5.0),
+        ],
+        &[5],
+    )
+    .unwrap();
+    let s = z.sort_values(0, false).unwrap().to_vec::<C64>().unwrap();
+    assert_eq!(
+        s,
+        vec![
+            C64::new(1.0, 2.0),
+            C64::new(2.0, -1.0),
+            C64::new(3.0, -3.0),
+            C64::new(3.0, -2.0),
+            C64::new(3.0, 5.0)
+        ]
+    );
+}

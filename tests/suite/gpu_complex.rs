@@ -555,6 +555,31 @@ fn parts_construction_and_math_on_the_gpu() {
             &gz.imag().unwrap(),
             &z.imag().unwrap(),
         );
+        // The real-result kernels on a strided view (the map's general
+        // index path).
+        let (tg, tc) = (gz.transpose(None).unwrap(), z.transpose(None).unwrap());
+        same(
+            &format!("{dt} imag of a view"),
+            &tg.imag().unwrap(),
+            &tc.imag().unwrap(),
+        );
+        let mags: Vec<f64> = tc
+            .cast(DType::C64)
+            .unwrap()
+            .contiguous()
+            .unwrap()
+            .to_vec::<C64>()
+            .unwrap()
+            .iter()
+            .map(|z| z.norm())
+            .collect();
+        close(
+            &format!("{dt} abs of a view"),
+            &tg.abs().unwrap(),
+            &tc.abs().unwrap(),
+            &mags,
+            2.0 * u,
+        );
         // complex(re, im) from the bits of the parts (payloads kept), with
         // broadcasting.
         let (re, im) = (
@@ -668,4 +693,10 @@ fn parts_construction_and_math_on_the_gpu() {
             64.0 * u,
         );
     }
+}
+
+#[test]
+fn complex_sort_on_the_gpu() {
+    let Some(d) = gpu() else { return };
+    crate::complex_api::check_complex_sort(d);
 }

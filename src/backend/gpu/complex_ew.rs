@@ -43,7 +43,7 @@ pub(super) fn unary(be: &GpuBackend, op: UnaryOp, x: &Tensor, out: &Tensor) -> R
         UnaryOp::Neg => "-v".to_string(),
         UnaryOp::Conj => format!("vec2<{t}>(v.x, -v.y)"),
         UnaryOp::MulI => format!("vec2<{t}>(-v.y, v.x)"),
-        UnaryOp::Imag => "{ r = v.y; }".into(),
+        UnaryOp::Imag => "{ res = v.y; }".into(),
         UnaryOp::Square => "c_mul(v, v)".into(),
         UnaryOp::Recip => format!(
             "c_div(vec2<{t}>({}, {}), v)",
@@ -59,7 +59,7 @@ pub(super) fn unary(be: &GpuBackend, op: UnaryOp, x: &Tensor, out: &Tensor) -> R
                 super::math_f64::binary(BinaryOp::Hypot)
             };
             format!(
-                "{{ let x = v.x; let y = v.y; r = {}; }}",
+                "{{ let x = v.x; let y = v.y; res = {}; }}",
                 hyp.expect("hypot")
             )
         }
@@ -73,7 +73,7 @@ pub(super) fn unary(be: &GpuBackend, op: UnaryOp, x: &Tensor, out: &Tensor) -> R
                 super::math_f64::binary(BinaryOp::Atan2)
             };
             format!(
-                "{{ let x = v.y; let y = v.x; r = {}; }}",
+                "{{ let x = v.y; let y = v.x; res = {}; }}",
                 at.expect("atan2")
             )
         }
@@ -84,7 +84,7 @@ pub(super) fn unary(be: &GpuBackend, op: UnaryOp, x: &Tensor, out: &Tensor) -> R
         return Ok(false);
     }
     let body = if op.real_result() {
-        format!("    let v = ld0(i0);\n    var r: {t};\n    {e}\n    st1(i1, r);")
+        format!("    let v = ld0(i0);\n    var res: {t};\n    {e}\n    st1(i1, res);")
     } else {
         format!("    let v = ld0(i0);\n    st1(i1, {e});")
     };

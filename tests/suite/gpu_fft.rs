@@ -347,3 +347,22 @@ fn dct_and_dst_of_every_type_match_the_cpu() {
         assert!(e <= bound(rd, 200), "dctn {rd}: {e:e}");
     }
 }
+
+#[test]
+fn rows_larger_than_one_binding_window() {
+    let Some(d) = gpu() else { return };
+    // 3 rows of 2^20 c32: 24 MiB, two windows of the suite's 16 MiB
+    // binding window (the scratch buffers and the twiddle table too).
+    let w = crate::gpu_memory::test_window(d);
+    let n = 1 << 20;
+    assert!(3 * n * 8 > w, "the test needs more than one window ({w} bytes)");
+    let x = complex(DType::C32, &[3, n], 77);
+    let e = rel_err(&x.to_device(d).unwrap().fft().unwrap(), &x.fft().unwrap());
+    assert!(e <= bound(DType::C32, n), "fft of 3 x 2^20: {e:e}");
+    // A long Bluestein length (2^19 + 7 = 3^2 5 61 191: prime factors
+    // above 31; its padded rows are 2^21 long, a whole window).
+    let m = (1 << 19) + 7;
+    let x = complex(DType::C32, &[1, m], 78);
+    let e = rel_err(&x.to_device(d).unwrap().ifft().unwrap(), &x.ifft().unwrap());
+    assert!(e <= bound(DType::C32, m), "ifft of 2^19 + 7: {e:e}");
+}

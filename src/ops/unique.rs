@@ -13,7 +13,9 @@ use std::cmp::Ordering;
 impl Tensor {
     /// NumPy's `unique` of the flattened tensor: the sorted distinct values
     /// (NaNs collapse into one, last; -0 and 0 are one value, the first
-    /// occurrence's). See [`Tensor::unique_with`] for the extra outputs.
+    /// occurrence's). Complex values come in the lexicographic order of
+    /// [`Tensor::sort`] and are one value when both parts are (by the same
+    /// rules). See [`Tensor::unique_with`] for the extra outputs.
     ///
     /// ```
     /// use rnx::{Tensor, DType};
@@ -43,11 +45,14 @@ impl Tensor {
     pub fn unique_with(&self, opts: UniqueOptions) -> Result<Unique> {
         let op = "unique";
         let d = self.dtype();
-        if d.is_complex() {
-            return Err(Error::dtype(op, d));
-        }
         let n = self.size();
         if n > i32::MAX as usize {
+            if d.is_complex() {
+                return Err(Error::invalid(
+                    op,
+                    format!("{n} complex elements: past i32 indices only real dtypes"),
+                ));
+            }
             return self.unique_by_keys(opts);
         }
         let x = flat(self)?;
@@ -56,15 +61,27 @@ impl Tensor {
         // 0) and is stable, so each run of equal keys starts at its value's
         // first occurrence. Integer values without extras need no order:
         // equal keys are equal bits.
-        let (sorted, order) = if extras || d.is_float() {
+        let (sorted, order) = if extras || d.is_float() || d.is_complex() {
             let (v, i) = x.sort(0, false)?;
             (v, Some(i))
         } else {
             (x.sort_values(0, false)?, None)
         };
-        let keys = order_keys(op, &sorted)?;
+        // Complex values (sorted lexicographically) are equal when both
+        // parts' keys are.
+        let (keys, im_keys) = if d.is_complex() {
+            (
+                order_keys(op, &sorted.real()?)?,
+                order_keys(op, &sorted.imag()?)?,
+            )
+        } else {
+            (order_keys(op, &sorted)?, Vec::new())
+        };
+        let differs = |r: usize| {
+            keys[r] != keys[r - 1] || (!im_keys.is_empty() && im_keys[r] != im_keys[r - 1])
+        };
         let starts: Vec<isize> = (0..n)
-            .filter(|&r| r == 0 || keys[r] != keys[r - 1])
+            .filter(|&r| r == 0 || differs(r))
             .map(|r| r as isize)
             .collect();
         let values = gather_at(op, &sorted, 0, &starts)?;

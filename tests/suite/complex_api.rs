@@ -456,3 +456,51 @@ fn complex_sort_is_lexicographic() {
         ]
     );
 }
+
+#[test]
+fn unique_of_complex_values() {
+    let nan = f64::NAN;
+    let c = |re, im| C64::new(re, im);
+    let v = vec![
+        c(2.0, 1.0),
+        c(1.0, 5.0),
+        c(2.0, 1.0),
+        c(1.0, -0.0),
+        c(1.0, 0.0),
+        c(nan, 1.0),
+        c(1.0, nan),
+        c(nan, 1.0),
+        c(1.0, nan),
+    ];
+    let t = Tensor::from_vec(v, &[3, 3]).unwrap();
+    let all = rnx::ops::search::UniqueOptions {
+        return_index: true,
+        return_inverse: true,
+        return_counts: true,
+    };
+    for dt in [DType::C64, DType::C32] {
+        let u = t.cast(dt).unwrap().unique_with(all).unwrap();
+        let vals = c64s(&u.values);
+        // Lexicographic, -0 == 0 (the first occurrence's bits), NaN parts
+        // last in their key and equal to each other.
+        assert_eq!(vals.len(), 5, "{dt}: {vals:?}");
+        assert_eq!(vals[0].re, 1.0);
+        assert_eq!(vals[0].im.to_bits(), (-0.0f64).to_bits());
+        assert_eq!(vals[1], c(1.0, 5.0));
+        assert!(vals[2].re == 1.0 && vals[2].im.is_nan());
+        assert_eq!(vals[3], c(2.0, 1.0));
+        assert!(vals[4].re.is_nan() && vals[4].im == 1.0);
+        assert_eq!(
+            u.indices.unwrap().to_vec::<i64>().unwrap(),
+            vec![3, 1, 6, 0, 5]
+        );
+        assert_eq!(
+            u.counts.unwrap().to_vec::<i64>().unwrap(),
+            vec![2, 1, 2, 2, 2]
+        );
+        assert_eq!(
+            u.inverse.unwrap().to_vec::<i64>().unwrap(),
+            vec![3, 1, 3, 0, 0, 4, 2, 4, 2]
+        );
+    }
+}

@@ -699,4 +699,42 @@ fn parts_construction_and_math_on_the_gpu() {
 fn complex_sort_on_the_gpu() {
     let Some(d) = gpu() else { return };
     crate::complex_api::check_complex_sort(d);
+    // unique on the GPU: the CPU's values and inverse.
+    for dt in complex_dtypes(d) {
+        let z = csample(dt, &[50], 81).mul(0.3).unwrap().round_parts();
+        let all = rnx::ops::search::UniqueOptions {
+            return_index: true,
+            return_inverse: true,
+            return_counts: true,
+        };
+        let (g, c) = (
+            z.to_device(d).unwrap().unique_with(all).unwrap(),
+            z.unique_with(all).unwrap(),
+        );
+        same_as(&format!("{dt} unique"), &g.values, &c.values, false);
+        same(
+            &format!("{dt} unique inverse"),
+            &g.inverse.unwrap(),
+            &c.inverse.unwrap(),
+        );
+        same(
+            &format!("{dt} unique counts"),
+            &g.counts.unwrap(),
+            &c.counts.unwrap(),
+        );
+    }
+}
+
+/// Complex values with many repeats: each part rounded to an integer.
+trait RoundParts {
+    fn round_parts(&self) -> Tensor;
+}
+impl RoundParts for Tensor {
+    fn round_parts(&self) -> Tensor {
+        Tensor::complex(
+            &self.real().unwrap().round().unwrap(),
+            &self.imag().unwrap().round().unwrap(),
+        )
+        .unwrap()
+    }
 }

@@ -355,7 +355,10 @@ fn rows_larger_than_one_binding_window() {
     // binding window (the scratch buffers and the twiddle table too).
     let w = crate::gpu_memory::test_window(d);
     let n = 1 << 20;
-    assert!(3 * n * 8 > w, "the test needs more than one window ({w} bytes)");
+    assert!(
+        3 * n * 8 > w,
+        "the test needs more than one window ({w} bytes)"
+    );
     let x = complex(DType::C32, &[3, n], 77);
     let e = rel_err(&x.to_device(d).unwrap().fft().unwrap(), &x.fft().unwrap());
     assert!(e <= bound(DType::C32, n), "fft of 3 x 2^20: {e:e}");

@@ -297,11 +297,7 @@ fn close(what: &str, g: &Tensor, c: &Tensor, scale: &[f64], tol: f64) {
 fn complex_arithmetic_kernels_match_the_cpu() {
     let Some(d) = gpu() else { return };
     for dt in complex_dtypes(d) {
-        let u = if dt == DType::C32 {
-            2f64.powi(-24)
-        } else {
-            2f64.powi(-53)
-        };
+        let u = unit(dt);
         let a = csample(dt, &[7, 9], 51);
         let b = csample(dt, &[7, 9], 52).flip(None).unwrap();
         let (ga, gb) = (a.to_device(d).unwrap(), b.to_device(d).unwrap());
@@ -371,41 +367,21 @@ fn complex_arithmetic_kernels_match_the_cpu() {
         let quot: Vec<f64> = ma.iter().zip(&mb).map(|(x, y)| x / y).collect();
         let sq: Vec<f64> = ma.iter().map(|x| x * x).collect();
         let inv: Vec<f64> = ma.iter().map(|x| 1.0 / x).collect();
-        close(
-            &format!("{dt} mul"),
-            &ga.mul(&gb).unwrap(),
-            &a.mul(&b).unwrap(),
-            &prod,
-            4.0 * u,
-        );
-        close(
-            &format!("{dt} div"),
-            &ga.div(&gb).unwrap(),
-            &a.div(&b).unwrap(),
-            &quot,
-            8.0 * u,
-        );
-        close(
-            &format!("{dt} square"),
-            &ga.square().unwrap(),
-            &a.square().unwrap(),
-            &sq,
-            4.0 * u,
-        );
-        close(
-            &format!("{dt} recip"),
-            &ga.recip().unwrap(),
-            &a.recip().unwrap(),
-            &inv,
-            8.0 * u,
-        );
-        close(
-            &format!("{dt} abs"),
-            &ga.abs().unwrap(),
-            &a.abs().unwrap(),
-            &ma,
-            2.0 * u,
-        );
+        for (what, g, c, scale, tol) in [
+            ("mul", ga.mul(&gb), a.mul(&b), &prod, 4.0),
+            ("div", ga.div(&gb), a.div(&b), &quot, 8.0),
+            ("square", ga.square(), a.square(), &sq, 4.0),
+            ("recip", ga.recip(), a.recip(), &inv, 8.0),
+            ("abs", ga.abs(), a.abs(), &ma, 2.0),
+        ] {
+            close(
+                &format!("{dt} {what}"),
+                &g.unwrap(),
+                &c.unwrap(),
+                scale,
+                tol * u,
+            );
+        }
         // In place on a view of a transposed copy.
         let inplace = |x: &Tensor, y: &Tensor| {
             let t = x.transpose(None).unwrap().copy().unwrap();
@@ -422,6 +398,15 @@ fn complex_arithmetic_kernels_match_the_cpu() {
             scale[k] *= mt[k - 7];
         }
         close(&format!("{dt} mul_ of a view"), &gi, &ci, &scale, 4.0 * u);
+    }
+}
+
+/// The unit roundoff of a complex dtype's parts.
+fn unit(dt: DType) -> f64 {
+    if dt == DType::C32 {
+        2f64.powi(-24)
+    } else {
+        2f64.powi(-53)
     }
 }
 
@@ -447,11 +432,7 @@ fn finite(dtype: DType, shape: &[usize], seed: u64) -> Tensor {
 fn sums_and_products_by_the_real_kernels_match_the_cpu() {
     let Some(d) = gpu() else { return };
     for dt in complex_dtypes(d) {
-        let u = if dt == DType::C32 {
-            2f64.powi(-24)
-        } else {
-            2f64.powi(-53)
-        };
+        let u = unit(dt);
         let a = finite(dt, &[3, 20, 30], 61);
         let b = finite(dt, &[30, 12], 62);
         let (ga, gb) = (a.to_device(d).unwrap(), b.to_device(d).unwrap());
@@ -538,11 +519,7 @@ fn sums_and_products_by_the_real_kernels_match_the_cpu() {
 fn parts_construction_and_math_on_the_gpu() {
     let Some(d) = gpu() else { return };
     for dt in complex_dtypes(d) {
-        let u = if dt == DType::C32 {
-            2f64.powi(-24)
-        } else {
-            2f64.powi(-53)
-        };
+        let u = unit(dt);
         let z = csample(dt, &[4, 6], 71);
         let gz = z.to_device(d).unwrap();
         same(

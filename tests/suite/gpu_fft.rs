@@ -48,6 +48,17 @@ fn rel_err(g: &Tensor, c: &Tensor) -> f64 {
     err / scale
 }
 
+/// The largest `|a - b|`, as f64.
+fn max_diff(a: &Tensor, b: &Tensor) -> f64 {
+    let m = a.sub(b).unwrap().abs().unwrap().max(None, false).unwrap();
+    m.cast(DType::F64).unwrap().item::<f64>().unwrap()
+}
+
+/// The values of a complex tensor as c64, on the host.
+fn c64v(t: &Tensor) -> Vec<C64> {
+    t.cast(DType::C64).unwrap().to_vec::<C64>().unwrap()
+}
+
 /// The bound for a transform of length `n` in the precision of `d`.
 fn bound(d: DType, n: usize) -> f64 {
     let u = if matches!(d, DType::F32 | DType::C32) {
@@ -233,13 +244,7 @@ fn exact_values_and_round_trips() {
         let mut v = vec![0f32; n];
         v[1] = 1.0;
         let x = Tensor::from_vec(v, &[n]).unwrap().to_device(d).unwrap();
-        let y = x
-            .fft()
-            .unwrap()
-            .cast(DType::C64)
-            .unwrap()
-            .to_vec::<C64>()
-            .unwrap();
+        let y = c64v(&x.fft().unwrap());
         for (k, z) in y.iter().enumerate() {
             let th = -2.0 * std::f64::consts::PI * k as f64 / n as f64;
             assert!(
@@ -248,13 +253,7 @@ fn exact_values_and_round_trips() {
             );
         }
         let ones = Tensor::ones_on(DType::F32, &[n], d).unwrap();
-        let y = ones
-            .rfft()
-            .unwrap()
-            .cast(DType::C64)
-            .unwrap()
-            .to_vec::<C64>()
-            .unwrap();
+        let y = c64v(&ones.rfft().unwrap());
         assert!((y[0].re - n as f64).abs() < 1e-5 && y[0].im.abs() < 1e-5);
         assert!(y[1..].iter().all(|z| z.norm() < 1e-5), "n={n}: {y:?}");
     }
@@ -268,31 +267,12 @@ fn exact_values_and_round_trips() {
                 ..Default::default()
             };
             let back = xr.rfft().unwrap().irfft_with(&o).unwrap();
-            let e = back
-                .sub(&xr)
-                .unwrap()
-                .abs()
-                .unwrap()
-                .max(None, false)
-                .unwrap()
-                .cast(DType::F64)
-                .unwrap();
-            assert!(
-                e.item::<f64>().unwrap() < tol,
-                "irfft(rfft) {rd} n={n}: {e}"
-            );
+            let e = max_diff(&back, &xr);
+            assert!(e < tol, "irfft(rfft) {rd} n={n}: {e}");
             let x = complex(cd, &[4, n], 10).to_device(d).unwrap();
             let back = x.fft().unwrap().ifft().unwrap();
-            let e = back
-                .sub(&x)
-                .unwrap()
-                .abs()
-                .unwrap()
-                .max(None, false)
-                .unwrap()
-                .cast(DType::F64)
-                .unwrap();
-            assert!(e.item::<f64>().unwrap() < tol, "ifft(fft) {cd} n={n}: {e}");
+            let e = max_diff(&back, &x);
+            assert!(e < tol, "ifft(fft) {cd} n={n}: {e}");
         }
     }
 }

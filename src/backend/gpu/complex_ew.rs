@@ -33,6 +33,19 @@ fn helpers(t: &str) -> String {
     )
 }
 
+/// The WGSL expression in `x`, `y` of the math library's binary `op` in
+/// part type `p`, with the library appended to the helpers `h`.
+fn math2(p: DType, op: BinaryOp, h: &mut String) -> &'static str {
+    let e = if p == DType::F32 {
+        h.push_str(super::math::MATH_F32);
+        super::math::binary(op)
+    } else {
+        h.push_str(super::math_f64::MATH_F64);
+        super::math_f64::binary(op)
+    };
+    e.expect("a binary math op of the library")
+}
+
 /// `out = op(x)` for a complex `x` by a kernel; `false` (nothing done) for
 /// the ops without one.
 pub(super) fn unary(be: &GpuBackend, op: UnaryOp, x: &Tensor, out: &Tensor) -> Result<bool> {
@@ -50,33 +63,15 @@ pub(super) fn unary(be: &GpuBackend, op: UnaryOp, x: &Tensor, out: &Tensor) -> R
             super::wgsl::lit(p, 1.0),
             super::wgsl::lit(p, 0.0)
         ),
-        UnaryOp::Abs => {
-            let hyp = if p == DType::F32 {
-                h.push_str(super::math::MATH_F32);
-                super::math::binary(BinaryOp::Hypot)
-            } else {
-                h.push_str(super::math_f64::MATH_F64);
-                super::math_f64::binary(BinaryOp::Hypot)
-            };
-            format!(
-                "{{ let x = v.x; let y = v.y; res = {}; }}",
-                hyp.expect("hypot")
-            )
-        }
-        UnaryOp::Angle => {
-            // atan2(im, re): the library's `(x, y)` are atan2's arguments.
-            let at = if p == DType::F32 {
-                h.push_str(super::math::MATH_F32);
-                super::math::binary(BinaryOp::Atan2)
-            } else {
-                h.push_str(super::math_f64::MATH_F64);
-                super::math_f64::binary(BinaryOp::Atan2)
-            };
-            format!(
-                "{{ let x = v.y; let y = v.x; res = {}; }}",
-                at.expect("atan2")
-            )
-        }
+        UnaryOp::Abs => format!(
+            "{{ let x = v.x; let y = v.y; res = {}; }}",
+            math2(p, BinaryOp::Hypot, &mut h)
+        ),
+        // atan2(im, re): the library's `(x, y)` are atan2's arguments.
+        UnaryOp::Angle => format!(
+            "{{ let x = v.y; let y = v.x; res = {}; }}",
+            math2(p, BinaryOp::Atan2, &mut h)
+        ),
         _ => return Ok(false),
     };
     let want = if op.real_result() { p } else { c };

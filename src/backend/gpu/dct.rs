@@ -15,7 +15,7 @@
 //! f64 and rounded once to the part type. Three passes around the FFT's:
 //! the pre-twiddle product, the FFT, the post-twiddle part.
 
-use super::fft::{cmul, rows_at};
+use super::fft::{cmul, rows_at, rows_of};
 use super::kernel::{Map, Operand};
 use super::GpuBackend;
 use crate::backend::{DctSpec, FftKind, FftSpec, TrigKind};
@@ -166,12 +166,7 @@ impl GpuBackend {
             ("f64", DType::C64)
         };
         let shape = out.shape().to_vec();
-        let rows: usize = shape
-            .iter()
-            .enumerate()
-            .filter(|&(d, _)| d != axis)
-            .map(|(_, &s)| s)
-            .product();
+        let rows = rows_of(&shape, axis);
         if rows == 0 || out.size() == 0 {
             return Ok(true);
         }

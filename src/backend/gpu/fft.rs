@@ -127,12 +127,7 @@ impl GpuBackend {
         };
         let n = spec.n;
         let shape = out.shape().to_vec();
-        let rows: usize = shape
-            .iter()
-            .enumerate()
-            .filter(|&(d, _)| d != axis)
-            .map(|(_, &s)| s)
-            .product();
+        let rows = rows_of(&shape, axis);
         if rows == 0 || out.size() == 0 {
             return Ok(true);
         }
@@ -444,6 +439,17 @@ fn pass_body(r: usize, t: &str, inverse: bool) -> String {
         )),
     }
     s
+}
+
+/// How many rows along `axis` a tensor of `shape` has (the product of the
+/// other axes).
+pub(super) fn rows_of(shape: &[usize], axis: usize) -> usize {
+    shape
+        .iter()
+        .enumerate()
+        .filter(|&(d, _)| d != axis)
+        .map(|(_, &s)| s)
+        .product()
 }
 
 /// A view of the contiguous rows x `l` buffer `buf` with `shape` but `len`

@@ -6,8 +6,10 @@
 //! complex-to-real kind the Hermitian extension of the `n/2 + 1` inputs, with
 //! the imaginary parts of the zero-frequency and Nyquist terms dropped, so
 //! that it is a full complex inverse transform whose real part is the
-//! result). The rows are then transformed by a Stockham autosort FFT: one
-//! dispatch per radix pass (4, 2, then odd primes up to [`MAX_RADIX`]),
+//! result). The rows are then transformed by a Stockham autosort FFT: short
+//! power-of-two rows in workgroup memory, all passes in one dispatch
+//! (`fft_local.rs`); other rows one dispatch per radix pass (4, 2, then odd
+//! primes up to [`MAX_RADIX`]),
 //! reading one buffer and writing the other, twiddle factors read from a
 //! table computed on the host in f64 and rounded once to the part type. A
 //! length with a prime factor above [`MAX_RADIX`] goes through Bluestein's
@@ -299,6 +301,9 @@ impl GpuBackend {
             })
             .collect();
         let tw = self.complex_table(c, &tw)?;
+        if self.local_passes(&a, &tw, rows, l, inverse)? {
+            return Ok(a);
+        }
         let t = super::wgsl::compute_ty(part(c));
         let mut src = a;
         let mut dst = self.scratch(c, rows * l, false)?;

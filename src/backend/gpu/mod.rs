@@ -28,6 +28,7 @@ mod core;
 mod dct;
 mod elementwise;
 mod fft;
+mod fft_local;
 mod index;
 pub(crate) mod kernel;
 mod math;

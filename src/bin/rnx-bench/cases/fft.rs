@@ -1,15 +1,20 @@
 //! Fourier transform cases (issue 30). Inputs: real parts from seed 1 and
-//! imaginary parts from seed 2, uniform in [-1, 1), made on the host (complex
-//! tensors are CPU-only). Work is counted as the usual `5 n log2 n` flops of a
+//! imaginary parts from seed 2, uniform in [-1, 1), made on the host and
+//! moved to the run's device. Work is counted as the usual `5 n log2 n` flops of a
 //! complex transform (`2.5 n log2 n` for a real one, and for a DCT).
 
-use super::data::{uniform, SEED_A, SEED_B};
+use super::data::{on, uniform, SEED_A, SEED_B};
 use super::{Case, Prepared, Scale, Work};
 use rnx::{DType, FftnOptions, Tensor, C32, C64};
 use std::hint::black_box;
 
-/// A complex tensor of `shape` and precision `dtype` (f32 -> c32, f64 -> c64).
+/// A complex tensor of `shape` and precision `dtype` (f32 -> c32, f64 ->
+/// c64), on the run's device.
 fn complex(dtype: DType, shape: &[usize]) -> rnx::Result<Tensor> {
+    on(complex_host(dtype, shape))
+}
+
+fn complex_host(dtype: DType, shape: &[usize]) -> rnx::Result<Tensor> {
     let re = uniform(dtype, shape, SEED_A, -1.0, 1.0)?.to_vec_f64()?;
     let im = uniform(dtype, shape, SEED_B, -1.0, 1.0)?.to_vec_f64()?;
     match dtype {

@@ -1,6 +1,8 @@
 //! The sorting family of backend primitives: a stable sort of every row along
-//! one axis, writing the sorted values, the i32 source indices, or both. Only the trait
-//! lives here; validation is in `src/ops/sort.rs`.
+//! one axis, writing the sorted values, the i32 source indices, or both; and
+//! the binary search of values in a sorted 1-D tensor (`searchsorted`). Only
+//! the trait lives here; validation is in `src/ops/sort.rs` and
+//! `src/ops/search.rs`.
 //!
 //! What the frontend guarantees: storages are locked; `axis < x.ndim()`;
 //! `x.shape[axis] <= i32::MAX`; the dtype is real or integer; at least one of
@@ -26,4 +28,25 @@ pub trait SortBackend {
         values: Option<&Tensor>,
         indices: Option<&Tensor>,
     ) -> Result<()>;
+
+    /// For every element `v` of `values`, the number of elements of the 1-D
+    /// `sorted` that order below `v` (`right`: at most `v`), written to the
+    /// same element of `out` (i64). The order is the sort's: NaN above every
+    /// number and all NaNs equal, -0.0 equal to 0.0. The frontend
+    /// guarantees: storages locked; `sorted` is 1-D (any stride) and sorted
+    /// in that order; `values` (any shape and layout) has `sorted`'s dtype,
+    /// real or integer; `out` is a fresh i64 tensor of `values`' shape.
+    /// Returns `false` (nothing written) when the backend has no kernel for
+    /// these tensors: the frontend then searches on the host. The default
+    /// declines.
+    fn searchsorted(
+        &self,
+        sorted: &Tensor,
+        values: &Tensor,
+        right: bool,
+        out: &Tensor,
+    ) -> Result<bool> {
+        let _ = (sorted, values, right, out);
+        Ok(false)
+    }
 }

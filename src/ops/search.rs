@@ -360,6 +360,11 @@ impl Tensor {
         }
         same_dtype(op, &[self, values])?;
         super::same_device(op, &[self, values])?;
+        if self.device() != Device::Cpu && !self.dtype().is_complex() {
+            if let Some(r) = self.searchsorted_on_device(values, &opts)? {
+                return Ok(r);
+            }
+        }
         let keys = order_keys(op, self)?;
         // The keys in sorted order (permuted by the sorter when given).
         let sorted: Vec<u64> = match &opts.sorter {
@@ -385,6 +390,40 @@ impl Tensor {
         let mut res = vec![0i64; vals.len()];
         search_all(&sorted, &vals, right, &mut res);
         i64_tensor(&res, values.shape(), self.device())
+    }
+
+    /// [`Tensor::searchsorted_with`] by the backend's kernel
+    /// (`SortBackend::searchsorted`), the sorter applied on the device by a
+    /// gather; `None` when the backend declines.
+    fn searchsorted_on_device(
+        &self,
+        values: &Tensor,
+        opts: &SearchSortedOptions,
+    ) -> Result<Option<Tensor>> {
+        let op = "searchsorted";
+        let sorted = match &opts.sorter {
+            None => self.clone(),
+            Some(s) => {
+                if s.shape() != self.shape() {
+                    return Err(Error::shapes(
+                        op,
+                        self.shape(),
+                        s.shape(),
+                        "differ (sorter)",
+                    ));
+                }
+                // The sorter's indices checked as the host path does.
+                let ks = host_indices(op, s, self)?;
+                resolve(op, &ks, self.size(), 0, IndexMode::Raise)?;
+                self.take(s, 0)?
+            }
+        };
+        let out = Tensor::empty_on(DType::I64, values.shape(), self.device())?;
+        let right = opts.side == Side::Right;
+        let done = super::locked(op, &[&sorted, values], &[&out], || {
+            self.backend().searchsorted(&sorted, values, right, &out)
+        })?;
+        Ok(done.then_some(out))
     }
 
     /// NumPy's `bincount` of a 1-D tensor of non-negative integers: how often

@@ -330,6 +330,16 @@ impl SortBackend for Routed {
             c.sort(&i[0], axis, descending, v, ix)
         })
     }
+    /// The GPU kernel (real and integer dtypes; complex never reaches it).
+    fn searchsorted(
+        &self,
+        sorted: &Tensor,
+        values: &Tensor,
+        right: bool,
+        out: &Tensor,
+    ) -> Result<bool> {
+        self.gpu().searchsorted(sorted, values, right, out)
+    }
 }
 
 impl DecompBackend for Routed {

@@ -45,6 +45,7 @@ mod reduce_rows;
 mod round;
 mod scan;
 pub(crate) mod scatter_reduce;
+mod search;
 mod softmax;
 mod softmax_rows;
 mod sort;
@@ -209,6 +210,18 @@ impl LinalgBackend for GpuBackend {
 }
 
 impl SortBackend for GpuBackend {
+    /// The GPU kernel of `search.rs` (one invocation per value, a binary
+    /// search over order keys); declines 64-bit dtypes and the i64 result on
+    /// adapters without SHADER_INT64.
+    fn searchsorted(
+        &self,
+        sorted: &Tensor,
+        values: &Tensor,
+        right: bool,
+        out: &Tensor,
+    ) -> Result<bool> {
+        self.searchsorted_kernel(sorted, values, right, out)
+    }
     /// A GPU bitonic sort of (key, index) pairs (see `sort.rs`): every dtype
     /// the adapter holds, any axis and layout, rows of any length, with the
     /// CPU's results bit for bit. Sorts whose scratch of `rows *

@@ -254,6 +254,19 @@ fn data_moving_ops_and_eig_on_complex_gpu_tensors() {
     assert_eq!(ims, vec![-1.0, 1.0]);
 }
 
+/// The (real, imaginary) parts of a complex tensor as f64, interleaved.
+fn c64_parts(t: &Tensor) -> Vec<f64> {
+    t.cast(DType::C64)
+        .unwrap()
+        .contiguous()
+        .unwrap()
+        .to_vec::<C64>()
+        .unwrap()
+        .iter()
+        .flat_map(|z| [z.re, z.im])
+        .collect()
+}
+
 /// Every part of `g` within `tol` times the element's `scale` of `c`'s, or
 /// both NaN, or both the same infinity (equal where the scale is not finite).
 fn close(what: &str, g: &Tensor, c: &Tensor, scale: &[f64], tol: f64) {
@@ -593,11 +606,55 @@ fn parts_construction_and_math_on_the_gpu() {
         );
         let f = finite(dt, &[24], 73);
         let gf = f.to_device(d).unwrap();
-        same_as(
-            &format!("{dt} exp (round trip)"),
+        // exp and log: c32 kernels (the f32 library: within a few units of
+        // roundoff of each result's magnitude), c64 the round trip; the
+        // corner cases of num_complex's exp (infinite and NaN parts).
+        let (ce, cl) = (f.exp().unwrap(), f.log().unwrap());
+        let mag = |t: &Tensor| -> Vec<f64> {
+            c64_parts(t)
+                .chunks(2)
+                .map(|p| p[0].hypot(p[1]) + 1.0)
+                .collect()
+        };
+        close(
+            &format!("{dt} exp"),
             &gf.exp().unwrap(),
-            &f.exp().unwrap(),
-            false,
+            &ce,
+            &mag(&ce),
+            8.0 * u,
+        );
+        close(
+            &format!("{dt} log"),
+            &gf.log().unwrap(),
+            &cl,
+            &mag(&cl),
+            8.0 * u,
+        );
+        let (nan, inf) = (f64::NAN, f64::INFINITY);
+        let corners: Vec<C64> = [
+            (inf, 0.0),
+            (inf, 2.0),
+            (inf, inf),
+            (inf, nan),
+            (-inf, 1.0),
+            (-inf, inf),
+            (-inf, nan),
+            (nan, 0.0),
+            (nan, 1.0),
+            (0.0, inf),
+            (1.0, nan),
+        ]
+        .iter()
+        .map(|&(a, b)| C64::new(a, b))
+        .collect();
+        let k = Tensor::from_vec(corners, &[11]).unwrap().cast(dt).unwrap();
+        let ones = vec![1.0; 11];
+        close(
+            &format!("{dt} exp corners"),
+            &k.to_device(d).unwrap().exp().unwrap(),
+            &k.exp().unwrap(),
+            &ones,
+            8.0 * u,
         );
         let e = finite(dt, &[24], 74).mul(0.2).unwrap();
         same_as(

@@ -3,7 +3,8 @@
 //! |b|^2`, no scaling, as num_complex), neg, conj, square, recip (`1 / v`
 //! by the same division) and abs (`hypot` of the parts, rnx's WGSL math
 //! library: 1 ULP), imag, angle (`atan2`, the same library) and `i·v`
-//! (`MulI`), the comparisons `==` / `!=` and isnan / isinf / isfinite. add, sub, neg, conj, imag and
+//! (`MulI`), the comparisons `==` / `!=`, isnan / isinf / isfinite, and the
+//! c32 `exp` and `log` (num_complex's formulas on the f32 library). add, sub, neg, conj, imag and
 //! `MulI` are exact, so bit-identical to
 //! the CPU; the products and quotients are the same formulas, which a
 //! driver may evaluate with fused multiply-adds (a last-bit difference).
@@ -11,10 +12,35 @@
 
 use super::kernel::{Map, Operand};
 use super::GpuBackend;
-use crate::backend::{BinaryOp, ClassOp, CmpOp, UnaryOp};
+use crate::backend::{BinaryOp, ClassOp, CmpOp, MathFn, UnaryOp};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::tensor::Tensor;
+
+/// num_complex's `exp` of a c32 (its corner cases for infinite and NaN real
+/// parts, then `e^re (cos im, sin im)`), on the f32 library.
+const C32_EXP: &str = r#"
+fn c_exp(v: vec2<f32>) -> vec2<f32> {
+  let inf = is_inf32(v.x);
+  let im_finite = !(is_nan32(v.y) || is_inf32(v.y));
+  if (inf && v.x < 0.0) {
+    if (!im_finite) {
+      return vec2<f32>(0.0, 0.0);
+    }
+  } else if (inf) {
+    if (v.y == 0.0 || !im_finite) {
+      if (is_inf32(v.y)) {
+        return vec2<f32>(v.x, bitcast<f32>(0x7fc00000u));
+      }
+      return v;
+    }
+  } else if (is_nan32(v.x) && v.y == 0.0) {
+    return v;
+  }
+  let m = m_exp(v.x);
+  return vec2<f32>(m * m_cos(v.y), m * m_sin(v.y));
+}
+"#;
 
 /// The part type of complex `c` and its WGSL name.
 fn part(c: DType) -> (DType, &'static str) {
@@ -72,6 +98,18 @@ pub(super) fn unary(be: &GpuBackend, op: UnaryOp, x: &Tensor, out: &Tensor) -> R
             "{{ let x = v.y; let y = v.x; res = {}; }}",
             math2(p, BinaryOp::Atan2, &mut h)
         ),
+        // c32 exp and log by the f32 library (num_complex's formulas and
+        // corner cases); c64 takes the round trip (the f64 library's sin and
+        // cos reduce |x| < 2^20 only).
+        UnaryOp::Math(MathFn::Exp) if c == DType::C32 => {
+            h.push_str(super::math::MATH_F32);
+            h.push_str(C32_EXP);
+            "c_exp(v)".into()
+        }
+        UnaryOp::Math(MathFn::Log) if c == DType::C32 => {
+            h.push_str(super::math::MATH_F32);
+            "vec2<f32>(m_log(m_hypot(v.x, v.y)), m_atan2(v.y, v.x))".into()
+        }
         _ => return Ok(false),
     };
     let want = if op.real_result() { p } else { c };
@@ -216,6 +254,8 @@ fn op_name(op: UnaryOp) -> &'static str {
         UnaryOp::MulI => "complex",
         UnaryOp::Imag => "imag",
         UnaryOp::Angle => "angle",
+        UnaryOp::Math(MathFn::Exp) => "exp",
+        UnaryOp::Math(MathFn::Log) => "log",
         _ => "abs",
     }
 }

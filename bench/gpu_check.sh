@@ -1,8 +1,10 @@
 #!/bin/bash
 # One prepared check on a lent hardware-GPU machine (the device tool): Vulkan
 # summary, the shared test suite with RNX_REQUIRE_GPU=1, gpu_math's measured
-# ULPs, rnx-bench --device gpu, and the cases with fast kernels (reductions,
-# softmax, f32 matmul, transposed copy) again on the general kernels
+# ULPs, rnx-bench --device gpu (the FFT, DCT and searchsorted cases on their
+# GPU kernels too), and the cases with fast kernels (reductions, softmax, f32
+# matmul, transposed copy, the FFTs' workgroup-memory passes) again on the
+# general kernels
 # (RNX_GPU_FAST=0) for comparison, all written under $OUT.
 #
 # Prepare here first (the GPU machine has no network and no Rust):
@@ -42,5 +44,6 @@ cat $OUT/bench_gpu.txt | cut -c1-160
 RNX_GPU_FAST=0 timeout ${GENERAL_T:-60} ./.devbin/rnx-bench --device gpu --seconds $SECS --json \
   --only sum_all max_all sum_axis mean_axis var_axis argmax_axis softmax_lastaxis \
   matmul_f32_1024 matmul_f32_2048 matmul_f32_4096 copy_transposed \
+  fft2_c32 fft_c64_batch \
   > $OUT/bench_gpu_general.json 2> $OUT/bench_gpu_general.txt; echo "bench (general kernels) rc $?"
 cat $OUT/bench_gpu_general.txt | cut -c1-160

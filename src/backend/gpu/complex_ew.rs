@@ -42,15 +42,6 @@ fn c_exp(v: vec2<f32>) -> vec2<f32> {
 }
 "#;
 
-/// The part type of complex `c` and its WGSL name.
-fn part(c: DType) -> (DType, &'static str) {
-    if c == DType::C32 {
-        (DType::F32, "f32")
-    } else {
-        (DType::F64, "f64")
-    }
-}
-
 /// WGSL helpers over part type `t`: the complex product and quotient.
 fn helpers(t: &str) -> String {
     format!(
@@ -76,7 +67,8 @@ fn math2(p: DType, op: BinaryOp, h: &mut String) -> &'static str {
 /// the ops without one.
 pub(super) fn unary(be: &GpuBackend, op: UnaryOp, x: &Tensor, out: &Tensor) -> Result<bool> {
     let c = x.dtype();
-    let (p, t) = part(c);
+    let p = c.real();
+    let t = super::wgsl::compute_ty(p);
     let mut h = helpers(t);
     let e = match op {
         UnaryOp::Neg => "-v".to_string(),
@@ -162,7 +154,7 @@ pub(super) fn binary(
     Map {
         op: name,
         operands: vec![Operand::read(a), Operand::read(b), Operand::write(out)],
-        helpers: helpers(part(c).1),
+        helpers: helpers(super::wgsl::compute_ty(c.real())),
         body: format!("    let x = ld0(i0);\n    let y = ld1(i1);\n    st2(i2, {e});"),
         params: None,
         flag: false,
@@ -184,7 +176,7 @@ pub(super) fn compare(
     if a.dtype() != b.dtype() || !matches!(op, CmpOp::Eq | CmpOp::Ne) {
         return Ok(false);
     }
-    let nan = |e: &str| super::wgsl::is_nan(part(a.dtype()).0, e);
+    let nan = |e: &str| super::wgsl::is_nan(a.dtype().real(), e);
     let eq = format!(
         "!({} || {} || {} || {}) && x.x == y.x && x.y == y.y",
         nan("x.x"),
@@ -214,7 +206,7 @@ pub(super) fn compare(
 /// `out = op(x)` (u8) for a complex `x`: NaN or infinite when a part is,
 /// finite when both are (NumPy's rules; the tests on the bits).
 pub(super) fn classify(be: &GpuBackend, op: ClassOp, x: &Tensor, out: &Tensor) -> Result<()> {
-    let d = part(x.dtype()).0;
+    let d = x.dtype().real();
     let (nan, inf) = (super::wgsl::is_nan, super::wgsl::is_inf);
     let c = match op {
         ClassOp::IsNan => format!("{} || {}", nan(d, "v.x"), nan(d, "v.y")),

@@ -18,15 +18,6 @@ use crate::layout::Layout;
 use crate::tensor::Tensor;
 use std::sync::Arc;
 
-/// The part dtype of complex `c`.
-fn part(c: DType) -> DType {
-    if c == DType::C32 {
-        DType::F32
-    } else {
-        DType::F64
-    }
-}
-
 /// A fresh contiguous real tensor of `shape` in `d`.
 fn fresh(be: &GpuBackend, d: DType, shape: &[usize]) -> Result<Tensor> {
     let n = shape.iter().product();
@@ -37,7 +28,7 @@ fn fresh(be: &GpuBackend, d: DType, shape: &[usize]) -> Result<Tensor> {
 /// The real and imaginary parts of `t` as contiguous real tensors of its
 /// shape, and with `neg` the negated imaginary parts too.
 fn split(be: &GpuBackend, t: &Tensor, neg: bool) -> Result<(Tensor, Tensor, Option<Tensor>)> {
-    let p = part(t.dtype());
+    let p = t.dtype().real();
     let re = fresh(be, p, t.shape())?;
     let im = fresh(be, p, t.shape())?;
     let ni = if neg {
@@ -65,7 +56,7 @@ fn split(be: &GpuBackend, t: &Tensor, neg: bool) -> Result<(Tensor, Tensor, Opti
 
 /// Write `re + i im` (real tensors of `out`'s shape) into complex `out`.
 fn join(be: &GpuBackend, re: &Tensor, im: &Tensor, out: &Tensor) -> Result<()> {
-    let t = super::wgsl::compute_ty(part(out.dtype()));
+    let t = super::wgsl::compute_ty(out.dtype().real());
     Map {
         op: "complex",
         operands: vec![Operand::read(re), Operand::read(im), Operand::write(out)],
@@ -91,7 +82,7 @@ pub(super) fn reduce(
         return Ok(false);
     }
     let (xr, xi, _) = split(be, x, false)?;
-    let p = part(x.dtype());
+    let p = x.dtype().real();
     let (or, oi) = (fresh(be, p, out.shape())?, fresh(be, p, out.shape())?);
     be.reduce(op, &xr, axes, &or)?;
     be.reduce(op, &xi, axes, &oi)?;
@@ -111,7 +102,7 @@ pub(super) fn scan(
         return Ok(false);
     }
     let (xr, xi, _) = split(be, x, false)?;
-    let p = part(x.dtype());
+    let p = x.dtype().real();
     let (or, oi) = (fresh(be, p, out.shape())?, fresh(be, p, out.shape())?);
     be.scan(op, &xr, axis, &or)?;
     be.scan(op, &xi, axis, &oi)?;
@@ -139,7 +130,7 @@ pub(super) fn matmul(
         let (r, i, _) = split(be, out, false)?;
         (r, i)
     } else {
-        let p = part(c);
+        let p = c.real();
         (fresh(be, p, out.shape())?, fresh(be, p, out.shape())?)
     };
     be.matmul(&ar, &br, &cr, accumulate)?;

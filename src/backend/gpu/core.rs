@@ -96,15 +96,6 @@ fn cast_expr(s: DType, d: DType, x: &str) -> Option<String> {
     None
 }
 
-/// The real dtype of a complex dtype's parts.
-fn part(c: DType) -> DType {
-    if c == DType::C32 {
-        DType::F32
-    } else {
-        DType::F64
-    }
-}
-
 /// [`cast_expr`] with a complex side (the CPU's rules): c32 -> c64 widens
 /// each part; real -> complex casts into the real part, imaginary part 0;
 /// complex -> real casts the real part (the imaginary part is dropped).
@@ -113,7 +104,7 @@ fn complex_cast_expr(s: DType, d: DType, x: &str) -> Option<String> {
     match (s.is_complex(), d.is_complex()) {
         (true, true) => (s == DType::C32 && d == DType::C64).then(|| format!("vec2<f64>({x})")),
         (false, true) => {
-            let p = part(d);
+            let p = d.real();
             let e = cast_expr(s, p, x)?;
             Some(format!(
                 "vec2<{}>({e}, {})",
@@ -121,7 +112,7 @@ fn complex_cast_expr(s: DType, d: DType, x: &str) -> Option<String> {
                 super::wgsl::lit(p, 0.0)
             ))
         }
-        _ => cast_expr(part(s), d, &format!("{x}.x")),
+        _ => cast_expr(s.real(), d, &format!("{x}.x")),
     }
 }
 
@@ -204,16 +195,11 @@ impl CoreBackend for GpuBackend {
         if dst.dtype().is_complex() {
             // The parts as parameters of the part type (exact: a c32's parts
             // are f32 values, carried through f64).
-            let part = if dst.dtype() == DType::C32 {
-                DType::F32
-            } else {
-                DType::F64
-            };
             let (re, im) = crate::dispatch!(@complex dst.dtype(), "fill", T => {
                 let v = value.get::<T>();
                 (crate::dtype::Element::to_f64(v), crate::dtype::Element::imag_f64(v))
             });
-            let (ty, bytes) = param_bytes(part, &[re, im]);
+            let (ty, bytes) = param_bytes(dst.dtype().real(), &[re, im]);
             Map {
                 op: "fill",
                 operands: vec![Operand::write(dst)],
@@ -297,7 +283,7 @@ impl CoreBackend for GpuBackend {
             }
             // A complex source to a real dtype rounds its real part.
             None => match if src.dtype().is_complex() && !dst.dtype().is_complex() {
-                super::round::rounded_cast(part(src.dtype()), dst.dtype(), "ld0(i0).x")
+                super::round::rounded_cast(src.dtype().real(), dst.dtype(), "ld0(i0).x")
             } else {
                 super::round::rounded_cast(src.dtype(), dst.dtype(), "ld0(i0)")
             } {

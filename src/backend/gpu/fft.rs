@@ -68,15 +68,6 @@ pub(crate) fn radices(n: usize) -> Option<Vec<usize>> {
     Some(v)
 }
 
-/// The part (real) dtype of complex `c`.
-fn part(c: DType) -> DType {
-    if c == DType::C32 {
-        DType::F32
-    } else {
-        DType::F64
-    }
-}
-
 /// WGSL helpers of every FFT kernel over part type `t`: the complex product.
 pub(super) fn cmul(t: &str) -> String {
     format!(
@@ -161,7 +152,7 @@ impl GpuBackend {
         // (Bluestein), scaled, conjugated when asked.
         let len = spec.out_len();
         let rv = row_view(&res, &shape, axis, len, row_len);
-        let t = super::wgsl::compute_ty(part(c));
+        let t = super::wgsl::compute_ty(c.real());
         let mut operands = vec![Operand::read(&rv), Operand::write(out)];
         let chv;
         let mut v = "ld0(i0)".to_string();
@@ -179,7 +170,7 @@ impl GpuBackend {
         } else {
             format!("    st1(i1, ({v}).x * prm[0]);")
         };
-        let (pty, pbytes) = super::kernel::param_bytes(part(c), &[spec.scale]);
+        let (pty, pbytes) = super::kernel::param_bytes(c.real(), &[spec.scale]);
         Map {
             op: "fft",
             operands,
@@ -204,8 +195,8 @@ impl GpuBackend {
         c: DType,
     ) -> Result<()> {
         let n = spec.n;
-        let t = super::wgsl::compute_ty(part(c));
-        let zero = super::wgsl::lit(part(c), 0.0);
+        let t = super::wgsl::compute_ty(c.real());
+        let zero = super::wgsl::lit(c.real(), 0.0);
         let m = x.shape()[axis].min(spec.in_len());
         // `x` and `a` along the axis from `from`, `len` elements, `a`
         // possibly read backwards from `at`.
@@ -304,7 +295,7 @@ impl GpuBackend {
         if self.local_passes(&a, &tw, rows, l, inverse)? {
             return Ok(a);
         }
-        let t = super::wgsl::compute_ty(part(c));
+        let t = super::wgsl::compute_ty(c.real());
         let mut src = a;
         let mut dst = self.scratch(c, rows * l, false)?;
         let mut ns = 1usize;
@@ -359,7 +350,7 @@ impl GpuBackend {
         inverse: bool,
     ) -> Result<(Tensor, Tensor)> {
         let ctx = self.ctx("fft")?;
-        let t = super::wgsl::compute_ty(part(c));
+        let t = super::wgsl::compute_ty(c.real());
         // c_j = e^{s pi i j^2 / n} (s = -1 forward), with j^2 mod 2n exact.
         let s = if inverse { 1.0 } else { -1.0 };
         let chirp: Vec<Complex<f64>> = (0..n)

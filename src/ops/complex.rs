@@ -124,7 +124,8 @@ impl Tensor {
     }
 }
 
-/// The complex dtype built from parts of `dt`, or an error naming `op`.
+/// The complex dtype built from the parts `re` and `im`, or an error naming
+/// `op`.
 fn check_parts(op: &str, re: &Tensor, im: &Tensor) -> Result<DType> {
     same_device(op, &[re, im])?;
     same_dtype(op, &[re, im])?;

@@ -198,8 +198,8 @@ impl GpuBackend {
         let t = super::wgsl::compute_ty(c.real());
         let zero = super::wgsl::lit(c.real(), 0.0);
         let m = x.shape()[axis].min(spec.in_len());
-        // `x` and `a` along the axis from `from`, `len` elements, `a`
-        // possibly read backwards from `at`.
+        // `x` along the axis from element `from`, `len` elements (the
+        // rows of `a` are viewed by `rows_at`, forwards or backwards).
         let xs = |from: usize, len: usize| {
             let mut sh = x.shape().to_vec();
             sh[axis] = len;

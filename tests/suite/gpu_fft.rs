@@ -349,3 +349,84 @@ fn rows_larger_than_one_binding_window() {
     let e = rel_err(&x.to_device(d).unwrap().ifft().unwrap(), &x.ifft().unwrap());
     assert!(e <= bound(DType::C32, m), "ifft of 2^19 + 7: {e:e}");
 }
+
+/// Random cases (fixed seed): rank 1-3, any axis, lengths 1-300 (every
+/// radix plan and Bluestein), every kind, padding and truncation, views with
+/// steps, reversals and transposes; the GPU against the CPU.
+#[test]
+fn random_shapes_axes_lengths_and_views() {
+    let Some(d) = gpu() else { return };
+    let mut s = 0x5eed_f00d_u64;
+    let mut next = |m: u64| {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s % m
+    };
+    let precisions = precisions(d);
+    for case in 0..40 {
+        let (rd, cd) = precisions[case % precisions.len()];
+        let rank = 1 + next(3) as usize;
+        let mut shape: Vec<usize> = (0..rank).map(|_| 1 + next(6) as usize).collect();
+        let axis = next(rank as u64) as usize;
+        shape[axis] = 1 + next(300) as usize;
+        let len = shape[axis];
+        let n = match next(3) {
+            0 => None,
+            _ => Some(1 + next(320) as usize),
+        };
+        let x = complex(cd, &shape, case as u64);
+        let xr = real(rd, &shape, case as u64 + 100);
+        // A view: reversed along the axis, or every other element of
+        // another axis, or transposed.
+        let view = |t: &Tensor| -> Tensor {
+            match case % 3 {
+                0 => t.flip([axis as isize]).unwrap(),
+                1 if rank > 1 => {
+                    let other = (axis + 1) % rank;
+                    let mut idx: Vec<rnx::Index> = vec![rnx::Index::R(None, None, 1); rank];
+                    idx[other] = rnx::Index::R(None, None, 2);
+                    t.slice(idx).unwrap()
+                }
+                _ => t.transpose(None).unwrap().transpose(None).unwrap(),
+            }
+        };
+        let o = FftOptions {
+            n,
+            axis: axis as isize,
+            norm: [Norm::Backward, Norm::Ortho, Norm::Forward][case % 3],
+        };
+        let (gx, gxr) = (
+            view(&x.to_device(d).unwrap()),
+            view(&xr.to_device(d).unwrap()),
+        );
+        let (cx, cxr) = (view(&x), view(&xr));
+        let b = bound(cd, n.unwrap_or(len).max(2));
+        let which = next(6);
+        let (what, g, c) = match which {
+            0 => ("fft", gx.fft_with(&o), cx.fft_with(&o)),
+            1 => ("ifft", gx.ifft_with(&o), cx.ifft_with(&o)),
+            2 => ("rfft", gxr.rfft_with(&o), cxr.rfft_with(&o)),
+            3 => ("irfft", gx.irfft_with(&o), cx.irfft_with(&o)),
+            4 => ("hfft", gx.hfft_with(&o), cx.hfft_with(&o)),
+            _ => ("ihfft", gxr.ihfft_with(&o), cxr.ihfft_with(&o)),
+        };
+        match (g, c) {
+            (Ok(g), Ok(c)) => {
+                let e = rel_err(&g, &c);
+                assert!(
+                    e <= b,
+                    "case {case}: {what} {cd} shape {shape:?} axis {axis} n {n:?}: error {e:e} > {b:e}"
+                );
+            }
+            // The same validation error on both devices (e.g. irfft to
+            // length 0 of a one-element axis).
+            (Err(g), Err(c)) => assert_eq!(g.to_string(), c.to_string(), "case {case}"),
+            (g, c) => panic!(
+                "case {case}: {what}: gpu {:?} vs cpu {:?}",
+                g.err(),
+                c.err()
+            ),
+        }
+    }
+}

@@ -3,7 +3,10 @@
 //! `a[mask] = v`). The mask is read on the host (mask compaction is
 //! data-dependent: a parallel count pass, then each chunk's positions written
 //! at its offset); the data moves through the backend's gather and scatter,
-//! so every dtype and device works.
+//! so every dtype and device works. On other devices than the CPU,
+//! `nonzero` and `argwhere` compact on the device instead (a stable argsort
+//! of the zero flags puts the non-zero positions first, in order; one count
+//! is read back), so neither the mask nor the positions cross to the host.
 
 use super::take::{flat, gather_at, one_axis, write_flat};
 use super::{same_device, same_dtype};
@@ -159,6 +162,29 @@ fn coordinates(pos: &[isize], shape: &[usize]) -> Vec<Vec<i64>> {
         .collect()
 }
 
+/// The row-major positions (i64, 1-D) of the non-zero elements of the u8
+/// `m`, computed on `m`'s device by its kernels (see the module docs), or
+/// `None` when the mask has more elements than the sort's i32 indices.
+fn device_positions(m: &Tensor) -> Result<Option<Tensor>> {
+    let n = m.size();
+    if n > i32::MAX as usize {
+        return Ok(None);
+    }
+    let count = m.count_nonzero(None, false)?.item::<i64>()? as isize;
+    let zero = m.reshape([n])?.cmpeq(0)?;
+    let order = zero.argsort(0, false)?;
+    Ok(Some(order.slice(crate::s![..count])?.cast(DType::I64)?))
+}
+
+/// The coordinates along each axis of `shape` of the row-major positions
+/// `pos` (i64, on any device): `(pos / stride) % dim` per axis.
+fn device_coordinates(pos: &Tensor, shape: &[usize]) -> Result<Vec<Tensor>> {
+    let cs = c_strides(shape);
+    (0..shape.len())
+        .map(|d| pos.div(cs[d].max(1) as i64)?.rem(shape[d].max(1) as i64))
+        .collect()
+}
+
 impl Tensor {
     /// NumPy's `nonzero` (also Nx's one-argument `where`): for each axis, the
     /// i64 coordinates of the non-zero elements in row-major order (a
@@ -179,6 +205,15 @@ impl Tensor {
             self.cmpne(0)?
         };
         check_mask(op, &m, self)?;
+        if self.device() != Device::Cpu && self.ndim() > 0 {
+            if let Some(pos) = device_positions(&m)? {
+                return if self.ndim() == 1 {
+                    Ok(vec![pos])
+                } else {
+                    device_coordinates(&pos, self.shape())
+                };
+            }
+        }
         // The row-major positions, written straight into a fresh tensor.
         let mut flat_pos = None;
         let total = with_mask_bytes(&m, |bytes| {
@@ -232,6 +267,17 @@ impl Tensor {
     /// assert_eq!(w.to_string(), "[[0, 2],\n [1, 0],\n [1, 1],\n [1, 2]]");
     /// ```
     pub fn argwhere(&self) -> Result<Tensor> {
+        if self.device() != Device::Cpu && self.ndim() > 0 {
+            let m = if self.dtype() == DType::U8 {
+                self.clone()
+            } else {
+                self.cmpne(0)?
+            };
+            if let Some(pos) = device_positions(&m)? {
+                let coords = device_coordinates(&pos, self.shape())?;
+                return Tensor::stack(&coords, 1);
+            }
+        }
         let pos = nonzero_positions("argwhere", self)?;
         let coords = coordinates(&pos, self.shape());
         let nd = self.ndim();

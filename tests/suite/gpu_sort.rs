@@ -559,3 +559,85 @@ fn gpu_searchsorted_matches_the_cpu() {
         assert_eq!((left, right), (vec![1, 1, 5, 5], vec![5, 5, 7, 7]), "{d}");
     }
 }
+
+/// `nonzero` and `argwhere` of GPU tensors compact on the device (a stable
+/// argsort of the zero flags, `src/ops/mask.rs`): the CPU's coordinates for
+/// every rank, masks longer than a sort block (the radix path), NaN as
+/// non-zero, no and all elements non-zero, strided inputs.
+#[test]
+fn gpu_nonzero_and_argwhere_match_the_cpu() {
+    let Some(dev) = gpu() else { return };
+    let i64s = |t: &Tensor| {
+        assert_eq!(t.device(), dev, "the result left the GPU");
+        t.to_vec::<i64>().unwrap()
+    };
+    let mut s = 0x0dd_ba11_u64;
+    let mut bits = |n: usize, p: u64| -> Vec<f64> {
+        (0..n)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                match s % 100 {
+                    k if k < p => 0.0,
+                    99 => f64::NAN,
+                    k => k as f64,
+                }
+            })
+            .collect()
+    };
+    let shapes: [&[usize]; 7] = [
+        &[0],
+        &[1],
+        &[7],
+        &[5000],
+        &[3, 4, 5],
+        &[2, 3000],
+        &[4, 1, 6],
+    ];
+    for (k, shape) in shapes.iter().enumerate() {
+        let n: usize = shape.iter().product();
+        for p in [0u64, 50, 100] {
+            for d in [DType::U8, DType::F32, DType::I32] {
+                let v = bits(n, p);
+                let c = Tensor::create(DType::F64, shape, &v)
+                    .unwrap()
+                    .cast(d)
+                    .unwrap();
+                let c = if d == DType::U8 {
+                    c
+                } else {
+                    c.mul(-1).unwrap()
+                };
+                let g = c.to_device(dev).unwrap();
+                let (gn, cn) = (g.nonzero().unwrap(), c.nonzero().unwrap());
+                assert_eq!(gn.len(), cn.len());
+                for (a, b) in gn.iter().zip(&cn) {
+                    assert_eq!(
+                        i64s(a),
+                        b.to_vec::<i64>().unwrap(),
+                        "nonzero {shape:?} {d} p {p}"
+                    );
+                }
+                let (ga, ca) = (g.argwhere().unwrap(), c.argwhere().unwrap());
+                assert_eq!(ga.shape(), ca.shape(), "argwhere {shape:?} {d}");
+                assert_eq!(
+                    i64s(&ga),
+                    ca.to_vec::<i64>().unwrap(),
+                    "argwhere {shape:?} {d} p {p}"
+                );
+                if k == 5 {
+                    // A strided view.
+                    let (gv, cv) = (
+                        g.slice(s![.., 1..;3]).unwrap(),
+                        c.slice(s![.., 1..;3]).unwrap(),
+                    );
+                    assert_eq!(
+                        i64s(&gv.argwhere().unwrap()),
+                        cv.argwhere().unwrap().to_vec::<i64>().unwrap()
+                    );
+                }
+            }
+        }
+    }
+}

@@ -4,11 +4,12 @@
 //! data-dependent: a parallel count pass, then each chunk's positions written
 //! at its offset); the data moves through the backend's gather and scatter,
 //! so every dtype and device works. On other devices than the CPU,
-//! `nonzero` and `argwhere` compact on the device instead (a stable argsort
-//! of the zero flags puts the non-zero positions first, in order; one count
-//! is read back), so neither the mask nor the positions cross to the host.
+//! `nonzero`, `argwhere`, `extract` and `compress` compact on the device
+//! instead (a stable argsort of the zero flags puts the non-zero positions
+//! first, in order; one count is read back), so neither the mask nor the
+//! positions cross to the host (`set_mask` still reads the mask).
 
-use super::take::{flat, gather_at, one_axis, write_flat};
+use super::take::{flat, gather_at, gather_pos, one_axis, write_flat};
 use super::{same_device, same_dtype};
 use crate::backend::cpu::strided::SendPtr;
 use crate::backend::cpu::team;
@@ -162,18 +163,19 @@ fn coordinates(pos: &[isize], shape: &[usize]) -> Vec<Vec<i64>> {
         .collect()
 }
 
-/// The row-major positions (i64, 1-D) of the non-zero elements of the u8
-/// `m`, computed on `m`'s device by its kernels (see the module docs), or
-/// `None` when the mask has more elements than the sort's i32 indices.
+/// The row-major positions (i32, 1-D, valid indices) of the non-zero
+/// elements of the u8 `m`, computed on `m`'s device by its kernels (see the
+/// module docs), or `None` on the CPU (which compacts on the host) and when
+/// the mask has more elements than the sort's i32 indices.
 fn device_positions(m: &Tensor) -> Result<Option<Tensor>> {
     let n = m.size();
-    if n > i32::MAX as usize {
+    if m.device() == Device::Cpu || m.ndim() == 0 || n > i32::MAX as usize {
         return Ok(None);
     }
     let count = m.count_nonzero(None, false)?.item::<i64>()? as isize;
     let zero = m.reshape([n])?.cmpeq(0)?;
     let order = zero.argsort(0, false)?;
-    Ok(Some(order.slice(crate::s![..count])?.cast(DType::I64)?))
+    Ok(Some(order.slice(crate::s![..count])?))
 }
 
 /// The coordinates along each axis of `shape` of the row-major positions
@@ -205,14 +207,13 @@ impl Tensor {
             self.cmpne(0)?
         };
         check_mask(op, &m, self)?;
-        if self.device() != Device::Cpu && self.ndim() > 0 {
-            if let Some(pos) = device_positions(&m)? {
-                return if self.ndim() == 1 {
-                    Ok(vec![pos])
-                } else {
-                    device_coordinates(&pos, self.shape())
-                };
-            }
+        if let Some(pos) = device_positions(&m)? {
+            let pos = pos.cast(DType::I64)?;
+            return if self.ndim() == 1 {
+                Ok(vec![pos])
+            } else {
+                device_coordinates(&pos, self.shape())
+            };
         }
         // The row-major positions, written straight into a fresh tensor.
         let mut flat_pos = None;
@@ -267,16 +268,14 @@ impl Tensor {
     /// assert_eq!(w.to_string(), "[[0, 2],\n [1, 0],\n [1, 1],\n [1, 2]]");
     /// ```
     pub fn argwhere(&self) -> Result<Tensor> {
-        if self.device() != Device::Cpu && self.ndim() > 0 {
-            let m = if self.dtype() == DType::U8 {
-                self.clone()
-            } else {
-                self.cmpne(0)?
-            };
-            if let Some(pos) = device_positions(&m)? {
-                let coords = device_coordinates(&pos, self.shape())?;
-                return Tensor::stack(&coords, 1);
-            }
+        let m = if self.dtype() == DType::U8 {
+            self.clone()
+        } else {
+            self.cmpne(0)?
+        };
+        if let Some(pos) = device_positions(&m)? {
+            let coords = device_coordinates(&pos.cast(DType::I64)?, self.shape())?;
+            return Tensor::stack(&coords, 1);
         }
         let pos = nonzero_positions("argwhere", self)?;
         let coords = coordinates(&pos, self.shape());
@@ -303,6 +302,10 @@ impl Tensor {
     pub fn extract(&self, mask: &Tensor) -> Result<Tensor> {
         let op = "extract";
         let m = mask_to(op, mask, self.shape())?;
+        check_mask(op, &m, self)?;
+        if let Some(pos) = device_positions(&m)? {
+            return gather_pos(op, &flat(self)?, 0, &pos);
+        }
         let pos = true_positions(op, &m, self)?;
         gather_at(op, &flat(self)?, 0, &pos)
     }
@@ -340,6 +343,10 @@ impl Tensor {
                     src.shape()[axis]
                 ),
             ));
+        }
+        check_mask(op, mask, self)?;
+        if let Some(pos) = device_positions(mask)? {
+            return gather_pos(op, &src, axis, &pos);
         }
         let pos = true_positions(op, mask, self)?;
         gather_at(op, &src, axis, &pos)

@@ -187,7 +187,7 @@ pub(crate) fn gather_at(op: &str, src: &Tensor, axis: usize, idx: &[isize]) -> R
 
 /// `src` gathered at the positions tensor `pos` (1-D, validated, on `src`'s
 /// device; see `positions`) along `axis`.
-fn gather_pos(op: &str, src: &Tensor, axis: usize, pos: &Tensor) -> Result<Tensor> {
+pub(crate) fn gather_pos(op: &str, src: &Tensor, axis: usize, pos: &Tensor) -> Result<Tensor> {
     let mut shape = src.shape().to_vec();
     shape[axis] = pos.size();
     let out = Tensor::empty_on(src.dtype(), &shape, src.device())?;

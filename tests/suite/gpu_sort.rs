@@ -641,3 +641,43 @@ fn gpu_nonzero_and_argwhere_match_the_cpu() {
         }
     }
 }
+
+/// `extract` and `compress` of GPU tensors gather at device-compacted
+/// positions: the CPU's values bit for bit, broadcast masks, masks shorter
+/// than the axis, every axis, none and all selected.
+#[test]
+fn gpu_extract_and_compress_match_the_cpu() {
+    let Some(dev) = gpu() else { return };
+    for d in DTYPES {
+        if !holds(dev, d) {
+            continue;
+        }
+        let x = sample(d, &[6, 700], 95);
+        let gx = x.to_device(dev).unwrap();
+        let m = sample(DType::U8, &[6, 700], 96).bitwise_and(1).unwrap();
+        let row = sample(DType::U8, &[1, 700], 97).bitwise_and(3).unwrap();
+        for (what, mask) in [
+            ("mask", m.clone()),
+            ("broadcast row", row.clone()),
+            ("none", Tensor::zeros(DType::U8, &[6, 700]).unwrap()),
+            ("all", Tensor::ones(DType::U8, &[1]).unwrap()),
+        ] {
+            let g = gx.extract(&mask.to_device(dev).unwrap()).unwrap();
+            let c = x.extract(&mask).unwrap();
+            assert_eq!(g.device(), dev);
+            assert_eq!(bits(&g), bits(&c), "extract {what} {d}");
+        }
+        let short = sample(DType::U8, &[5], 98).bitwise_and(1).unwrap();
+        let long = sample(DType::U8, &[700], 99).bitwise_and(1).unwrap();
+        for (what, mask, axis) in [
+            ("axis 0, short mask", &short, Some(0isize)),
+            ("axis 1", &long, Some(1)),
+            ("flat", &long, None),
+        ] {
+            let g = gx.compress(&mask.to_device(dev).unwrap(), axis).unwrap();
+            let c = x.compress(mask, axis).unwrap();
+            assert_eq!(g.shape(), c.shape(), "compress {what} {d}");
+            assert_eq!(bits(&g), bits(&c), "compress {what} {d}");
+        }
+    }
+}

@@ -4,12 +4,12 @@
 //! data-dependent: a parallel count pass, then each chunk's positions written
 //! at its offset); the data moves through the backend's gather and scatter,
 //! so every dtype and device works. On other devices than the CPU,
-//! `nonzero`, `argwhere`, `extract` and `compress` compact on the device
-//! instead (a stable argsort of the zero flags puts the non-zero positions
-//! first, in order; one count is read back), so neither the mask nor the
-//! positions cross to the host (`set_mask` still reads the mask).
+//! `nonzero`, `argwhere`, `extract`, `compress` and `set_mask` compact on
+//! the device instead (a stable argsort of the zero flags puts the non-zero
+//! positions first, in order; one count is read back), so neither the mask
+//! nor the positions cross to the host.
 
-use super::take::{flat, gather_at, gather_pos, one_axis, write_flat};
+use super::take::{flat, gather_at, gather_pos, one_axis, write_flat, write_pos};
 use super::{same_device, same_dtype};
 use crate::backend::cpu::strided::SendPtr;
 use crate::backend::cpu::team;
@@ -373,22 +373,33 @@ impl Tensor {
         same_dtype(op, &[self, values])?;
         same_device(op, &[self, values])?;
         let m = mask_to(op, mask, self.shape())?;
+        check_mask(op, &m, self)?;
+        if let Some(pos) = device_positions(&m)? {
+            let v = mask_values(op, values, pos.size())?;
+            write_pos(op, self, &pos, &v, None, true)?;
+            return Ok(self.clone());
+        }
         let pos = true_positions(op, &m, self)?;
-        let v = if values.size() == 1 {
-            flat(values)?.broadcast_to(&[pos.len()])?
-        } else if values.size() == pos.len() {
-            flat(values)?
-        } else {
-            return Err(Error::invalid(
-                op,
-                format!(
-                    "cannot assign {} values to the {} elements where the mask is true",
-                    values.size(),
-                    pos.len()
-                ),
-            ));
-        };
+        let v = mask_values(op, values, pos.len())?;
         write_flat(op, self, &pos, &v, None)?;
         Ok(self.clone())
+    }
+}
+
+/// The values `set_mask` writes at `count` positions: `values` flattened, or
+/// its one element broadcast; an error naming `op` for another count.
+fn mask_values(op: &str, values: &Tensor, count: usize) -> Result<Tensor> {
+    if values.size() == 1 {
+        flat(values)?.broadcast_to(&[count])
+    } else if values.size() == count {
+        flat(values)
+    } else {
+        Err(Error::invalid(
+            op,
+            format!(
+                "cannot assign {} values to the {count} elements where the mask is true",
+                values.size()
+            ),
+        ))
     }
 }

@@ -221,21 +221,25 @@ pub(crate) fn write_flat(
             &Tensor::empty_on(DType::I32, &[0], dst.device())?,
             vals,
             reduce,
+            false,
         );
     }
     let pt = index_tensor(pos, dst.size(), dst.device())?;
-    write_pos(op, dst, &pt, vals, reduce)
+    write_pos(op, dst, &pt, vals, reduce, false)
 }
 
 /// [`write_flat`] with the positions as a 1-D index tensor (validated, on
 /// `dst`'s device; see `positions`). A positions tensor sharing `dst`'s
-/// storage is read as if copied first.
-fn write_pos(
+/// storage is read as if copied first. `distinct`: the caller knows the
+/// positions differ from each other (a mask's), so overwriting needs no
+/// last-occurrence pass (which reads the positions on the host).
+pub(crate) fn write_pos(
     op: &str,
     dst: &Tensor,
     pos: &Tensor,
     vals: &Tensor,
     reduce: Option<ScatterOp>,
+    distinct: bool,
 ) -> Result<()> {
     same_dtype(op, &[dst, vals])?;
     same_device(op, &[dst, vals])?;
@@ -261,6 +265,11 @@ fn write_pos(
         flat_view(&dst.copy()?)
     };
     match reduce {
+        None if distinct => {
+            locked(op, &[&vals, &pos], &[&target], || {
+                dst.backend().scatter(&vals, 0, &pos, &target)
+            })?;
+        }
         None => {
             let all = host_positions(&pos)?;
             let (js, ks) = last_occurrences(&all);
@@ -561,7 +570,7 @@ impl Tensor {
             let js: Vec<isize> = (0..m).map(|j| (j % v.size()) as isize).collect();
             gather_at(op, &v, 0, &js)?
         };
-        write_pos(op, self, &pos, &v, None)?;
+        write_pos(op, self, &pos, &v, None, false)?;
         Ok(self.clone())
     }
 
@@ -592,7 +601,7 @@ impl Tensor {
             )
         })?;
         let pos = along_pos(op, self, &indices.broadcast_to(&shape)?, &shape, axis)?;
-        write_pos(op, self, &pos, &flat(&v)?, None)?;
+        write_pos(op, self, &pos, &flat(&v)?, None, false)?;
         Ok(self.clone())
     }
 
@@ -773,8 +782,8 @@ impl Tensor {
         let pt = along_pos(op, self, indices, &shape, axis)?;
         let out = self.copy()?;
         match reduce {
-            None => write_pos(op, &out, &pt, &u, None)?,
-            Some(r) if opts.include_self => write_pos(op, &out, &pt, &u, Some(r))?,
+            None => write_pos(op, &out, &pt, &u, None, false)?,
+            Some(r) if opts.include_self => write_pos(op, &out, &pt, &u, Some(r), false)?,
             Some(r) => {
                 let pos = host_positions(&pt)?;
                 // First occurrences set, the others combine into them.

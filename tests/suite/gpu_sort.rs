@@ -643,8 +643,9 @@ fn gpu_nonzero_and_argwhere_match_the_cpu() {
 }
 
 /// `extract` and `compress` of GPU tensors gather at device-compacted
-/// positions: the CPU's values bit for bit, broadcast masks, masks shorter
-/// than the axis, every axis, none and all selected.
+/// positions, and `set_mask` scatters there: the CPU's values bit for bit,
+/// broadcast masks, masks shorter than the axis, every axis, none and all
+/// selected, one value or one per position, a strided destination.
 #[test]
 fn gpu_extract_and_compress_match_the_cpu() {
     let Some(dev) = gpu() else { return };
@@ -666,7 +667,31 @@ fn gpu_extract_and_compress_match_the_cpu() {
             let c = x.extract(&mask).unwrap();
             assert_eq!(g.device(), dev);
             assert_eq!(bits(&g), bits(&c), "extract {what} {d}");
+            // set_mask: one value everywhere, then the reversed selection.
+            let one = sample(d, &[1], 100);
+            let (cx, cg) = (x.copy().unwrap(), gx.copy().unwrap());
+            cx.set_mask(&mask, &one).unwrap();
+            cg.set_mask(&mask.to_device(dev).unwrap(), &one.to_device(dev).unwrap())
+                .unwrap();
+            assert_eq!(bits(&cg), bits(&cx), "set_mask one value, {what} {d}");
+            let vals = c.flip(None).unwrap();
+            cx.set_mask(&mask, &vals).unwrap();
+            cg.set_mask(&mask.to_device(dev).unwrap(), &vals.to_device(dev).unwrap())
+                .unwrap();
+            assert_eq!(bits(&cg), bits(&cx), "set_mask values, {what} {d}");
         }
+        // set_mask into a strided view (written through a contiguous copy).
+        let (cx, cg) = (x.copy().unwrap(), gx.copy().unwrap());
+        let (cv, gv) = (
+            cx.slice(s![..;2, 3..;-1]).unwrap(),
+            cg.slice(s![..;2, 3..;-1]).unwrap(),
+        );
+        let vm = sample(DType::U8, cv.shape(), 101).bitwise_and(1).unwrap();
+        let v1 = sample(d, &[1], 102);
+        cv.set_mask(&vm, &v1).unwrap();
+        gv.set_mask(&vm.to_device(dev).unwrap(), &v1.to_device(dev).unwrap())
+            .unwrap();
+        assert_eq!(bits(&cg), bits(&cx), "set_mask of a strided view {d}");
         let short = sample(DType::U8, &[5], 98).bitwise_and(1).unwrap();
         let long = sample(DType::U8, &[700], 99).bitwise_and(1).unwrap();
         for (what, mask, axis) in [

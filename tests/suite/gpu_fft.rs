@@ -283,38 +283,39 @@ fn dct_and_dst_of_every_type_match_the_cpu() {
     for (rd, _) in precisions(d) {
         let x = real(rd, &[5, 3, 24], 21);
         let gx = x.to_device(d).unwrap();
+        // Every norm x orthogonalize on one length (they only scale some
+        // inputs and outputs), every length and axis with the default ones.
+        let mut cases: Vec<(Norm, Option<bool>, isize, Option<usize>)> = Vec::new();
+        for norm in [Norm::Backward, Norm::Ortho, Norm::Forward] {
+            for orthogonalize in [None, Some(false), Some(true)] {
+                cases.push((norm, orthogonalize, 2, Some(13)));
+            }
+        }
+        for (axis, n) in [(2isize, None), (2, Some(31)), (0, Some(7)), (1, Some(2))] {
+            cases.push((Norm::Backward, None, axis, n));
+        }
         for ty in 1..=4u8 {
-            for norm in [Norm::Backward, Norm::Ortho, Norm::Forward] {
-                for orthogonalize in [None, Some(false), Some(true)] {
-                    for (axis, n) in [
-                        (2isize, None),
-                        (2, Some(31)),
-                        (0, Some(7)),
-                        (1, Some(2)),
-                        (-1, Some(13)),
-                    ] {
-                        let o = DctOptions {
-                            ty,
-                            n,
-                            axis,
-                            norm,
-                            orthogonalize,
-                        };
-                        let len = n.unwrap_or(24);
-                        let b = bound(rd, 4 * len);
-                        for (what, g, c) in [
-                            ("dct", gx.dct_with(&o).unwrap(), x.dct_with(&o).unwrap()),
-                            ("idct", gx.idct_with(&o).unwrap(), x.idct_with(&o).unwrap()),
-                            ("dst", gx.dst_with(&o).unwrap(), x.dst_with(&o).unwrap()),
-                            ("idst", gx.idst_with(&o).unwrap(), x.idst_with(&o).unwrap()),
-                        ] {
-                            let e = rel_err(&g, &c);
-                            assert!(
-                                e <= b,
-                                "{what} type {ty} {rd} {norm:?} orth {orthogonalize:?} axis {axis} n {n:?}: error {e:e} > {b:e}"
-                            );
-                        }
-                    }
+            for &(norm, orthogonalize, axis, n) in &cases {
+                let o = DctOptions {
+                    ty,
+                    n,
+                    axis,
+                    norm,
+                    orthogonalize,
+                };
+                let len = n.unwrap_or(24);
+                let b = bound(rd, 4 * len);
+                for (what, g, c) in [
+                    ("dct", gx.dct_with(&o).unwrap(), x.dct_with(&o).unwrap()),
+                    ("idct", gx.idct_with(&o).unwrap(), x.idct_with(&o).unwrap()),
+                    ("dst", gx.dst_with(&o).unwrap(), x.dst_with(&o).unwrap()),
+                    ("idst", gx.idst_with(&o).unwrap(), x.idst_with(&o).unwrap()),
+                ] {
+                    let e = rel_err(&g, &c);
+                    assert!(
+                        e <= b,
+                        "{what} type {ty} {rd} {norm:?} orth {orthogonalize:?} axis {axis} n {n:?}: error {e:e} > {b:e}"
+                    );
                 }
             }
         }
@@ -332,7 +333,7 @@ fn dct_and_dst_of_every_type_match_the_cpu() {
 fn rows_larger_than_one_binding_window() {
     let Some(d) = gpu() else { return };
     // 3 rows of 2^20 c32: 24 MiB, two windows of the suite's 16 MiB
-    // binding window (the scratch buffers and the twiddle table too).
+    // binding window (the scratch buffers too).
     let w = crate::gpu_memory::test_window(d);
     let n = 1 << 20;
     assert!(
@@ -342,15 +343,9 @@ fn rows_larger_than_one_binding_window() {
     let x = complex(DType::C32, &[3, n], 77);
     let e = rel_err(&x.to_device(d).unwrap().fft().unwrap(), &x.fft().unwrap());
     assert!(e <= bound(DType::C32, n), "fft of 3 x 2^20: {e:e}");
-    // A long Bluestein length (2^19 + 7 = 3^2 5 61 191: prime factors
-    // above 31; its padded rows are 2^21 long, a whole window).
-    let m = (1 << 19) + 7;
-    let x = complex(DType::C32, &[1, m], 78);
-    let e = rel_err(&x.to_device(d).unwrap().ifft().unwrap(), &x.ifft().unwrap());
-    assert!(e <= bound(DType::C32, m), "ifft of 2^19 + 7: {e:e}");
 }
 
-/// Random cases (fixed seed): rank 1-3, any axis, lengths 1-300 (every
+/// Random cases (25, fixed seed): rank 1-3, any axis, lengths 1-300 (every
 /// radix plan and Bluestein), every kind, padding and truncation, views with
 /// steps, reversals and transposes; the GPU against the CPU.
 #[test]
@@ -364,7 +359,7 @@ fn random_shapes_axes_lengths_and_views() {
         s % m
     };
     let precisions = precisions(d);
-    for case in 0..40 {
+    for case in 0..25 {
         let (rd, cd) = precisions[case % precisions.len()];
         let rank = 1 + next(3) as usize;
         let mut shape: Vec<usize> = (0..rank).map(|_| 1 + next(6) as usize).collect();

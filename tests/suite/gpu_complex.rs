@@ -254,9 +254,12 @@ fn data_moving_ops_and_eig_on_complex_gpu_tensors() {
     assert_eq!(ims, vec![-1.0, 1.0]);
 }
 
-/// The (real, imaginary) parts of a complex tensor as f64, interleaved.
+/// The (real, imaginary) parts of a complex tensor as f64, interleaved,
+/// read back in logical order from any device.
 fn c64_parts(t: &Tensor) -> Vec<f64> {
-    t.cast(DType::C64)
+    t.to_device(Device::Cpu)
+        .unwrap()
+        .cast(DType::C64)
         .unwrap()
         .contiguous()
         .unwrap()
@@ -265,6 +268,11 @@ fn c64_parts(t: &Tensor) -> Vec<f64> {
         .iter()
         .flat_map(|z| [z.re, z.im])
         .collect()
+}
+
+/// The magnitude of every element of a complex tensor, as f64.
+fn norms(t: &Tensor) -> Vec<f64> {
+    c64_parts(t).chunks(2).map(|p| p[0].hypot(p[1])).collect()
 }
 
 /// Every part of `g` within `tol` times the element's `scale` of `c`'s, or
@@ -277,17 +285,10 @@ fn close(what: &str, g: &Tensor, c: &Tensor, scale: &[f64], tol: f64) {
     );
     assert_eq!((g.dtype(), g.shape()), (c.dtype(), c.shape()), "{what}");
     let parts = |t: &Tensor| -> Vec<f64> {
-        let h = t.to_device(Device::Cpu).unwrap();
-        if h.dtype().is_complex() {
-            h.cast(DType::C64)
-                .unwrap()
-                .to_vec::<C64>()
-                .unwrap()
-                .iter()
-                .flat_map(|z| [z.re, z.im])
-                .collect()
+        if t.dtype().is_complex() {
+            c64_parts(t)
         } else {
-            h.cast(DType::F64).unwrap().to_vec::<f64>().unwrap()
+            crate::gpu::values_f64(t)
         }
     };
     let (gv, cv) = (parts(g), parts(c));
@@ -314,18 +315,7 @@ fn complex_arithmetic_kernels_match_the_cpu() {
         let a = csample(dt, &[7, 9], 51);
         let b = csample(dt, &[7, 9], 52).flip(None).unwrap();
         let (ga, gb) = (a.to_device(d).unwrap(), b.to_device(d).unwrap());
-        let mag = |t: &Tensor| -> Vec<f64> {
-            t.cast(DType::C64)
-                .unwrap()
-                .contiguous()
-                .unwrap()
-                .to_vec::<C64>()
-                .unwrap()
-                .iter()
-                .map(|z| z.norm())
-                .collect()
-        };
-        let (ma, mb) = (mag(&a), mag(&b));
+        let (ma, mb) = (norms(&a), norms(&b));
         // add, sub, neg, conj are exact: the CPU's bits (NaN payloads aside).
         for (what, g, c) in [
             ("add", ga.add(&gb).unwrap(), a.add(&b).unwrap()),
@@ -405,8 +395,8 @@ fn complex_arithmetic_kernels_match_the_cpu() {
             t
         };
         let (gi, ci) = (inplace(&ga, &gb), inplace(&a, &b));
-        let mut scale = mag(&a.transpose(None).unwrap());
-        let mt = mag(&b.transpose(None).unwrap());
+        let mut scale = norms(&a.transpose(None).unwrap());
+        let mt = norms(&b.transpose(None).unwrap());
         for k in 7..28 {
             scale[k] *= mt[k - 7];
         }
@@ -553,16 +543,7 @@ fn parts_construction_and_math_on_the_gpu() {
             &tg.imag().unwrap(),
             &tc.imag().unwrap(),
         );
-        let mags: Vec<f64> = tc
-            .cast(DType::C64)
-            .unwrap()
-            .contiguous()
-            .unwrap()
-            .to_vec::<C64>()
-            .unwrap()
-            .iter()
-            .map(|z| z.norm())
-            .collect();
+        let mags = norms(&tc);
         close(
             &format!("{dt} abs of a view"),
             &tg.abs().unwrap(),
@@ -610,12 +591,7 @@ fn parts_construction_and_math_on_the_gpu() {
         // roundoff of each result's magnitude), c64 the round trip; the
         // corner cases of num_complex's exp (infinite and NaN parts).
         let (ce, cl) = (f.exp().unwrap(), f.log().unwrap());
-        let mag = |t: &Tensor| -> Vec<f64> {
-            c64_parts(t)
-                .chunks(2)
-                .map(|p| p[0].hypot(p[1]) + 1.0)
-                .collect()
-        };
+        let mag = |t: &Tensor| -> Vec<f64> { norms(t).iter().map(|m| m + 1.0).collect() };
         close(
             &format!("{dt} exp"),
             &gf.exp().unwrap(),

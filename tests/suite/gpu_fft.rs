@@ -291,7 +291,15 @@ fn dct_and_dst_of_every_type_match_the_cpu() {
                 cases.push((norm, orthogonalize, 2, Some(13)));
             }
         }
-        for (axis, n) in [(2isize, None), (2, Some(31)), (0, Some(7)), (1, Some(2))] {
+        // (37: the FFT lengths 72, 74 and 76 of DCT-1, the types 2-4 and
+        // DST-1; 74 = 2 x 37 takes Bluestein's algorithm.)
+        for (axis, n) in [
+            (2isize, None),
+            (2, Some(31)),
+            (0, Some(7)),
+            (1, Some(2)),
+            (2, Some(37)),
+        ] {
             cases.push((Norm::Backward, None, axis, n));
         }
         for ty in 1..=4u8 {

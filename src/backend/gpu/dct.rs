@@ -12,13 +12,15 @@
 //! definitions in `src/backend/fft.rs`; e.g. DCT-2: `M = 2N`, `b = 1`,
 //! `y_k = Re(2 e^{-i pi k / 2N} X_k)`). SciPy's `orthogonalize` factors and
 //! the scale are folded into the twiddle tables, computed on the host in
-//! f64 and rounded once to the part type. Three passes around the FFT's:
-//! the pre-twiddle product, the FFT, the post-twiddle part.
+//! f64 and rounded once to the part type. The pre-twiddle pass writes the
+//! FFT's zero-padded rows directly and the post-twiddle pass reads its
+//! output rows (times Bluestein's chirp for lengths with a large prime
+//! factor), so the data is read and written once on each side of the FFT.
 
-use super::fft::{cmul, rows_at, rows_of};
+use super::fft::{along, cmul, fits, rows_at, rows_of, Transformed};
 use super::kernel::{Map, Operand};
 use super::GpuBackend;
-use crate::backend::{DctSpec, FftKind, FftSpec, TrigKind};
+use crate::backend::{DctSpec, TrigKind};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::layout::Layout;
@@ -173,20 +175,17 @@ impl GpuBackend {
         let p = plan(spec);
         let ctx = self.ctx("dct")?;
         let mlen = x.shape()[axis].min(spec.n);
-        // u = b x, shifted by s, as complex rows of s + mlen.
-        let ulen = p.s + mlen;
-        let Some(ucount) = rows.checked_mul(ulen) else {
+        if !fits(rows, p.m) {
             return Ok(false);
-        };
-        let u = self.scratch(c, ucount, p.s > 0)?;
+        }
+        // u = b x, shifted by s, in zeroed rows of m: the FFT's own input.
+        let u = self.scratch(c, rows * p.m, true)?;
         let mut xs = x.shape().to_vec();
         xs[axis] = mlen;
         let xv = x.with_layout(Layout::from_slices(&xs, x.layout().strides(), x.offset()));
-        let uv = rows_at(&u, x.shape(), axis, p.s, mlen, ulen, false);
+        let uv = rows_at(&u, x.shape(), axis, p.s, mlen, p.m, false);
         let bt = self.complex_table(c, &p.b[..mlen])?;
-        let mut bs = vec![0isize; xs.len()];
-        bs[axis] = 1;
-        let bv = bt.with_layout(Layout::from_slices(&xs, &bs, 0));
+        let bv = bt.with_layout(Layout::from_slices(&xs, &along(xs.len(), axis), 0));
         Map {
             op: "dct",
             operands: vec![Operand::read(&xv), Operand::write(&uv), Operand::read(&bv)],
@@ -196,40 +195,31 @@ impl GpuBackend {
             flag: false,
         }
         .run(&ctx)?;
-        // X = FFT_m(u) (zero-padded to m).
-        let ushape = {
-            let mut s = shape.clone();
-            s[axis] = ulen;
-            s
-        };
-        let urows = rows_at(&u, &ushape, axis, 0, ulen, ulen, false);
-        let Some(xcount) = rows.checked_mul(p.m) else {
-            return Ok(false);
-        };
-        let xf = self.scratch(c, xcount, false)?;
-        let xfv = rows_at(&xf, &shape, axis, 0, p.m, p.m, false);
-        let fs = FftSpec {
-            kind: FftKind::Forward,
-            n: p.m,
-            scale: 1.0,
-            conj: false,
-        };
-        if !self.fft_kernel(&urows, axis, &fs, &xfv)? {
-            return Ok(false);
-        }
-        // y = Re or Im of a X, from place t on.
+        // X = FFT_m(u), in place of the FFT's rows.
+        let Transformed {
+            buf,
+            row_len,
+            chirp,
+        } = self.transform(u, c, rows, p.m, false)?;
+        // y = Re or Im of a X (times Bluestein's chirp), from place t on.
         let n = spec.n;
-        let yv = rows_at(&xf, &shape, axis, p.t, n, p.m, false);
+        let yv = rows_at(&buf, &shape, axis, p.t, n, row_len, false);
         let at = self.complex_table(c, &p.a)?;
-        let mut as_ = vec![0isize; shape.len()];
-        as_[axis] = 1;
-        let av = at.with_layout(Layout::from_slices(&shape, &as_, 0));
+        let av = at.with_layout(Layout::from_slices(&shape, &along(shape.len(), axis), 0));
+        let mut operands = vec![Operand::read(&yv), Operand::write(out), Operand::read(&av)];
+        let chv;
+        let mut v = "ld0(i0)".to_string();
+        if let Some(ch) = &chirp {
+            chv = ch.with_layout(Layout::from_slices(&shape, &along(shape.len(), axis), p.t));
+            operands.push(Operand::read(&chv));
+            v = format!("cm({v}, ld3(i3))");
+        }
         let comp = if p.imag { "y" } else { "x" };
         Map {
             op: "dct",
-            operands: vec![Operand::read(&yv), Operand::write(out), Operand::read(&av)],
+            operands,
             helpers: cmul(part),
-            body: format!("    st1(i1, cm(ld0(i0), ld2(i2)).{comp});"),
+            body: format!("    st1(i1, cm({v}, ld2(i2)).{comp});"),
             params: None,
             flag: false,
         }

@@ -68,6 +68,39 @@ pub(crate) fn radices(n: usize) -> Option<Vec<usize>> {
     Some(v)
 }
 
+/// The result of [`GpuBackend::transform`]: the buffer holding the rows,
+/// their length in it (`n`, or Bluestein's padded length), and for
+/// Bluestein the chirp (`n` elements) each output still takes as a factor.
+pub(super) struct Transformed {
+    pub buf: Tensor,
+    pub row_len: usize,
+    pub chirp: Option<Tensor>,
+}
+
+/// Strides of a table read along `axis` only (stride 1 there, 0 elsewhere)
+/// in a rank-`rank` view.
+pub(super) fn along(rank: usize, axis: usize) -> Vec<isize> {
+    let mut st = vec![0isize; rank];
+    st[axis] = 1;
+    st
+}
+
+/// The padded power-of-two length of Bluestein's algorithm for `n`.
+fn bluestein_len(n: usize) -> usize {
+    (2 * n - 1).next_power_of_two()
+}
+
+/// Whether `rows` rows of a transform of length `n` (padded for Bluestein)
+/// fit the kernels' 32-bit element indices.
+pub(super) fn fits(rows: usize, n: usize) -> bool {
+    let l = if radices(n).is_some() {
+        n
+    } else {
+        bluestein_len(n)
+    };
+    rows.checked_mul(l).is_some_and(|t| t <= MAX_ELEMS)
+}
+
 /// WGSL helpers of every FFT kernel over part type `t`: the complex product.
 pub(super) fn cmul(t: &str) -> String {
     format!(
@@ -124,12 +157,7 @@ impl GpuBackend {
         if rows == 0 || out.size() == 0 {
             return Ok(true);
         }
-        let plan = radices(n);
-        let l = match plan {
-            Some(_) => n,
-            None => (2 * n - 1).next_power_of_two(),
-        };
-        if rows.checked_mul(l).is_none_or(|t| t > MAX_ELEMS) {
+        if !fits(rows, n) {
             return Ok(false);
         }
         let ctx = self.ctx("fft")?;
@@ -138,15 +166,11 @@ impl GpuBackend {
         // Gather the rows (zero-padded) into `a`: rows x n.
         let a = self.scratch(c, rows * n, true)?;
         self.load_rows(&ctx, x, axis, spec, &a, c)?;
-
-        // Transform.
-        let (res, row_len, chirp) = match plan {
-            Some(rad) => (self.passes(a, c, rows, n, &rad, inverse)?, n, None),
-            None => {
-                let (r, ch) = self.bluestein(&a, c, rows, n, l, inverse)?;
-                (r, l, Some(ch))
-            }
-        };
+        let Transformed {
+            buf: res,
+            row_len,
+            chirp,
+        } = self.transform(a, c, rows, n, inverse)?;
 
         // Store: the first out_len results of each row, times the chirp
         // (Bluestein), scaled, conjugated when asked.
@@ -157,9 +181,7 @@ impl GpuBackend {
         let chv;
         let mut v = "ld0(i0)".to_string();
         if let Some(ch) = &chirp {
-            let mut st = vec![0isize; shape.len()];
-            st[axis] = 1;
-            chv = ch.with_layout(Layout::from_slices(&shape, &st, 0));
+            chv = ch.with_layout(Layout::from_slices(&shape, &along(shape.len(), axis), 0));
             operands.push(Operand::read(&chv));
             v = format!("cm({v}, ld2(i2))");
         }
@@ -270,8 +292,51 @@ impl GpuBackend {
         Ok(())
     }
 
-    /// The Stockham passes over the contiguous rows x l buffer `a`; returns
-    /// the buffer holding the result (`a` or a second one).
+    /// The unnormalised transform (sign by `inverse`) of the `rows`
+    /// contiguous rows of `n` elements of `a` (consumed): Stockham passes,
+    /// or Bluestein's algorithm for lengths with a prime factor above
+    /// [`MAX_RADIX`]. The caller has checked [`fits`].
+    pub(super) fn transform(
+        &self,
+        a: Tensor,
+        c: DType,
+        rows: usize,
+        n: usize,
+        inverse: bool,
+    ) -> Result<Transformed> {
+        Ok(match radices(n) {
+            Some(rad) => Transformed {
+                buf: self.passes(a, c, rows, n, &rad, None, inverse)?,
+                row_len: n,
+                chirp: None,
+            },
+            None => {
+                let m = bluestein_len(n);
+                let (buf, chirp) = self.bluestein(&a, c, rows, n, m, inverse)?;
+                Transformed {
+                    buf,
+                    row_len: m,
+                    chirp: Some(chirp),
+                }
+            }
+        })
+    }
+
+    /// The table `e^{-2 pi i k / l}`, `k < l`, in `c` (computed in f64).
+    fn twiddles(&self, c: DType, l: usize) -> Result<Tensor> {
+        let tw: Vec<Complex<f64>> = (0..l)
+            .map(|k| {
+                let th = -2.0 * std::f64::consts::PI * (k as f64) / (l as f64);
+                Complex::new(th.cos(), th.sin())
+            })
+            .collect();
+        self.complex_table(c, &tw)
+    }
+
+    /// The Stockham passes over the contiguous rows x l buffer `a`, with the
+    /// twiddle table of `l` when the caller has it; returns the buffer
+    /// holding the result (`a` or a second one).
+    #[allow(clippy::too_many_arguments)]
     fn passes(
         &self,
         a: Tensor,
@@ -279,20 +344,22 @@ impl GpuBackend {
         rows: usize,
         l: usize,
         rad: &[usize],
+        tw: Option<&Tensor>,
         inverse: bool,
     ) -> Result<Tensor> {
         if rad.is_empty() {
             return Ok(a);
         }
         let ctx = self.ctx("fft")?;
-        let tw: Vec<Complex<f64>> = (0..l)
-            .map(|k| {
-                let th = -2.0 * std::f64::consts::PI * (k as f64) / (l as f64);
-                Complex::new(th.cos(), th.sin())
-            })
-            .collect();
-        let tw = self.complex_table(c, &tw)?;
-        if self.local_passes(&a, &tw, rows, l, inverse)? {
+        let own;
+        let tw = match tw {
+            Some(t) => t,
+            None => {
+                own = self.twiddles(c, l)?;
+                &own
+            }
+        };
+        if self.local_passes(&a, tw, rows, l, inverse)? {
             return Ok(a);
         }
         let t = super::wgsl::compute_ty(c.real());
@@ -392,7 +459,8 @@ impl GpuBackend {
         }
         .run(&ctx)?;
         let rad = radices(m).expect("a power of two");
-        let z = self.passes(y, c, rows, m, &rad, false)?;
+        let tw = self.twiddles(c, m)?;
+        let z = self.passes(y, c, rows, m, &rad, Some(&tw), false)?;
         let grid = [rows, m];
         let zv = z.with_layout(Layout::from_slices(&grid, &[m as isize, 1], 0));
         let fv = filt.with_layout(Layout::from_slices(&grid, &[0, 1], 0));
@@ -405,7 +473,7 @@ impl GpuBackend {
             flag: false,
         }
         .run(&ctx)?;
-        let w = self.passes(z, c, rows, m, &rad, true)?;
+        let w = self.passes(z, c, rows, m, &rad, Some(&tw), true)?;
         Ok((w, chirp_t))
     }
 }

@@ -167,7 +167,7 @@ impl Scalar {
         if dtype.is_complex() {
             return Ok(dispatch!(@complex dtype, op, T => T::from_re_im(re, im).to_scalar()));
         }
-        Ok(dispatch!(dtype, T => T::from_f64(re).to_scalar()))
+        Ok(dispatch!(dtype, T => <T as Element>::from_f64(re).to_scalar()))
     }
 
     /// Whether the value is zero.

@@ -241,7 +241,7 @@ impl Tensor {
             return Err(Error::dtype(op, dtype));
         }
         crate::dispatch!(dtype, T => {
-            let v: Vec<T> = (0..n).map(|i| T::from_f64(f(i))).collect();
+            let v: Vec<T> = (0..n).map(|i| <T as Element>::from_f64(f(i))).collect();
             from_host(v, &[n])
         })
     }

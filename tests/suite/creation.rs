@@ -357,3 +357,39 @@ proptest! {
         }
     }
 }
+
+/// `full`, `arange_f` and `linspace` round an f64 value to f16/bf16 once
+/// (as `cast` does): `1 + 2^-8 + 2^-30` is just past bf16's midpoint
+/// between 1 and 1 + 2^-7, `1 + 2^-11 + 2^-30` past f16's between 1 and
+/// 1 + 2^-10. They called `half`'s inherent `from_f64`, which rounds
+/// through f32, and gave 1 for all three.
+#[test]
+fn half_creation_rounds_once() {
+    for (dt, x, up) in [
+        (
+            DType::BF16,
+            1.0 + 2f64.powi(-8) + 2f64.powi(-30),
+            1.0 + 2f64.powi(-7),
+        ),
+        (
+            DType::F16,
+            1.0 + 2f64.powi(-11) + 2f64.powi(-30),
+            1.0 + 2f64.powi(-10),
+        ),
+    ] {
+        let first = |t: Tensor| t.cast(DType::F64).unwrap().to_vec::<f64>().unwrap()[0];
+        assert_eq!(first(Tensor::full(dt, &[2], x).unwrap()), up, "full {dt}");
+        assert_eq!(
+            first(Tensor::arange_f(dt, x, 3.0, 1.0).unwrap()),
+            up,
+            "arange_f {dt}"
+        );
+        assert_eq!(
+            first(Tensor::linspace(dt, x, 3.0, 3, true).unwrap()),
+            up,
+            "linspace {dt}"
+        );
+        let cast = Tensor::from_slice(&[x], &[1]).unwrap().cast(dt).unwrap();
+        assert_eq!(first(cast), up, "cast {dt}");
+    }
+}

@@ -55,8 +55,10 @@ pub(super) fn mantissa_bits(dtype: DType) -> u32 {
 /// `x` rounded to the float `dtype`, as f64.
 pub(super) fn round_to(dtype: DType, x: f64) -> f64 {
     match dtype {
-        DType::F16 => crate::f16::from_f64(x).to_f64(),
-        DType::BF16 => crate::bf16::from_f64(x).to_f64(),
+        // `Element`'s one rounding (`half`'s inherent `from_f64` rounds
+        // through f32 first).
+        DType::F16 => <crate::f16 as Element>::from_f64(x).to_f64(),
+        DType::BF16 => <crate::bf16 as Element>::from_f64(x).to_f64(),
         DType::F32 => x as f32 as f64,
         _ => x,
     }
@@ -68,12 +70,13 @@ pub(super) fn next_up(dtype: DType, x: f64) -> f64 {
         return x;
     }
     let (bits, from): (u64, fn(u64) -> f64) = match dtype {
-        DType::F16 => (crate::f16::from_f64(x).to_bits() as u64, |b| {
+        DType::F16 => (<crate::f16 as Element>::from_f64(x).to_bits() as u64, |b| {
             crate::f16::from_bits(b as u16).to_f64()
         }),
-        DType::BF16 => (crate::bf16::from_f64(x).to_bits() as u64, |b| {
-            crate::bf16::from_bits(b as u16).to_f64()
-        }),
+        DType::BF16 => (
+            <crate::bf16 as Element>::from_f64(x).to_bits() as u64,
+            |b| crate::bf16::from_bits(b as u16).to_f64(),
+        ),
         DType::F32 => ((x as f32).to_bits() as u64, |b| {
             f32::from_bits(b as u32) as f64
         }),
@@ -223,13 +226,13 @@ pub(super) fn fill_float_batched(
 ) -> Result<Tensor> {
     checked_numel(op, shape)?;
     crate::dispatch!(@float dtype, op, T => {
-        let (tlo, thi) = (T::from_f64(lo), T::from_f64(hi));
+        let (tlo, thi) = (<T as Element>::from_f64(lo), <T as Element>::from_f64(hi));
         // `lo` and `hi` are values of `T` (the callers' contract) and
         // rounding is monotonic, so clamping the rounded value equals
         // clamping before rounding too: one path of selects, which
         // vectorises (NaN stays NaN).
         let round = |x: f64| {
-            let t = T::from_f64(x);
+            let t = <T as Element>::from_f64(x);
             let y = t.to_f64();
             let t = if y < lo { tlo } else { t };
             if y > hi { thi } else { t }
@@ -283,7 +286,7 @@ pub(super) fn fill_rows(
                 let mut rows = vec![0f64; chunk.len()];
                 f((start / k) as u64, &mut rows);
                 for (o, &x) in chunk.iter_mut().zip(&rows) {
-                    *o = T::from_f64(x);
+                    *o = <T as Element>::from_f64(x);
                 }
             })
         })?;

@@ -2,12 +2,14 @@
 //! Nx and JAX): element i is a pure function of (seed, i), so the same seed gives
 //! the same values on every run, every thread count and every device.
 
+use crate::device::Device;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::layout::checked_numel;
 use crate::tensor::Tensor;
 
-const ROT: [u32; 8] = [13, 15, 26, 6, 17, 29, 16, 24];
+/// Threefry-2x32's rotation distances, round `r` rotating by `ROT[r % 8]`.
+pub(crate) const ROT: [u32; 8] = [13, 15, 26, 6, 17, 29, 16, 24];
 
 /// Threefry-2x32 with 20 rounds: the 64-bit block for `counter` under `key`.
 /// The tensor form is [`Tensor::threefry2x32`].
@@ -35,7 +37,7 @@ pub fn threefry2x32(key: [u32; 2], counter: [u32; 2]) -> [u32; 2] {
 /// The checks of `rand` and `randn` before their key's sampler: a valid
 /// shape and a computing float dtype, f16, bf16, f32 or f64 (the error names
 /// `op`; the fp8 storage dtypes are refused, cast the result).
-fn seeded_float(op: &str, dtype: DType, shape: &[usize]) -> Result<()> {
+pub(crate) fn seeded_float(op: &str, dtype: DType, shape: &[usize]) -> Result<()> {
     checked_numel(op, shape)?;
     if matches!(dtype, DType::F16 | DType::BF16 | DType::F32 | DType::F64) {
         Ok(())
@@ -53,7 +55,8 @@ impl Tensor {
     /// key or counter block per row, `[low word, high word]`); their leading
     /// axes broadcast. Row `r` of the result (u32, last axis 2) is
     /// [`threefry2x32`]`(key[r], counter[r])`, the same block the scalar
-    /// function gives, on every device (the result is on `key`'s device).
+    /// function gives, on every device (the result is on `key`'s device;
+    /// a GPU computes it in a kernel, other backends on the host).
     ///
     /// ```
     /// use rnx::{Tensor, DType};
@@ -94,6 +97,13 @@ impl Tensor {
             )
         })?;
         let shape = k.shape().to_vec();
+        if key.device() != Device::Cpu {
+            let out = Tensor::empty_on(DType::U32, &shape, key.device())?;
+            let backend = crate::backend::get(key.device(), op)?;
+            if crate::ops::locked_fresh(op, &[&k, &c], &out, || backend.threefry(&k, &c, &out))? {
+                return Ok(out);
+            }
+        }
         let kv = k.to_vec::<u32>()?;
         let cv = c.to_vec::<u32>()?;
         let out: Vec<u32> = kv
@@ -150,40 +160,69 @@ impl Tensor {
         high: i64,
         seed: u64,
     ) -> Result<Tensor> {
-        if !dtype.is_int() {
-            return Err(Error::invalid(
-                "randint",
-                format!("dtype must be an integer type, got {dtype}"),
-            ));
-        }
-        if low >= high {
-            return Err(Error::invalid(
-                "randint",
-                format!("low {low} must be less than high {high}"),
-            ));
-        }
-        crate::Scalar::I64(low).to_dtype(dtype, "randint")?;
-        crate::Scalar::I64(high - 1).to_dtype(dtype, "randint")?;
-        if dtype.is_int4() {
-            // The same draws as in 8 bits (the values fit), then packed.
-            let byte = if dtype == DType::I4 {
-                DType::I8
-            } else {
-                DType::U8
-            };
-            return Tensor::randint(byte, shape, low, high, seed)?.cast(dtype);
-        }
-        checked_numel("randint", shape)?;
-        let range = (high as i128 - low as i128) as u128;
-        let key = [seed as u32, (seed >> 32) as u32];
-        crate::dispatch!(@int dtype, "randint", T => {
-            crate::ops::rng::draw::par_fill_blocks::<T>(shape, key, move |[x0, x1]| {
-                let r = (x0 as u64) << 32 | x1 as u64;
-                let k = ((r as u128 * range) >> 64) as i128;
-                T::from_i128_saturating(low as i128 + k)
-            })
-        })
+        randint_on(
+            dtype,
+            shape,
+            low,
+            high,
+            crate::ops::rng::Key::new(seed).words(),
+            Device::Cpu,
+        )
     }
+}
+
+/// [`Tensor::randint`] under `key`, drawn on `device` (its kernel, else on
+/// the host and uploaded).
+pub(crate) fn randint_on(
+    dtype: DType,
+    shape: &[usize],
+    low: i64,
+    high: i64,
+    key: [u32; 2],
+    device: Device,
+) -> Result<Tensor> {
+    if !dtype.is_int() {
+        return Err(Error::invalid(
+            "randint",
+            format!("dtype must be an integer type, got {dtype}"),
+        ));
+    }
+    if low >= high {
+        return Err(Error::invalid(
+            "randint",
+            format!("low {low} must be less than high {high}"),
+        ));
+    }
+    crate::Scalar::I64(low).to_dtype(dtype, "randint")?;
+    crate::Scalar::I64(high - 1).to_dtype(dtype, "randint")?;
+    if dtype.is_int4() {
+        // The same draws as in 8 bits (the values fit), then packed.
+        let byte = if dtype == DType::I4 {
+            DType::I8
+        } else {
+            DType::U8
+        };
+        return randint_on(byte, shape, low, high, key, Device::Cpu)?
+            .cast(dtype)?
+            .to_device(device);
+    }
+    checked_numel("randint", shape)?;
+    let range = (high as i128 - low as i128) as u128;
+    let draw = crate::backend::Draw::Randint {
+        low,
+        range: range as u64,
+    };
+    if let Some(t) = crate::ops::rng::draw::on_device("randint", dtype, shape, device, key, draw)? {
+        return Ok(t);
+    }
+    crate::dispatch!(@int dtype, "randint", T => {
+        crate::ops::rng::draw::par_fill_blocks::<T>(shape, key, move |[x0, x1]| {
+            let r = (x0 as u64) << 32 | x1 as u64;
+            let k = ((r as u128 * range) >> 64) as i128;
+            T::from_i128_saturating(low as i128 + k)
+        })
+    })?
+    .to_device(device)
 }
 
 #[cfg(feature = "internal-tests")]

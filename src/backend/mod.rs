@@ -20,6 +20,7 @@ pub(crate) mod fft;
 pub mod gpu;
 pub(crate) mod index;
 pub(crate) mod linalg;
+pub(crate) mod random;
 pub(crate) mod reduce;
 pub(crate) mod sort;
 pub(crate) mod widen;
@@ -32,6 +33,7 @@ pub use self::elementwise::{
 pub use self::fft::{DctSpec, FftBackend, FftKind, FftSpec, TrigKind};
 pub use self::index::{Checked, IndexBackend, ScatterOp};
 pub use self::linalg::LinalgBackend;
+pub use self::random::{Draw, RandomBackend};
 pub use self::reduce::{ArgOp, NormOp, PoolWindow, ReduceBackend, ReduceOp, ScanOp, SoftmaxOp};
 pub use self::sort::SortBackend;
 
@@ -48,6 +50,7 @@ pub trait Backend:
     + FftBackend
     + IndexBackend
     + LinalgBackend
+    + RandomBackend
     + ReduceBackend
     + SortBackend
 {
@@ -59,6 +62,7 @@ impl<
             + FftBackend
             + IndexBackend
             + LinalgBackend
+            + RandomBackend
             + ReduceBackend
             + SortBackend,
     > Backend for B

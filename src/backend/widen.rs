@@ -25,7 +25,8 @@
 use super::{
     ArgOp, Backend, BinaryOp, Checked, ClassOp, CmpOp, CoreBackend, DctSpec, DecompBackend,
     DecompOp, ElementwiseBackend, FftBackend, FftSpec, IndexBackend, LinalgBackend, NormOp,
-    ReduceBackend, ReduceOp, ScanOp, ScatterOp, SoftmaxOp, SortBackend, TernaryOp, UnaryOp,
+    RandomBackend, ReduceBackend, ReduceOp, ScanOp, ScatterOp, SoftmaxOp, SortBackend, TernaryOp,
+    UnaryOp,
 };
 use crate::device::Device;
 use crate::dtype::{DType, Scalar};
@@ -448,6 +449,16 @@ impl<B: Backend> SortBackend for Widen<B> {
             self.narrow(w, v)?;
         }
         Ok(())
+    }
+}
+
+impl<B: Backend> RandomBackend for Widen<B> {
+    /// The inner backend's draws (the samplers write no 8-bit float dtype).
+    fn draw(&self, out: &Tensor, key: [u32; 2], draw: &super::Draw) -> Result<bool> {
+        self.0.draw(out, key, draw)
+    }
+    fn threefry(&self, key: &Tensor, counter: &Tensor, out: &Tensor) -> Result<bool> {
+        self.0.threefry(key, counter, out)
     }
 }
 

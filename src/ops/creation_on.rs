@@ -84,13 +84,15 @@ impl Tensor {
     /// assert_eq!(a.to_vec::<f32>().unwrap(), b.to_vec::<f32>().unwrap());
     /// ```
     pub fn rand_on(dtype: DType, shape: &[usize], seed: u64, device: Device) -> Result<Tensor> {
-        Tensor::rand(dtype, shape, seed)?.to_device(device)
+        crate::random::seeded_float("rand", dtype, shape)?;
+        crate::ops::rng::Key::new(seed).uniform(dtype, shape, 0.0, 1.0, device)
     }
 
     /// [`Tensor::randn`] on `device`: the same values as on the CPU for the
     /// same seed.
     pub fn randn_on(dtype: DType, shape: &[usize], seed: u64, device: Device) -> Result<Tensor> {
-        Tensor::randn(dtype, shape, seed)?.to_device(device)
+        crate::random::seeded_float("randn", dtype, shape)?;
+        crate::ops::rng::Key::new(seed).normal(dtype, shape, 0.0, 1.0, device)
     }
 
     /// [`Tensor::randint`] on `device`: the same values as on the CPU for the
@@ -103,6 +105,7 @@ impl Tensor {
         seed: u64,
         device: Device,
     ) -> Result<Tensor> {
-        Tensor::randint(dtype, shape, low, high, seed)?.to_device(device)
+        let key = crate::ops::rng::Key::new(seed).words();
+        crate::random::randint_on(dtype, shape, low, high, key, device)
     }
 }

@@ -54,6 +54,8 @@ mod gpu_memory;
 #[cfg(feature = "gpu")]
 mod gpu_props;
 #[cfg(feature = "gpu")]
+mod gpu_random;
+#[cfg(feature = "gpu")]
 mod gpu_reduce;
 #[cfg(feature = "gpu")]
 mod gpu_reduce_fast;

@@ -73,6 +73,12 @@ pub(crate) fn general_only<R>(f: impl FnOnce() -> R) -> R {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CpuBackend;
 
+/// The CPU's keyed draws are the host path of `src/ops/rng/` itself (16
+/// Threefry blocks at a time at the widest SIMD level, written straight into
+/// the result over the thread pool), which the frontend runs when a backend
+/// declines: nothing to add here.
+impl crate::backend::RandomBackend for CpuBackend {}
+
 /// The signed dtype of an unsigned integer dtype's width (`u32 -> i32`; any
 /// other dtype unchanged). The ops whose result bits do not depend on the
 /// sign (elementwise `sign_free_unary` / `sign_free_binary` ops, equality) run the

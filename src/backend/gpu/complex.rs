@@ -25,7 +25,8 @@ use super::{via_cpu, GpuBackend};
 use crate::backend::{
     ArgOp, BinaryOp, Checked, ClassOp, CmpOp, CoreBackend, DctSpec, DecompBackend, DecompOp,
     ElementwiseBackend, FftBackend, FftSpec, IndexBackend, LinalgBackend, NormOp, PoolWindow,
-    ReduceBackend, ReduceOp, ScanOp, ScatterOp, SoftmaxOp, SortBackend, TernaryOp, UnaryOp,
+    RandomBackend, ReduceBackend, ReduceOp, ScanOp, ScatterOp, SoftmaxOp, SortBackend, TernaryOp,
+    UnaryOp,
 };
 use crate::device::Device;
 use crate::dtype::{DType, Scalar};
@@ -339,6 +340,16 @@ impl SortBackend for Routed {
         out: &Tensor,
     ) -> Result<bool> {
         self.gpu().searchsorted(sorted, values, right, out)
+    }
+}
+
+impl RandomBackend for Routed {
+    /// The GPU kernels of `random.rs` (no complex draws exist).
+    fn draw(&self, out: &Tensor, key: [u32; 2], draw: &crate::backend::Draw) -> Result<bool> {
+        self.gpu().draw(out, key, draw)
+    }
+    fn threefry(&self, key: &Tensor, counter: &Tensor, out: &Tensor) -> Result<bool> {
+        self.gpu().threefry(key, counter, out)
     }
 }
 

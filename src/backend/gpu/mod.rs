@@ -37,6 +37,7 @@ mod matmul;
 mod matmul_tiled;
 mod peak;
 mod radix;
+mod random;
 mod reduce;
 mod reduce_cols;
 mod reduce_fast;

@@ -6,6 +6,7 @@
 
 use super::Key;
 use crate::backend::cpu::elementwise::simd::with_widest;
+use crate::backend::Draw;
 use crate::device::Device;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
@@ -124,6 +125,28 @@ pub(super) fn inner_bounds(
         ));
     }
     Ok((a, b))
+}
+
+/// The draw on `device`'s own kernel ([`RandomBackend::draw`]): a fresh
+/// tensor of `shape` in `dtype`, or `None` when the device is the CPU (whose
+/// draws are the host paths here), or its backend declines, or the counters
+/// would need their high word (2^32 elements or more): the caller then draws
+/// on the host and uploads.
+pub(crate) fn on_device(
+    op: &str,
+    dtype: DType,
+    shape: &[usize],
+    device: Device,
+    key: [u32; 2],
+    draw: Draw,
+) -> Result<Option<Tensor>> {
+    if device == Device::Cpu || checked_numel(op, shape)? > u32::MAX as usize {
+        return Ok(None);
+    }
+    let out = Tensor::empty_on(dtype, shape, device)?;
+    let backend = crate::backend::get(device, op)?;
+    let done = crate::ops::locked_fresh(op, &[], &out, || backend.draw(&out, key, &draw))?;
+    Ok(done.then_some(out))
 }
 
 /// The float-dtype check every float sampler starts with.

@@ -27,10 +27,17 @@
 //!
 //! # Devices
 //!
-//! Every sampler computes on the host and uploads once to the requested
-//! device (or, for `categorical` and `shuffle`, works on the input's device:
-//! `categorical` downloads the logits, `shuffle` is a gather on the device):
-//! the same values, bit for bit, on the CPU and every GPU.
+//! `uniform`, `normal`, `exponential`, `bernoulli` and `randint` draw on the
+//! requested device when its backend has a kernel
+//! ([`crate::backend::RandomBackend::draw`]: the GPU's computes each
+//! element's block and value as the host does, in f64 with every operation
+//! kept as written, and rounds once). The other samplers, and those on a
+//! backend that declines, compute on the host and upload once
+//! (`categorical` downloads the logits, `shuffle` is a gather on the
+//! input's device). Either way the values are the CPU's bit for bit; the
+//! one caveat is a GPU driver whose f64 division or square root is not
+//! correctly rounded (Vulkan does not promise it; lavapipe's are), which
+//! can move a normal or exponential draw by an f64 ulp.
 //!
 //! # Dtypes
 //!
@@ -41,6 +48,7 @@
 //! `categorical` i32 (as `argmax`).
 
 use crate::backend::cpu::elementwise::simd::with_widest;
+use crate::backend::Draw;
 use crate::device::Device;
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
@@ -216,6 +224,16 @@ impl Key {
         }
         let bounds = inner_bounds(op, dtype, low, high, true)?;
         let p = mantissa_bits(dtype);
+        let draw = Draw::Uniform {
+            low,
+            span,
+            bits: p,
+            lo: bounds.0,
+            hi: bounds.1,
+        };
+        if let Some(t) = on_device(op, dtype, shape, device, self.0, draw)? {
+            return Ok(t);
+        }
         let scale = (-(p as f64)).exp2();
         // Blocks 16 counters at a time (`lanes`), the same values as
         // `low + span * u(block(i))` element by element.
@@ -260,6 +278,9 @@ impl Key {
                 format!("needs a finite mean and a finite std >= 0, got mean {mean}, std {std}"),
             ));
         }
+        if let Some(t) = on_device(op, dtype, shape, device, self.0, Draw::Normal { mean, std })? {
+            return Ok(t);
+        }
         normal::fill(op, dtype, shape, device, self.0, (mean, std))
     }
 
@@ -283,7 +304,7 @@ impl Key {
         high: i64,
         device: Device,
     ) -> Result<Tensor> {
-        Tensor::randint(dtype, shape, low, high, self.seed())?.to_device(device)
+        crate::random::randint_on(dtype, shape, low, high, self.0, device)
     }
 
     /// Bernoulli draws, u8 (1 with probability `p`, else 0): element i is 1
@@ -303,6 +324,12 @@ impl Key {
             return Err(Error::invalid(op, format!("p must be in [0, 1], got {p}")));
         }
         checked_numel(op, shape)?;
+        // unit53 < p exactly when the 53-bit integer is below p 2^53 (exact).
+        let threshold = (p * (53f64).exp2()).ceil() as u64;
+        let draw = Draw::Bernoulli { threshold };
+        if let Some(t) = on_device(op, DType::U8, shape, device, self.0, draw)? {
+            return Ok(t);
+        }
         par_fill_blocks::<u8>(shape, self.0, move |b| (unit53(b) < p) as u8)?.to_device(device)
     }
 
@@ -322,6 +349,9 @@ impl Key {
     pub fn exponential(self, dtype: DType, shape: &[usize], device: Device) -> Result<Tensor> {
         let op = "exponential";
         float_dtype(op, dtype)?;
+        if let Some(t) = on_device(op, dtype, shape, device, self.0, Draw::Exponential)? {
+            return Ok(t);
+        }
         let bounds = (0.0, f64::INFINITY);
         fill_float_blocks(
             op,

@@ -21,11 +21,11 @@ const TASK: usize = 1 << 14;
 
 // fdlibm's e_log.c constants (its digits, which parse to its bits).
 #[allow(clippy::excessive_precision)]
-const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-01;
+pub(crate) const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-01;
 #[allow(clippy::excessive_precision)]
-const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
+pub(crate) const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
 #[allow(clippy::excessive_precision)]
-const LG: [f64; 7] = [
+pub(crate) const LG: [f64; 7] = [
     6.666_666_666_666_735_130e-01,
     3.999_999_999_940_941_908e-01,
     2.857_142_874_366_239_149e-01,
@@ -72,7 +72,7 @@ pub(super) fn ln(x: f64) -> f64 {
 // fdlibm's k_sin.c / k_cos.c constants (its digits, which parse to its
 // bits).
 #[allow(clippy::excessive_precision)]
-const S: [f64; 6] = [
+pub(crate) const S: [f64; 6] = [
     -1.666_666_666_666_663_243_48e-01,
     8.333_333_333_322_489_461_24e-03,
     -1.984_126_982_985_794_931_34e-04,
@@ -81,7 +81,7 @@ const S: [f64; 6] = [
     1.589_690_995_211_550_102_21e-10,
 ];
 #[allow(clippy::excessive_precision)]
-const C: [f64; 6] = [
+pub(crate) const C: [f64; 6] = [
     4.166_666_666_666_660_190_37e-02,
     -1.388_888_888_887_410_957_49e-03,
     2.480_158_728_947_672_941_78e-05,
@@ -106,8 +106,8 @@ fn sin_cos(x: f64) -> (f64, f64) {
 
 /// 2 pi as the sum of a 21-bit part (so that `TAU_HI * r` is exact for the
 /// reduced `r`, 30 significant bits at most) and the rest.
-const TAU_HI: f64 = 6.283_184_051_513_672; // 0x401921fb00000000
-const TAU_LO: f64 = 1.255_665_914_601_925_2e-6;
+pub(crate) const TAU_HI: f64 = 6.283_184_051_513_672; // 0x401921fb00000000
+pub(crate) const TAU_LO: f64 = 1.255_665_914_601_925_2e-6;
 
 /// The standard normal of one Threefry block: `u1 = (b0 + 1) 2^-32` in
 /// `(0, 1]`, `u2 = b1 2^-32` in `[0, 1)`, `sqrt(-2 ln u1) cos(2 pi u2)`.

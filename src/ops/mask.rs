@@ -167,7 +167,7 @@ fn coordinates(pos: &[isize], shape: &[usize]) -> Vec<Vec<i64>> {
 /// elements of the u8 `m`, computed on `m`'s device by its kernels (see the
 /// module docs), or `None` on the CPU (which compacts on the host) and when
 /// the mask has more elements than the sort's i32 indices.
-fn device_positions(m: &Tensor) -> Result<Option<Tensor>> {
+pub(crate) fn device_positions(m: &Tensor) -> Result<Option<Tensor>> {
     let n = m.size();
     if m.device() == Device::Cpu || m.ndim() == 0 || n > i32::MAX as usize {
         return Ok(None);

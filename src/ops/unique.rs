@@ -1,12 +1,16 @@
 //! `unique` and `unique_with` of the flattened tensor: NumPy's sorted
 //! distinct values with the first-occurrence indices, the inverse and the
-//! counts, from the backend's stable sort (any device); a host sort of the
-//! keys past the sort's i32 indices.
+//! counts, from the backend's stable sort (any device): the runs of equal
+//! sorted values found on the host for CPU tensors, by the device's own
+//! kernels for others (`unique_on_device`); a host sort of the keys past
+//! the sort's i32 indices.
 
 use super::search::{i64_tensor, order_keys, Keys, Unique, UniqueOptions};
-use super::take::{flat, gather_at};
+use super::take::{flat, gather_at, gather_pos, write_pos};
 use crate::device::Device;
+use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::s;
 use crate::tensor::Tensor;
 use std::cmp::Ordering;
 
@@ -67,6 +71,9 @@ impl Tensor {
         } else {
             (x.sort_values(0, false)?, None)
         };
+        if self.device() != Device::Cpu && n > 0 {
+            return self.unique_on_device(opts, &sorted, order.as_ref());
+        }
         // Complex values (sorted lexicographically) are equal when both
         // parts' keys are.
         let (keys, im_keys) = if d.is_complex() {
@@ -110,6 +117,78 @@ impl Tensor {
             Vec::new()
         };
         self.unique_result(opts, values, &firsts, &inverse, &counts)
+    }
+
+    /// [`Tensor::unique_with`] past the sort on a device other than the CPU,
+    /// with that device's kernels and no host pass over the elements: flags
+    /// of the sorted positions that start a run of equal values (compare
+    /// kernels: `==`, or both NaN, per part of a complex value), their
+    /// positions compacted on the device (one count read back), the values
+    /// and the first occurrences gathered there, the counts as differences
+    /// of the starts, and the inverse as the running count of starts
+    /// scattered through the sort's order.
+    fn unique_on_device(
+        &self,
+        opts: UniqueOptions,
+        sorted: &Tensor,
+        order: Option<&Tensor>,
+    ) -> Result<Unique> {
+        let op = "unique";
+        let n = sorted.size();
+        let dev = self.device();
+        let with_nan = |a: &Tensor, b: &Tensor| -> Result<Tensor> {
+            let eq = a.cmpeq(b)?;
+            if a.dtype().is_float() {
+                eq.logical_or(&a.isnan()?.logical_and(&b.isnan()?)?)
+            } else {
+                Ok(eq)
+            }
+        };
+        let (next, prev) = (sorted.slice(s![1..])?, sorted.slice(s![..n - 1])?);
+        let same = if sorted.dtype().is_complex() {
+            with_nan(&next.real()?, &prev.real()?)?
+                .logical_and(&with_nan(&next.imag()?, &prev.imag()?)?)?
+        } else {
+            with_nan(&next, &prev)?
+        };
+        let first = Tensor::ones_on(DType::U8, &[1], dev)?;
+        let starts_mask = Tensor::concatenate(&[first, same.logical_not()?], 0)?;
+        let starts = super::mask::device_positions(&starts_mask)?
+            .ok_or_else(|| Error::invalid(op, "device compaction declined".to_string()))?;
+        let values = gather_pos(op, sorted, 0, &starts)?;
+        let starts64 = starts.cast(DType::I64)?;
+        let counts = if opts.return_counts {
+            let n_end = Tensor::full_on(DType::I64, &[1], n as i64, dev)?;
+            let ends = Tensor::concatenate(&[starts64.slice(s![1..])?, n_end], 0)?;
+            Some(ends.sub(&starts64)?)
+        } else {
+            None
+        };
+        let (indices, inverse) = match order {
+            Some(order) => {
+                let indices = if opts.return_index {
+                    Some(gather_pos(op, order, 0, &starts)?.cast(DType::I64)?)
+                } else {
+                    None
+                };
+                let inverse = if opts.return_inverse {
+                    let gid = starts_mask.cast(DType::I64)?.cumsum(0)?.sub(1)?;
+                    let inv = Tensor::empty_on(DType::I64, &[n], dev)?;
+                    write_pos(op, &inv, order, &gid, None, true)?;
+                    Some(inv.reshape(self.shape())?)
+                } else {
+                    None
+                };
+                (indices, inverse)
+            }
+            None => (None, None),
+        };
+        Ok(Unique {
+            values,
+            indices,
+            inverse,
+            counts,
+        })
     }
 
     /// The [`Unique`] of `values` with the extras `opts` asks for, as i64

@@ -706,3 +706,48 @@ fn gpu_extract_and_compress_match_the_cpu() {
         }
     }
 }
+
+/// `unique_with` of GPU tensors runs on the device (compare, compaction,
+/// gather, cumsum and scatter kernels) and gives the CPU's values bit for
+/// bit (the first occurrence's -0/0 and NaN payload), first indices,
+/// inverse (in the input's shape) and counts: every dtype the adapter
+/// holds, data with many duplicates, +-0 and NaNs, 2-D and strided inputs,
+/// one element and none; every result stays on the GPU.
+#[test]
+fn gpu_unique_matches_the_cpu() {
+    use rnx::ops::search::UniqueOptions;
+    let Some(dev) = gpu() else { return };
+    let all = UniqueOptions {
+        return_index: true,
+        return_inverse: true,
+        return_counts: true,
+    };
+    for (k, d) in DTYPES.into_iter().enumerate() {
+        if !holds(dev, d) {
+            continue;
+        }
+        for shape in [&[0usize][..], &[1], &[9, 37], &[3000]] {
+            let c = sample(d, shape, 50 + k as u64);
+            let views: [Tensor; 2] = [c.clone(), c.flip(0).unwrap()];
+            for c in views {
+                let g = c.to_device(dev).unwrap();
+                let w = format!("{d} {shape:?}");
+                let (gu, cu) = (g.unique_with(all).unwrap(), c.unique_with(all).unwrap());
+                assert_eq!(gu.values.device(), dev, "{w}");
+                assert_eq!(bits(&gu.values), bits(&cu.values), "{w}: values");
+                for (name, gx, cx) in [
+                    ("indices", &gu.indices, &cu.indices),
+                    ("inverse", &gu.inverse, &cu.inverse),
+                    ("counts", &gu.counts, &cu.counts),
+                ] {
+                    let (gx, cx) = (gx.as_ref().unwrap(), cx.as_ref().unwrap());
+                    assert_eq!(gx.device(), dev, "{w}: {name}");
+                    assert_eq!(gx.shape(), cx.shape(), "{w}: {name}");
+                    assert_eq!(bits(gx), bits(cx), "{w}: {name}");
+                }
+                // Values only (integers skip the argsort).
+                assert_eq!(bits(&g.unique().unwrap()), bits(&cu.values), "{w}: unique");
+            }
+        }
+    }
+}

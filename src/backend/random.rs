@@ -55,6 +55,8 @@ pub enum Draw {
         /// The count of 53-bit values drawn as 1.
         threshold: u64,
     },
+    /// u64: `r` itself (the sort keys of `permutation` and `shuffle`).
+    Bits,
     /// An integer dtype: `low + floor(r * range / 2^64)`, which the dtype
     /// holds.
     Randint {

@@ -2,7 +2,8 @@
 //! normal, exponential, bernoulli and randint draws on `Device::Gpu(0)` are
 //! the CPU's bit for bit (every float dtype, bounds that clamp, signed
 //! zeros, every integer dtype with ranges up to 2^64 - 1), as are the
-//! seeded `rand_on` / `randn_on` / `randint_on` and the tensor form of
+//! seeded `rand_on` / `randn_on` / `randint_on`, `permutation` and
+//! `shuffle` (keys drawn and sorted on the device) and the tensor form of
 //! Threefry with broadcast keys. Lengths cross the 256-invocation
 //! workgroups. Without an adapter the tests return early, unless
 //! `RNX_REQUIRE_GPU=1`.
@@ -179,4 +180,41 @@ fn gpu_threefry_tensor_equals_the_scalar_function() {
     let g = Tensor::threefry2x32(&key, &tg).unwrap();
     let c = Tensor::threefry2x32(&key.to_device(CPU).unwrap(), &tc).unwrap();
     assert_eq!(g.to_vec::<u32>().unwrap(), c.to_vec::<u32>().unwrap());
+}
+
+#[test]
+fn gpu_permutation_and_shuffle_equal_the_cpu() {
+    let Some(d) = gpu() else { return };
+    let k = Key::new(31).fold_in(2);
+    for (dt, n) in [
+        (DType::I32, 1usize),
+        (DType::I64, 1000),
+        (DType::U16, 5000),
+        (DType::I32, 100_003),
+    ] {
+        let g = k.permutation(dt, n, d).unwrap();
+        let c = k.permutation(dt, n, CPU).unwrap();
+        same(&format!("permutation {dt} {n}"), &g, &c, d);
+    }
+    // A permutation: every index once.
+    let mut p = k
+        .permutation(DType::I64, 5000, d)
+        .unwrap()
+        .to_vec::<i64>()
+        .unwrap();
+    p.sort_unstable();
+    assert!(p.iter().enumerate().all(|(i, &v)| v == i as i64));
+    // Rows of a 2-D tensor and of a transposed view move whole.
+    let t = Tensor::arange(DType::F32, 0, 3 * 700, 1)
+        .unwrap()
+        .reshape([700, 3])
+        .unwrap();
+    for v in [
+        t.clone(),
+        t.reshape([3, 700]).unwrap().transpose([1, 0]).unwrap(),
+    ] {
+        let g = k.shuffle(&v.to_device(d).unwrap()).unwrap();
+        let c = k.shuffle(&v).unwrap();
+        same("shuffle", &g, &c, d);
+    }
 }

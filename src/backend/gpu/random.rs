@@ -214,6 +214,7 @@ impl RandomBackend for GpuBackend {
             Draw::Exponential => "exponential",
             Draw::Bernoulli { .. } => "bernoulli",
             Draw::Randint { .. } => "randint",
+            Draw::Bits => "random_bits",
         };
         if float {
             let (lo, hi) = match *draw {
@@ -281,6 +282,7 @@ impl RandomBackend for GpuBackend {
                     );
                     body.push_str("    let o = prm[3] + mulhi(rb, prm[4]);\n");
                 }
+                Draw::Bits if d == DType::U64 => body.push_str("    let o = rb;\n"),
                 _ => return Ok(false),
             }
         }

@@ -40,6 +40,8 @@ mod gpu_copy_tiled;
 #[cfg(feature = "gpu")]
 mod gpu_creation;
 #[cfg(feature = "gpu")]
+mod gpu_decomp_small;
+#[cfg(feature = "gpu")]
 mod gpu_f64;
 #[cfg(feature = "gpu")]
 mod gpu_fft;

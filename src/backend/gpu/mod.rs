@@ -26,6 +26,7 @@ mod complex_split;
 pub(crate) mod context;
 mod core;
 mod dct;
+mod decomp_small;
 mod elementwise;
 mod fft;
 mod fft_local;
@@ -278,16 +279,23 @@ impl FftBackend for GpuBackend {
 }
 
 impl DecompBackend for GpuBackend {
-    /// CPU round trip: every input and output is downloaded, faer runs on the
-    /// CPU (`src/backend/cpu/decomp.rs`), the outputs are uploaded; results are
-    /// exactly the CPU's. f32 (and f64 where the adapter has it); the
-    /// complex outputs of `eig`/`eigvals` are c32 (c64) GPU tensors.
+    /// Batches of real matrices of order 1 to 16 for `solve`, `inv`, `det`,
+    /// `slogdet`, `cholesky` and `triangular_solve`: GPU kernels, one
+    /// invocation per matrix (`decomp_small.rs`; the CPU's results to the
+    /// roundoff). Everything else: the CPU round trip, every input and
+    /// output downloaded, faer on the CPU (`src/backend/cpu/decomp.rs`), the
+    /// outputs uploaded; results exactly the CPU's. f32 (and f64 where the
+    /// adapter has it); the complex outputs of `eig`/`eigvals` are c32 (c64)
+    /// GPU tensors.
     fn decomp(
         &self,
         op: DecompOp,
         inputs: &[&Tensor],
         outputs: &[&Tensor],
     ) -> Result<Option<usize>> {
+        if let Some(failed) = self.decomp_small(op, inputs, outputs)? {
+            return Ok(failed);
+        }
         let mut failed = None;
         via_cpu(inputs, outputs, |cpu, i, o| {
             let ir: Vec<&Tensor> = i.iter().collect();

@@ -1,0 +1,290 @@
+//! The GPU kernels for batches of small real matrices
+//! (`src/backend/gpu/decomp_small.rs`: `solve`, `inv`, `det`, `slogdet`,
+//! `cholesky`, `triangular_solve` for n <= 16, f32 and f64) against the
+//! CPU: within a few units of roundoff times n of the CPU's results on
+//! well-conditioned matrices whose rows are reversed (so that partial
+//! pivoting swaps rows), exact values where the arithmetic is exact
+//! (permutation matrices, singular matrices), the CPU's error (with its
+//! batch index) for a singular or indefinite matrix inside a batch, NaN in
+//! the triangle that `triangular_solve` must not read, strided and
+//! broadcast operands; n = 17 still takes the CPU round trip (bit for bit).
+//! Without an adapter the tests return early, unless `RNX_REQUIRE_GPU=1`.
+
+use crate::gpu::gpu;
+use rnx::{CholeskyOptions, DType, Device, Tensor, Trans, TriangularSolveOptions};
+
+const CPU: Device = Device::Cpu;
+
+/// `[batch.., n, n]` matrices `randn + 2 sqrt(n) I` with their rows in
+/// reverse order (well conditioned; the largest entry of each column sits
+/// away from the diagonal, so the LU pivots).
+fn matrices(dt: DType, batch: &[usize], n: usize, seed: u64) -> Tensor {
+    let mut shape = batch.to_vec();
+    shape.extend([n, n]);
+    let eye = Tensor::eye(DType::F64, n, None, 0).unwrap();
+    let m = Tensor::randn(DType::F64, &shape, seed)
+        .unwrap()
+        .add(&eye.mul(2.0 * (n as f64).sqrt()).unwrap())
+        .unwrap();
+    m.flip(-2).unwrap().cast(dt).unwrap()
+}
+
+fn f64s(t: &Tensor) -> Vec<f64> {
+    t.to_device(CPU)
+        .unwrap()
+        .cast(DType::F64)
+        .unwrap()
+        .to_vec::<f64>()
+        .unwrap()
+}
+
+/// `g` (on the GPU) is within `tol` (relative to the largest magnitude of
+/// `c`, at least 1) of the CPU's `c`, elementwise; same shape and dtype.
+fn close(what: &str, g: &Tensor, c: &Tensor, tol: f64) {
+    assert_ne!(g.device(), CPU, "{what}: left the GPU");
+    assert_eq!((g.shape(), g.dtype()), (c.shape(), c.dtype()), "{what}");
+    let (gv, cv) = (f64s(g), f64s(c));
+    let scale = cv.iter().fold(1f64, |m, x| m.max(x.abs()));
+    for (i, (a, b)) in gv.iter().zip(&cv).enumerate() {
+        assert!(
+            (a - b).abs() <= tol * scale || (a.is_nan() && b.is_nan()) || a == b,
+            "{what}: element {i}: gpu {a}, cpu {b} (tolerance {})",
+            tol * scale
+        );
+    }
+}
+
+fn tol(dt: DType, n: usize) -> f64 {
+    let u = if dt == DType::F32 {
+        2f64.powi(-24)
+    } else {
+        2f64.powi(-53)
+    };
+    64.0 * n as f64 * u
+}
+
+#[test]
+fn gpu_small_lu_ops_match_the_cpu() {
+    let Some(d) = gpu() else { return };
+    for dt in [DType::F32, DType::F64] {
+        for (n, batch) in [
+            (1usize, &[3usize][..]),
+            (2, &[][..]),
+            (3, &[2, 5][..]),
+            (4, &[7][..]),
+            (7, &[4][..]),
+            (16, &[3][..]),
+        ] {
+            let w = format!("{dt} n {n} batch {batch:?}");
+            let a = matrices(dt, batch, n, 7 + n as u64);
+            let ga = a.to_device(d).unwrap();
+            let mut bs = batch.to_vec();
+            bs.extend([n, 3]);
+            let b = Tensor::randn(DType::F64, &bs, 99)
+                .unwrap()
+                .cast(dt)
+                .unwrap();
+            let gb = b.to_device(d).unwrap();
+            let t = tol(dt, n);
+            close(
+                &format!("solve {w}"),
+                &ga.solve(&gb).unwrap(),
+                &a.solve(&b).unwrap(),
+                t,
+            );
+            close(
+                &format!("inv {w}"),
+                &ga.inv().unwrap(),
+                &a.inv().unwrap(),
+                t,
+            );
+            close(
+                &format!("det {w}"),
+                &ga.det().unwrap(),
+                &a.det().unwrap(),
+                t,
+            );
+            let (gs, gl) = ga.slogdet().unwrap();
+            let (cs, cl) = a.slogdet().unwrap();
+            assert_eq!(f64s(&gs), f64s(&cs), "slogdet sign {w}");
+            close(&format!("slogdet {w}"), &gl, &cl, t);
+            // A transposed view of the matrices.
+            let at = a.matrix_transpose().unwrap();
+            let gat = ga.matrix_transpose().unwrap();
+            close(
+                &format!("det of the transpose {w}"),
+                &gat.det().unwrap(),
+                &at.det().unwrap(),
+                t,
+            );
+            close(
+                &format!("solve with the transpose {w}"),
+                &gat.solve(&gb).unwrap(),
+                &at.solve(&b).unwrap(),
+                t,
+            );
+        }
+        // One right-hand side for every matrix of a batch (stride-0 batch).
+        let a = matrices(dt, &[6], 5, 3);
+        let b = Tensor::randn(DType::F64, &[5, 2], 4)
+            .unwrap()
+            .cast(dt)
+            .unwrap();
+        let bb = b.broadcast_to(&[6, 5, 2]).unwrap();
+        let g = a
+            .to_device(d)
+            .unwrap()
+            .solve(&b.to_device(d).unwrap().broadcast_to(&[6, 5, 2]).unwrap());
+        close(
+            &format!("{dt} broadcast b"),
+            &g.unwrap(),
+            &a.solve(&bb).unwrap(),
+            tol(dt, 5),
+        );
+    }
+}
+
+#[test]
+fn gpu_small_exact_cases_and_failures() {
+    let Some(d) = gpu() else { return };
+    for dt in [DType::F32, DType::F64] {
+        // Permutation matrices: det exactly +-1, inverse the transpose.
+        let p = Tensor::from_slice(&[0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0], &[3, 3])
+            .unwrap()
+            .cast(dt)
+            .unwrap();
+        let swap = Tensor::from_slice(&[0.0, 1.0, 1.0, 0.0], &[2, 2])
+            .unwrap()
+            .cast(dt)
+            .unwrap();
+        assert_eq!(f64s(&p.to_device(d).unwrap().det().unwrap()), [1.0]);
+        assert_eq!(f64s(&swap.to_device(d).unwrap().det().unwrap()), [-1.0]);
+        assert_eq!(
+            f64s(&p.to_device(d).unwrap().inv().unwrap()),
+            f64s(&p.transpose([1isize, 0]).unwrap())
+        );
+        // A singular matrix (zero column) inside a batch: det exactly 0,
+        // slogdet (0, -inf), solve and inv the CPU's error naming index 2.
+        let mut a = matrices(dt, &[4], 3, 11);
+        a = a.copy().unwrap();
+        a.set_slice(rnx::s![2, .., 1], &Tensor::zeros(dt, &[3]).unwrap())
+            .unwrap();
+        let ga = a.to_device(d).unwrap();
+        assert_eq!(f64s(&ga.det().unwrap())[2], 0.0);
+        let (s, l) = ga.slogdet().unwrap();
+        assert_eq!((f64s(&s)[2], f64s(&l)[2]), (0.0, f64::NEG_INFINITY));
+        let b = Tensor::ones(dt, &[4, 3, 1]).unwrap();
+        let (ge, ce) = (
+            ga.solve(&b.to_device(d).unwrap()).unwrap_err(),
+            a.solve(&b).unwrap_err(),
+        );
+        assert_eq!(ge.to_string(), ce.to_string(), "{dt} solve");
+        assert!(ge.to_string().contains('2'), "{ge}");
+        let (ge, ce) = (ga.inv().unwrap_err(), a.inv().unwrap_err());
+        assert_eq!(ge.to_string(), ce.to_string(), "{dt} inv");
+        // n = 17 takes the CPU round trip: the CPU's bits.
+        let a = matrices(dt, &[2], 17, 5);
+        assert_eq!(
+            f64s(&a.to_device(d).unwrap().inv().unwrap()),
+            f64s(&a.inv().unwrap())
+        );
+    }
+}
+
+#[test]
+fn gpu_small_cholesky_and_triangular_solve() {
+    let Some(d) = gpu() else { return };
+    for dt in [DType::F32, DType::F64] {
+        for n in [1usize, 2, 5, 16] {
+            let m = Tensor::randn(DType::F64, &[3, n, n], 21).unwrap();
+            let spd = m
+                .matmul(&m.matrix_transpose().unwrap())
+                .unwrap()
+                .add(&Tensor::eye(DType::F64, n, None, 0).unwrap())
+                .unwrap();
+            // NaN above the diagonal: only the lower triangle is read.
+            let upper_nan = Tensor::full(DType::F64, &[n, n], f64::NAN)
+                .unwrap()
+                .triu(1)
+                .unwrap();
+            let a = spd
+                .tril(0)
+                .unwrap()
+                .add(&upper_nan)
+                .unwrap()
+                .cast(dt)
+                .unwrap();
+            let ga = a.to_device(d).unwrap();
+            let t = tol(dt, n);
+            for upper in [false, true] {
+                let o = CholeskyOptions { upper };
+                close(
+                    &format!("cholesky {dt} n {n} upper {upper}"),
+                    &ga.cholesky_with(o).unwrap(),
+                    &a.cholesky_with(o).unwrap(),
+                    t,
+                );
+            }
+            // Well-conditioned triangles (the Cholesky factor), NaN in the
+            // other triangle; every option.
+            let l = spd.cholesky().unwrap();
+            let b = Tensor::randn(DType::F64, &[3, n, 4], 5)
+                .unwrap()
+                .cast(dt)
+                .unwrap();
+            let gb = b.to_device(d).unwrap();
+            for lower in [true, false] {
+                let tri = if lower {
+                    l.clone()
+                } else {
+                    l.matrix_transpose().unwrap()
+                };
+                let other = if lower {
+                    upper_nan.clone()
+                } else {
+                    upper_nan.transpose([1isize, 0]).unwrap()
+                };
+                let tri = tri.add(&other).unwrap().cast(dt).unwrap();
+                let gt = tri.to_device(d).unwrap();
+                for trans in [Trans::None, Trans::Transpose, Trans::Adjoint] {
+                    for unit_diagonal in [false, true] {
+                        let o = TriangularSolveOptions {
+                            lower,
+                            trans,
+                            unit_diagonal,
+                        };
+                        let w = format!("triangular_solve {dt} n {n} {o:?}");
+                        let c = tri.triangular_solve(&b, o).unwrap();
+                        // The unit-diagonal systems are worse conditioned.
+                        let tl = if unit_diagonal { t * 1e3 } else { t };
+                        close(&w, &gt.triangular_solve(&gb, o).unwrap(), &c, tl);
+                    }
+                }
+            }
+        }
+        // Not positive definite at batch index 1; a zero diagonal at 2.
+        let a = Tensor::eye(dt, 3, None, 0)
+            .unwrap()
+            .broadcast_to(&[3, 3, 3])
+            .unwrap()
+            .copy()
+            .unwrap();
+        a.set_item(&[1, 2, 2], -1.0).unwrap();
+        let (ge, ce) = (
+            a.to_device(d).unwrap().cholesky().unwrap_err(),
+            a.cholesky().unwrap_err(),
+        );
+        assert_eq!(ge.to_string(), ce.to_string(), "{dt} cholesky");
+        a.set_item(&[1, 2, 2], 1.0).unwrap();
+        a.set_item(&[2, 0, 0], 0.0).unwrap();
+        let b = Tensor::ones(dt, &[3, 3, 1]).unwrap();
+        let o = TriangularSolveOptions::default();
+        let ge = a
+            .to_device(d)
+            .unwrap()
+            .triangular_solve(&b.to_device(d).unwrap(), o)
+            .unwrap_err();
+        let ce = a.triangular_solve(&b, o).unwrap_err();
+        assert_eq!(ge.to_string(), ce.to_string(), "{dt} triangular_solve");
+    }
+}

@@ -306,12 +306,8 @@ pub(crate) fn write_pos(
 ///
 /// [`IndexBackend::gather_checking`]: crate::backend::IndexBackend::gather_checking
 fn gather_fused(op: &str, src: &Tensor, axis: usize, indices: &Tensor) -> Result<Option<Tensor>> {
-    // Only the CPU backend has checking loops (the others decline: no
-    // output allocated for nothing).
-    if src.device() != Device::Cpu
-        || !matches!(indices.dtype(), DType::I32 | DType::I64)
-        || indices.size() == 0
-        || src.size() == 0
+    // The CPU and GPU backends have checking loops.
+    if !matches!(indices.dtype(), DType::I32 | DType::I64) || indices.size() == 0 || src.size() == 0
     {
         return Ok(None);
     }

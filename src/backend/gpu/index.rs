@@ -9,7 +9,7 @@
 use super::core::bits_dtype;
 use super::kernel::{Map, Operand};
 use super::GpuBackend;
-use crate::backend::index::{IndexBackend, ScatterOp};
+use crate::backend::index::{Checked, IndexBackend, ScatterOp};
 use crate::error::Result;
 use crate::layout::Layout;
 use crate::tensor::Tensor;
@@ -84,7 +84,73 @@ impl GpuBackend {
     }
 }
 
+impl GpuBackend {
+    /// [`IndexBackend::gather_checking`]: the gather map kernel, each
+    /// invocation first checking its index against `0..len` (an index
+    /// outside sets the flag word instead of reading).
+    fn gather_checked(
+        &self,
+        src: &Tensor,
+        axis: usize,
+        indices: &Tensor,
+        out: &Tensor,
+    ) -> Result<Checked> {
+        let ctx = self.ctx("gather")?;
+        let bd = bits_dtype(
+            out.dtype(),
+            ctx.features.contains(wgpu::Features::SHADER_INT64),
+        );
+        let len = src.shape()[axis];
+        if len > i32::MAX as usize {
+            return Ok(Checked::Declined);
+        }
+        let stride = src.layout().strides()[axis] as i32;
+        let based = axis_base(src, axis, out.shape());
+        let iv = index_view(indices, axis, out.shape());
+        let ty = super::wgsl::compute_ty(indices.dtype());
+        let prm: Vec<u8> = [stride, len as i32]
+            .iter()
+            .flat_map(|v| v.to_ne_bytes())
+            .collect();
+        let flag = Map {
+            op: "gather_checking",
+            operands: vec![
+                Operand::write(out).with_dtype(bd),
+                Operand::read(&based).with_dtype(bd),
+                Operand::read(&iv),
+            ],
+            helpers: String::new(),
+            body: format!(
+                "    let ix = ld2(i2);\n    if (ix < {ty}(0) || ix >= {ty}(prm[1])) {{\n      \
+                 atomicOr(&flag[0], 1u);\n    }} else {{\n      \
+                 st0(i0, ld1(u32(i32(i1) + i32(ix) * prm[0])));\n    }}"
+            ),
+            params: Some(("i32", prm)),
+            flag: true,
+        }
+        .run(&ctx)?;
+        Ok(if flag == 0 {
+            Checked::Done
+        } else {
+            Checked::OutOfRange
+        })
+    }
+}
+
 impl IndexBackend for GpuBackend {
+    /// A map kernel over `out` that checks each index as it reads (one
+    /// flag word read back): `take` of GPU tensors reads no index on the
+    /// host unless one is negative or out of range.
+    fn gather_checking(
+        &self,
+        src: &Tensor,
+        axis: usize,
+        indices: &Tensor,
+        out: &Tensor,
+    ) -> Result<Checked> {
+        self.gather_checked(src, axis, indices, out)
+    }
+
     /// A map kernel over `out`.
     fn gather(&self, src: &Tensor, axis: usize, indices: &Tensor, out: &Tensor) -> Result<()> {
         self.move_axis("gather", out, src, axis, indices, false)

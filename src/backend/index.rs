@@ -87,6 +87,26 @@ pub trait IndexBackend {
         Ok(Checked::Declined)
     }
 
+    /// `out[g] = src[g with its coordinate along axis replaced by
+    /// indices[g]]` for every element `g` of `out` (NumPy's
+    /// `take_along_axis`), on indices the frontend has not range-checked
+    /// (i32/i64, any values): `src` has `out`'s shape except along `axis`,
+    /// `indices` has `out`'s shape (both any strides, broadcast views
+    /// included). [`Checked::OutOfRange`] at an index outside `0..len`
+    /// (negative ones included), with `out` partly written. The default is
+    /// [`Checked::Declined`] (nothing written; the frontend then checks and
+    /// resolves the indices on the host, as the CPU does).
+    fn gather_along_checking(
+        &self,
+        src: &Tensor,
+        axis: usize,
+        indices: &Tensor,
+        out: &Tensor,
+    ) -> Result<Checked> {
+        let _ = (src, axis, indices, out);
+        Ok(Checked::Declined)
+    }
+
     /// [`IndexBackend::scatter_reduce`] on indices the frontend has not
     /// range-checked (any i32/i64 values; the rest of the contract holds):
     /// the backend checks each index as it combines its element, which saves

@@ -322,6 +322,40 @@ fn gather_fused(op: &str, src: &Tensor, axis: usize, indices: &Tensor) -> Result
     Ok((done == Checked::Done).then_some(out))
 }
 
+/// `a`'s `*_along_axis` gather of the grid `shape` by the backend's loop
+/// that checks each index as it reads
+/// ([`IndexBackend::gather_along_checking`]): `None` when the backend
+/// declines (the CPU, whose host path is as fast) or meets an index outside
+/// `0..len` (the caller's checked path then counts negative ones from the
+/// end or names the bad one).
+///
+/// [`IndexBackend::gather_along_checking`]: crate::backend::IndexBackend::gather_along_checking
+fn along_fused(
+    op: &str,
+    a: &Tensor,
+    indices: &Tensor,
+    axis: usize,
+    shape: &[usize],
+) -> Result<Option<Tensor>> {
+    if a.device() == Device::Cpu
+        || !matches!(indices.dtype(), DType::I32 | DType::I64)
+        || shape.iter().product::<usize>() == 0
+        || a.size() == 0
+    {
+        return Ok(None);
+    }
+    same_device(op, &[a, indices])?;
+    let mut src_shape = shape.to_vec();
+    src_shape[axis] = a.shape()[axis];
+    let src = a.broadcast_to(&src_shape)?;
+    let idx = indices.broadcast_to(shape)?;
+    let out = Tensor::empty_on(a.dtype(), shape, a.device())?;
+    let done = super::locked_fresh(op, &[&src, &idx], &out, || {
+        out.backend().gather_along_checking(&src, axis, &idx, &out)
+    })?;
+    Ok((done == Checked::Done).then_some(out))
+}
+
 /// A 1-D [`Tensor::scatter_with`] combining into all of a copy of `a`, by
 /// the backend's loop that checks the indices as it goes
 /// ([`IndexBackend::scatter_reduce_checking`]): `None` when the backend
@@ -512,6 +546,9 @@ impl Tensor {
     fn along(&self, op: &str, indices: &Tensor, axis: isize) -> Result<Tensor> {
         let axis = one_axis(op, axis, self.ndim())?;
         let shape = along_shape(op, self, indices, axis, false)?;
+        if let Some(out) = along_fused(op, self, indices, axis, &shape)? {
+            return Ok(out);
+        }
         let pos = along_pos(op, self, &indices.broadcast_to(&shape)?, &shape, axis)?;
         let out = gather_pos(op, &flat(self)?, 0, &pos)?;
         out.reshape_exact(&shape)

@@ -913,3 +913,86 @@ fn gpu_take_checks_indices_in_the_kernel() {
         }
     }
 }
+
+/// `take_along_axis` (and its alias `gather`) of GPU tensors check their
+/// indices in the kernel too (`IndexBackend::gather_along_checking`): a
+/// per-row pick of 1,000 x 10 logits at i64 labels, indices broadcast
+/// against the tensor (and the tensor against the indices), a transposed
+/// source; negative indices and one past the end as on the CPU.
+#[cfg(feature = "gpu")]
+#[test]
+fn gpu_take_along_axis_checks_indices_in_the_kernel() {
+    use crate::gpu::assert_same;
+    let Some(g) = crate::gpu::gpu() else { return };
+    let on = |t: &Tensor| t.to_device(g).unwrap();
+    let logits = Tensor::randn(DType::F32, &[1000, 10], 3).unwrap();
+    let labels: Vec<i64> = (0..1000i64).map(|i| (i * 37 + 5) % 10).collect();
+    for idt in [DType::I32, DType::I64] {
+        let lab = Tensor::from_slice(&labels, &[1000, 1])
+            .unwrap()
+            .cast(idt)
+            .unwrap();
+        let w = format!("{idt}");
+        assert_same(
+            &format!("{w} pick"),
+            &on(&logits).take_along_axis(&on(&lab), 1).unwrap(),
+            &logits.take_along_axis(&lab, 1).unwrap(),
+        );
+        assert_same(
+            &format!("{w} gather"),
+            &on(&logits).gather(&on(&lab), 1).unwrap(),
+            &logits.gather(&lab, 1).unwrap(),
+        );
+        // Indices [1, 3] broadcast over the rows; the tensor's rows [1, 10]
+        // broadcast over 4 index rows; a transposed source along axis 0.
+        let row = Tensor::from_slice(&[9i64, 0, 4], &[1, 3])
+            .unwrap()
+            .cast(idt)
+            .unwrap();
+        assert_same(
+            &format!("{w} broadcast indices"),
+            &on(&logits).take_along_axis(&on(&row), 1).unwrap(),
+            &logits.take_along_axis(&row, 1).unwrap(),
+        );
+        let one = logits.slice(rnx::s![..1, ..]).unwrap();
+        let four = Tensor::from_slice(&[1i64, 2, 3, 4, 5, 6, 7, 8], &[4, 2])
+            .unwrap()
+            .cast(idt)
+            .unwrap();
+        assert_same(
+            &format!("{w} broadcast tensor"),
+            &on(&one).take_along_axis(&on(&four), 1).unwrap(),
+            &one.take_along_axis(&four, 1).unwrap(),
+        );
+        let t = logits.transpose([1, 0]).unwrap();
+        let lab_t = lab.reshape([1, 1000]).unwrap();
+        assert_same(
+            &format!("{w} transposed"),
+            &on(&logits)
+                .transpose([1, 0])
+                .unwrap()
+                .take_along_axis(&on(&lab_t), 0)
+                .unwrap(),
+            &t.take_along_axis(&lab_t, 0).unwrap(),
+        );
+        let neg = Tensor::from_slice(&[-1i64, 3, -10], &[3, 1])
+            .unwrap()
+            .cast(idt)
+            .unwrap();
+        let top = logits.slice(rnx::s![..3, ..]).unwrap();
+        assert_same(
+            &format!("{w} negative"),
+            &on(&top).take_along_axis(&on(&neg), 1).unwrap(),
+            &top.take_along_axis(&neg, 1).unwrap(),
+        );
+        let bad = Tensor::from_slice(&[0i64, 10, 2], &[3, 1])
+            .unwrap()
+            .cast(idt)
+            .unwrap();
+        let (ge, ce) = (
+            on(&top).take_along_axis(&on(&bad), 1).unwrap_err(),
+            top.take_along_axis(&bad, 1).unwrap_err(),
+        );
+        assert_eq!(ge.to_string(), ce.to_string(), "{w}");
+    }
+}

@@ -263,6 +263,15 @@ impl IndexBackend for Routed {
     ) -> Result<Checked> {
         self.gpu().gather_checking(src, axis, indices, out)
     }
+    fn gather_along_checking(
+        &self,
+        src: &Tensor,
+        axis: usize,
+        indices: &Tensor,
+        out: &Tensor,
+    ) -> Result<Checked> {
+        self.gpu().gather_along_checking(src, axis, indices, out)
+    }
     /// The GPU kernel, complex included (it moves raw bits).
     fn scatter(&self, src: &Tensor, axis: usize, indices: &Tensor, dst: &Tensor) -> Result<()> {
         self.gpu().scatter(src, axis, indices, dst)

@@ -85,14 +85,15 @@ impl GpuBackend {
 }
 
 impl GpuBackend {
-    /// [`IndexBackend::gather_checking`]: the gather map kernel, each
-    /// invocation first checking its index against `0..len` (an index
-    /// outside sets the flag word instead of reading).
+    /// The checking gathers: the gather map kernel over `out`, `iv` the
+    /// indices seen in `out`'s shape, each invocation first checking its
+    /// index against `0..len` (an index outside sets the flag word instead
+    /// of reading).
     fn gather_checked(
         &self,
         src: &Tensor,
         axis: usize,
-        indices: &Tensor,
+        iv: &Tensor,
         out: &Tensor,
     ) -> Result<Checked> {
         let ctx = self.ctx("gather")?;
@@ -106,8 +107,7 @@ impl GpuBackend {
         }
         let stride = src.layout().strides()[axis] as i32;
         let based = axis_base(src, axis, out.shape());
-        let iv = index_view(indices, axis, out.shape());
-        let ty = super::wgsl::compute_ty(indices.dtype());
+        let ty = super::wgsl::compute_ty(iv.dtype());
         let prm: Vec<u8> = [stride, len as i32]
             .iter()
             .flat_map(|v| v.to_ne_bytes())
@@ -117,7 +117,7 @@ impl GpuBackend {
             operands: vec![
                 Operand::write(out).with_dtype(bd),
                 Operand::read(&based).with_dtype(bd),
-                Operand::read(&iv),
+                Operand::read(iv),
             ],
             helpers: String::new(),
             body: format!(
@@ -142,6 +142,20 @@ impl IndexBackend for GpuBackend {
     /// flag word read back): `take` of GPU tensors reads no index on the
     /// host unless one is negative or out of range.
     fn gather_checking(
+        &self,
+        src: &Tensor,
+        axis: usize,
+        indices: &Tensor,
+        out: &Tensor,
+    ) -> Result<Checked> {
+        let iv = index_view(indices, axis, out.shape());
+        self.gather_checked(src, axis, &iv, out)
+    }
+
+    /// The same kernel with the indices in `out`'s shape (`take_along_axis`
+    /// and `gather` of GPU tensors read no index on the host unless one is
+    /// negative or out of range).
+    fn gather_along_checking(
         &self,
         src: &Tensor,
         axis: usize,

@@ -20,6 +20,7 @@
 //! recording) surfaces at submission, so it may be reported by a later call.
 
 pub(crate) mod buffer;
+mod cholesky_blocked;
 mod complex;
 mod complex_ew;
 mod complex_split;
@@ -282,7 +283,8 @@ impl DecompBackend for GpuBackend {
     /// Batches of real matrices of order 1 to 16 for `solve`, `inv`, `det`,
     /// `slogdet`, `cholesky` and `triangular_solve`: GPU kernels, one
     /// invocation per matrix (`decomp_small.rs`; the CPU's results to the
-    /// roundoff). Everything else: the CPU round trip, every input and
+    /// roundoff); `cholesky` of larger real matrices blocked on the GPU
+    /// (`cholesky_blocked.rs`). Everything else: the CPU round trip, every input and
     /// output downloaded, faer on the CPU (`src/backend/cpu/decomp.rs`), the
     /// outputs uploaded; results exactly the CPU's. f32 (and f64 where the
     /// adapter has it); the complex outputs of `eig`/`eigvals` are c32 (c64)
@@ -295,6 +297,11 @@ impl DecompBackend for GpuBackend {
     ) -> Result<Option<usize>> {
         if let Some(failed) = self.decomp_small(op, inputs, outputs)? {
             return Ok(failed);
+        }
+        if let DecompOp::Cholesky { upper } = op {
+            if let Some(failed) = self.cholesky_blocked(inputs[0], outputs[0], upper)? {
+                return Ok(failed);
+            }
         }
         let mut failed = None;
         via_cpu(inputs, outputs, |cpu, i, o| {

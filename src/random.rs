@@ -35,11 +35,11 @@ pub fn threefry2x32(key: [u32; 2], counter: [u32; 2]) -> [u32; 2] {
 }
 
 /// The checks of `rand` and `randn` before their key's sampler: a valid
-/// shape and a computing float dtype, f16, bf16, f32 or f64 (the error names
-/// `op`; the fp8 storage dtypes are refused, cast the result).
+/// shape and a float dtype (f16, bf16, f32, f64, and the 8-bit floats,
+/// drawn in f64 and rounded once); the error names `op`.
 pub(crate) fn seeded_float(op: &str, dtype: DType, shape: &[usize]) -> Result<()> {
     checked_numel(op, shape)?;
-    if matches!(dtype, DType::F16 | DType::BF16 | DType::F32 | DType::F64) {
+    if dtype.is_float() {
         Ok(())
     } else {
         Err(Error::UnsupportedDType {
@@ -114,8 +114,8 @@ impl Tensor {
         Tensor::from_slice(&out, &shape)?.to_device(key.device())
     }
 
-    /// Uniform values in `[0, 1)` for float dtypes (f16, bf16, f32, f64), from
-    /// `seed`. Each value is a multiple of 2^-p for the dtype's precision p, so
+    /// Uniform values in `[0, 1)` for float dtypes (f16, bf16, f32, f64,
+    /// f8e4m3, f8e5m2), from `seed`. Each value is a multiple of 2^-p for the dtype's precision p, so
     /// rounding never produces 1. The values of `Key::new(seed).uniform(dtype,
     /// shape, 0.0, 1.0, ..)`: element `i` is the top p bits of Threefry block
     /// `i` times 2^-p.

@@ -830,3 +830,58 @@ fn half_draws_round_the_f64_value_once() {
         }
     }
 }
+
+/// The 8-bit floats are drawn in f64 and rounded once (the cast's rule):
+/// normal, exponential, gamma and truncated_normal equal the f64 draw cast
+/// to the dtype; uniform values are grid values in `[low, high)` (f8e4m3's
+/// within its finite range, 448), `rand` is `uniform(0, 1)`, and the
+/// f8e5m2 uniform on `[0, 1)` takes all 8 values of its 3-bit grid.
+#[test]
+fn fp8_draws_round_the_f64_value_once() {
+    let k = Key::new(808);
+    for dt in [DType::F8E4M3, DType::F8E5M2] {
+        let draws: [(&str, &dyn Fn(DType) -> Tensor); 4] = [
+            ("normal", &|d| k.normal(d, &[4000], 0.5, 2.0, CPU).unwrap()),
+            ("exponential", &|d| k.exponential(d, &[4000], CPU).unwrap()),
+            ("gamma", &|d| k.gamma(d, &[4000], 2.5, CPU).unwrap()),
+            ("truncated_normal", &|d| {
+                k.truncated_normal(d, &[4000], -1.0, 2.0, CPU).unwrap()
+            }),
+        ];
+        for (name, draw) in draws {
+            let got = draw(dt);
+            assert_eq!(got.dtype(), dt, "{name}");
+            assert!(
+                same(&got, &draw(DType::F64).cast(dt).unwrap()),
+                "{name} {dt}"
+            );
+        }
+        for (low, high) in [(-1.0, 3.0), (0.0, 1.0), (100.0, 1000.0)] {
+            let u = k.uniform(dt, &[4000], low, high, CPU).unwrap();
+            let v = f64s(u.cast(DType::F64).unwrap());
+            let top = if dt == DType::F8E4M3 { 448.0 } else { 57344.0 };
+            assert!(
+                v.iter().all(|&x| x >= low && x < high && x <= top),
+                "{dt} [{low}, {high})"
+            );
+            // Grid values: the cast back changes nothing.
+            let again = Tensor::from_slice(&v, &[v.len()])
+                .unwrap()
+                .cast(dt)
+                .unwrap();
+            assert!(same(&again, &u), "{dt} [{low}, {high})");
+        }
+        let r = Tensor::rand(dt, &[64], 5).unwrap();
+        assert!(same(
+            &r,
+            &Key::new(5).uniform(dt, &[64], 0.0, 1.0, CPU).unwrap()
+        ));
+    }
+    let u = Key::new(1)
+        .uniform(DType::F8E5M2, &[2000], 0.0, 1.0, CPU)
+        .unwrap();
+    let mut v = f64s(u.cast(DType::F64).unwrap());
+    v.sort_by(f64::total_cmp);
+    v.dedup();
+    assert_eq!(v, [0.0, 0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875]);
+}

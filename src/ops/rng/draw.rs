@@ -8,7 +8,7 @@ use super::Key;
 use crate::backend::cpu::elementwise::simd::with_widest;
 use crate::backend::Draw;
 use crate::device::Device;
-use crate::dtype::{DType, Element};
+use crate::dtype::{DType, Element, F8E4M3, F8E5M2};
 use crate::error::{Error, Result};
 use crate::layout::checked_numel;
 use crate::random::threefry2x32;
@@ -49,6 +49,8 @@ pub(super) fn mantissa_bits(dtype: DType) -> u32 {
         DType::F16 => 11,
         DType::BF16 => 8,
         DType::F32 => 24,
+        DType::F8E4M3 => 4,
+        DType::F8E5M2 => 3,
         _ => 53,
     }
 }
@@ -61,6 +63,8 @@ pub(super) fn round_to(dtype: DType, x: f64) -> f64 {
         DType::F16 => <crate::f16 as Element>::from_f64(x).to_f64(),
         DType::BF16 => <crate::bf16 as Element>::from_f64(x).to_f64(),
         DType::F32 => x as f32 as f64,
+        DType::F8E4M3 => F8E4M3::from_f64(x).to_f64(),
+        DType::F8E5M2 => F8E5M2::from_f64(x).to_f64(),
         _ => x,
     }
 }
@@ -80,6 +84,12 @@ pub(super) fn next_up(dtype: DType, x: f64) -> f64 {
         ),
         DType::F32 => ((x as f32).to_bits() as u64, |b| {
             f32::from_bits(b as u32) as f64
+        }),
+        DType::F8E4M3 => (F8E4M3::from_f64(x).to_bits() as u64, |b| {
+            F8E4M3::from_bits(b as u8).to_f64()
+        }),
+        DType::F8E5M2 => (F8E5M2::from_f64(x).to_bits() as u64, |b| {
+            F8E5M2::from_bits(b as u8).to_f64()
         }),
         _ => (x.to_bits(), f64::from_bits),
     };
@@ -107,6 +117,12 @@ pub(super) fn inner_bounds(
     hi: f64,
     open_hi: bool,
 ) -> Result<(f64, f64)> {
+    // f8e4m3 has no infinity (past 464 rounds to NaN): its finite range.
+    let (lo, hi) = if dtype == DType::F8E4M3 {
+        (lo.max(-448.0), hi.min(448.0))
+    } else {
+        (lo, hi)
+    };
     let mut a = round_to(dtype, lo);
     if a < lo {
         a = next_up(dtype, a);
@@ -140,7 +156,13 @@ pub(crate) fn on_device(
     key: [u32; 2],
     draw: Draw,
 ) -> Result<Option<Tensor>> {
-    if device == Device::Cpu || checked_numel(op, shape)? > u32::MAX as usize {
+    // (No GPU holds the 8-bit floats or 4-bit integers: their host path
+    // names the sampler in the device's error.)
+    if device == Device::Cpu
+        || dtype.is_fp8()
+        || dtype.is_int4()
+        || checked_numel(op, shape)? > u32::MAX as usize
+    {
         return Ok(None);
     }
     let out = Tensor::empty_on(dtype, shape, device)?;
@@ -156,7 +178,7 @@ pub(super) fn float_dtype(op: &str, dtype: DType) -> Result<()> {
     } else {
         Err(Error::invalid(
             op,
-            format!("dtype must be a float dtype (f16, bf16, f32, f64), got {dtype}; cast the result for other dtypes"),
+            format!("dtype must be a float dtype (f16, bf16, f32, f64, f8e4m3, f8e5m2), got {dtype}; cast the result for other dtypes"),
         ))
     }
 }
@@ -248,6 +270,12 @@ pub(super) fn fill_float_batched(
     f: &(dyn Fn(u64, &mut [f64]) + Sync),
 ) -> Result<Tensor> {
     checked_numel(op, shape)?;
+    if dtype.is_fp8() {
+        // Drawn in f64 (clamped there, to values of `dtype`), then one
+        // rounding by the cast.
+        let wide = fill_float_batched(op, DType::F64, shape, Device::Cpu, (lo, hi), f)?;
+        return wide.cast(dtype)?.to_device(device);
+    }
     crate::dispatch!(@float dtype, op, T => {
         let (tlo, thi) = (<T as Element>::from_f64(lo), <T as Element>::from_f64(hi));
         // `lo` and `hi` are values of `T` (the callers' contract) and
@@ -302,6 +330,10 @@ pub(super) fn fill_rows(
     let mut full = shape.to_vec();
     full.push(k);
     checked_numel(op, &full)?;
+    if dtype.is_fp8() {
+        let wide = fill_rows(op, DType::F64, shape, k, Device::Cpu, f)?;
+        return wide.cast(dtype)?.to_device(device);
+    }
     let per = (CHUNK / k.max(1)).max(1) * k.max(1);
     crate::dispatch!(@float dtype, op, T => {
         let out = Tensor::cpu_filled::<T>(&full, |v| {

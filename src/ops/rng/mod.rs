@@ -42,9 +42,12 @@
 //!
 //! # Dtypes
 //!
-//! Float samplers produce f16, bf16, f32 or f64 (computed in f64 and rounded
-//! once; results are then clamped into the documented support, so rounding
-//! never leaves it); any other dtype is an error saying which dtypes work.
+//! Float samplers produce f16, bf16, f32, f64 or the 8-bit floats f8e4m3
+//! and f8e5m2 (computed in f64 and rounded once; results are then clamped
+//! into the documented support, so rounding never leaves it, within the
+//! dtype's finite range for `uniform`; an 8-bit value past the range takes
+//! the cast's overflow rule, NaN for f8e4m3); any other dtype is an error
+//! saying which dtypes work.
 //! `randint` and `permutation` produce integer dtypes, `bernoulli` u8 and
 //! `categorical` i32 (as `argmax`).
 

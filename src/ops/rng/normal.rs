@@ -168,6 +168,11 @@ pub(super) fn fill(
     (mean, std): (f64, f64),
 ) -> Result<Tensor> {
     checked_numel(op, shape)?;
+    if dtype.is_fp8() {
+        // Drawn in f64, then one rounding by the cast.
+        let wide = fill(op, DType::F64, shape, Device::Cpu, key, (mean, std))?;
+        return wide.cast(dtype)?.to_device(device);
+    }
     let out = crate::dispatch!(@float dtype, op, T => {
         Tensor::cpu_filled::<T>(shape, |all| write::<T>(all, key, mean, std))?
     });

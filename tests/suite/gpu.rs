@@ -879,9 +879,8 @@ fn round_trip_families_give_cpu_results() {
         &ga.argsort(0, true).unwrap(),
         &a.argsort(0, true).unwrap(),
     );
-    // inv of order 17 has no GPU kernel (faer on the CPU; orders up to 16
-    // take gpu_decomp_small.rs's kernels): bit-identical; f64 exp runs
-    // rnx's f64 WGSL library: within both devices' 1 ULP bounds.
+    // svdvals has no GPU kernel (faer on the CPU): bit-identical; f64 exp
+    // runs rnx's f64 WGSL library: within both devices' 1 ULP bounds.
     let (a64, ga64) = (a.cast(DType::F64).unwrap(), ga.cast(DType::F64).unwrap());
     let sq = Tensor::randn(DType::F64, &[17, 17], 21)
         .unwrap()
@@ -893,9 +892,9 @@ fn round_trip_families_give_cpu_results() {
         )
         .unwrap();
     assert_same(
-        "f64 inv",
-        &sq.to_device(d).unwrap().inv().unwrap(),
-        &sq.inv().unwrap(),
+        "f64 svdvals",
+        &sq.to_device(d).unwrap().svdvals().unwrap(),
+        &sq.svdvals().unwrap(),
     );
     let ge = ga64.exp().unwrap();
     assert_eq!(ge.device(), d, "f64 exp left the GPU");

@@ -1,14 +1,15 @@
-//! The GPU kernels for batches of small real matrices
-//! (`src/backend/gpu/decomp_small.rs`: `solve`, `inv`, `det`, `slogdet`,
-//! `cholesky`, `triangular_solve` for n <= 16, f32 and f64) against the
-//! CPU: within a few units of roundoff times n of the CPU's results on
-//! well-conditioned matrices whose rows are reversed (so that partial
+//! The GPU's own real solvers against the CPU: the kernels for batches of
+//! small matrices (`src/backend/gpu/decomp_small.rs`: `solve`, `inv`,
+//! `det`, `slogdet`, `cholesky`, `triangular_solve` for n <= 16) and the
+//! blocked forms for larger ones (`cholesky_blocked.rs`, `lu_blocked.rs`),
+//! f32 and f64: within a few units of roundoff times n of the CPU's results
+//! on well-conditioned matrices whose rows are reversed (so that partial
 //! pivoting swaps rows), exact values where the arithmetic is exact
 //! (permutation matrices, singular matrices), the CPU's error (with its
 //! batch index) for a singular or indefinite matrix inside a batch, NaN in
-//! the triangle that `triangular_solve` must not read, strided and
-//! broadcast operands; n = 17 still takes the CPU round trip (bit for bit).
-//! Without an adapter the tests return early, unless `RNX_REQUIRE_GPU=1`.
+//! the triangle that `triangular_solve` and `cholesky` must not read,
+//! strided and broadcast operands. Without an adapter the tests return
+//! early, unless `RNX_REQUIRE_GPU=1`.
 
 use crate::gpu::gpu;
 use rnx::{CholeskyOptions, DType, Device, Tensor, Trans, TriangularSolveOptions};
@@ -182,12 +183,6 @@ fn gpu_small_exact_cases_and_failures() {
         assert!(ge.to_string().contains('2'), "{ge}");
         let (ge, ce) = (ga.inv().unwrap_err(), a.inv().unwrap_err());
         assert_eq!(ge.to_string(), ce.to_string(), "{dt} inv");
-        // n = 17 takes the CPU round trip: the CPU's bits.
-        let a = matrices(dt, &[2], 17, 5);
-        assert_eq!(
-            f64s(&a.to_device(d).unwrap().inv().unwrap()),
-            f64s(&a.inv().unwrap())
-        );
     }
 }
 
@@ -348,5 +343,66 @@ fn gpu_blocked_cholesky_matches_the_cpu() {
         );
         assert_eq!(ge.to_string(), ce.to_string(), "{dt}");
         assert!(ce.to_string().contains('0'), "{ce}");
+    }
+}
+
+/// Larger real matrices take the blocked GPU LU (`lu_blocked.rs`: panels
+/// factored on the host, row swaps, `L11^-1 A12` and trailing updates on
+/// the device, blocked substitution): `solve`, `inv`, `det` and `slogdet`
+/// within the roundoff of the CPU's for orders past one and several block
+/// widths, batched and single, matrices whose rows are reversed (the
+/// pivots move rows across blocks); a zero column in batch entry 1 gives
+/// the CPU's errors and exact `0` / `(0, -inf)` determinants.
+#[test]
+fn gpu_blocked_lu_matches_the_cpu() {
+    let Some(d) = gpu() else { return };
+    for dt in [DType::F32, DType::F64] {
+        for (n, batch) in [(17usize, &[2usize][..]), (33, &[][..]), (50, &[3][..])] {
+            let w = format!("{dt} n {n} batch {batch:?}");
+            let a = matrices(dt, batch, n, 70 + n as u64);
+            let ga = a.to_device(d).unwrap();
+            let mut bs = batch.to_vec();
+            bs.extend([n, 5]);
+            let b = Tensor::randn(DType::F64, &bs, 7).unwrap().cast(dt).unwrap();
+            let gb = b.to_device(d).unwrap();
+            let t = tol(dt, n);
+            close(
+                &format!("solve {w}"),
+                &ga.solve(&gb).unwrap(),
+                &a.solve(&b).unwrap(),
+                t,
+            );
+            close(
+                &format!("inv {w}"),
+                &ga.inv().unwrap(),
+                &a.inv().unwrap(),
+                t,
+            );
+            close(
+                &format!("det {w}"),
+                &ga.det().unwrap(),
+                &a.det().unwrap(),
+                t * 8.0,
+            );
+            let (gs, gl) = ga.slogdet().unwrap();
+            let (cs, cl) = a.slogdet().unwrap();
+            assert_eq!(f64s(&gs), f64s(&cs), "slogdet sign {w}");
+            close(&format!("slogdet {w}"), &gl, &cl, t);
+        }
+        let a = matrices(dt, &[3], 20, 5).copy().unwrap();
+        a.set_slice(rnx::s![1, .., 17], &Tensor::zeros(dt, &[20]).unwrap())
+            .unwrap();
+        let ga = a.to_device(d).unwrap();
+        assert_eq!(f64s(&ga.det().unwrap())[1], 0.0);
+        let (s, l) = ga.slogdet().unwrap();
+        assert_eq!((f64s(&s)[1], f64s(&l)[1]), (0.0, f64::NEG_INFINITY));
+        let b = Tensor::ones(dt, &[3, 20, 2]).unwrap();
+        let (ge, ce) = (
+            ga.solve(&b.to_device(d).unwrap()).unwrap_err(),
+            a.solve(&b).unwrap_err(),
+        );
+        assert_eq!(ge.to_string(), ce.to_string(), "{dt} solve");
+        let (ge, ce) = (ga.inv().unwrap_err(), a.inv().unwrap_err());
+        assert_eq!(ge.to_string(), ce.to_string(), "{dt} inv");
     }
 }

@@ -14,9 +14,10 @@
 //! order of the sums and the drivers' division and square root differ);
 //! failures (a zero pivot, a matrix that is not positive definite, a zero
 //! diagonal) are found per matrix and the first failing batch index comes
-//! back through one atomic word, as the trait asks. Larger matrices,
-//! complex dtypes, empty shapes and batches whose scratch would pass
-//! [`SCRATCH_MAX`] take the CPU round trip (`mod.rs`).
+//! back through one atomic word, as the trait asks. Larger matrices take
+//! the blocked forms (`cholesky_blocked.rs`, `lu_blocked.rs`, built on
+//! these kernels); complex dtypes, empty shapes and batches whose scratch
+//! would pass [`SCRATCH_MAX`] take the CPU round trip (`mod.rs`).
 
 use super::kernel::{Map, Operand};
 use super::wgsl::compute_ty;

@@ -33,6 +33,7 @@ mod fft;
 mod fft_local;
 mod index;
 pub(crate) mod kernel;
+mod lu_blocked;
 mod math;
 mod math_f64;
 mod matmul;
@@ -284,7 +285,9 @@ impl DecompBackend for GpuBackend {
     /// `slogdet`, `cholesky` and `triangular_solve`: GPU kernels, one
     /// invocation per matrix (`decomp_small.rs`; the CPU's results to the
     /// roundoff); `cholesky` of larger real matrices blocked on the GPU
-    /// (`cholesky_blocked.rs`). Everything else: the CPU round trip, every input and
+    /// (`cholesky_blocked.rs`), and `solve`, `inv`, `det`, `slogdet` of
+    /// larger real matrices by a blocked LU (`lu_blocked.rs`). Everything
+    /// else (QR, SVD, the eigensolvers, complex matrices): the CPU round trip, every input and
     /// output downloaded, faer on the CPU (`src/backend/cpu/decomp.rs`), the
     /// outputs uploaded; results exactly the CPU's. f32 (and f64 where the
     /// adapter has it); the complex outputs of `eig`/`eigvals` are c32 (c64)
@@ -302,6 +305,9 @@ impl DecompBackend for GpuBackend {
             if let Some(failed) = self.cholesky_blocked(inputs[0], outputs[0], upper)? {
                 return Ok(failed);
             }
+        }
+        if let Some(failed) = self.lu_blocked(op, inputs, outputs)? {
+            return Ok(failed);
         }
         let mut failed = None;
         via_cpu(inputs, outputs, |cpu, i, o| {

@@ -748,3 +748,38 @@ impl RoundParts for Tensor {
         .unwrap()
     }
 }
+
+/// `sqrt` of complex GPU tensors is a kernel (num_complex's formula on the
+/// GPU's math library, c32 and c64): within 8 units of roundoff of |z|^0.5
+/// of the CPU's values on finite samples, and exactly the CPU's on the
+/// axes (both zeros' signs, the negative real axis from either side,
+/// the imaginary axis) and for NaN.
+#[test]
+fn complex_sqrt_on_the_gpu() {
+    let Some(d) = gpu() else { return };
+    for dt in complex_dtypes(d) {
+        let z = finite(dt, &[40, 25], 77);
+        let g = z.to_device(d).unwrap().sqrt().unwrap();
+        let c = z.sqrt().unwrap();
+        let scale: Vec<f64> = norms(&c).iter().map(|r| r.max(1e-30)).collect();
+        close(&format!("{dt} sqrt"), &g, &c, &scale, 8.0 * unit(dt));
+        let axes = [
+            C64::new(4.0, 0.0),
+            C64::new(4.0, -0.0),
+            C64::new(-4.0, 0.0),
+            C64::new(-4.0, -0.0),
+            C64::new(0.0, 8.0),
+            C64::new(-0.0, -8.0),
+            C64::new(0.0, 0.0),
+            C64::new(-0.0, -0.0),
+            C64::new(f64::NAN, 1.0),
+        ];
+        let e = Tensor::from_slice(&axes, &[axes.len()])
+            .unwrap()
+            .cast(dt)
+            .unwrap();
+        let (g, c) = (e.to_device(d).unwrap().sqrt().unwrap(), e.sqrt().unwrap());
+        assert_eq!(g.device(), d);
+        same_as(&format!("{dt} sqrt on the axes"), &g, &c, true);
+    }
+}

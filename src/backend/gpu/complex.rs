@@ -9,17 +9,16 @@
 //! imaginary), the layout of `num_complex::Complex`. GPU kernels exist for
 //! the data-moving primitives (alloc, upload, download, fill, copy, the
 //! casts that need no rounding, `gather` / `scatter`, which move raw bits),
-//! for add, sub, mul, div, neg, conj, square, recip and abs
-//! (`complex_ew.rs`), for sum, mean, cumsum and matmul (the real kernels on
-//! the split parts, `complex_split.rs`) and for the Fourier transforms
-//! (`fft.rs`); the comparisons `==` / `!=`, isnan / isinf / isfinite and
-//! `where` / `select` have kernels too. Every other primitive given a complex operand (the other
-//! elementwise ops, the other reductions and scans,
-//! softmax, sort, `scatter_reduce`, the window primitives) takes the round
-//! trip: the ops that complex tensors
-//! support on the CPU work on GPU tensors too, with the CPU's results, at the
-//! cost of the transfers. The round trip is listed in the README's device
-//! table.
+//! for add, sub, mul, div, neg, conj, square, recip, abs, sqrt and c32
+//! exp and log (`complex_ew.rs`), for sum, mean, cumsum and matmul (the
+//! real kernels on the split parts, `complex_split.rs`) and for the Fourier
+//! transforms (`fft.rs`); the comparisons `==` / `!=`, isnan / isinf /
+//! isfinite and `where` / `select` have kernels too. Every other primitive
+//! given a complex operand (the other elementwise ops, the other reductions
+//! and scans, softmax, sort, `scatter_reduce`, the window primitives) takes
+//! the round trip: the ops that complex tensors support on the CPU work on
+//! GPU tensors too, with the CPU's results, at the cost of the transfers.
+//! The round trip is listed in the README's device table.
 
 use super::{via_cpu, GpuBackend};
 use crate::backend::{

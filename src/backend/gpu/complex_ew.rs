@@ -42,6 +42,36 @@ fn c_exp(v: vec2<f32>) -> vec2<f32> {
 }
 "#;
 
+/// num_complex's `sqrt` of a complex over part type `t` on the math library
+/// whose functions start with `pre` (`m` for f32, `m64` for f64): the real
+/// axes exactly (`sqrt(x)` or `i sqrt(-x)` with the imaginary part's sign,
+/// `sqrt(|y| / 2) (1 +- i)`), else `sqrt(|z|)` at half the angle.
+fn c_sqrt(t: &str, pre: &str) -> String {
+    let (bits, sh) = if t == "f32" {
+        ("u32", "31u")
+    } else {
+        ("u64", "63u")
+    };
+    format!(
+        "fn c_sqrt(v: vec2<{t}>) -> vec2<{t}> {{
+           let im_pos = (bitcast<{bits}>(v.y) >> {sh}) == {bits}(0);
+           if (v.y == {t}(0)) {{
+             if ((bitcast<{bits}>(v.x) >> {sh}) == {bits}(0)) {{ return vec2<{t}>(sqrt(v.x), v.y); }}
+             let im = sqrt(-v.x);
+    return vec2<{t}>({t}(0), select(-im, im, im_pos));
+  }}
+           if (v.x == {t}(0)) {{
+    let x = sqrt(abs(v.y) / {t}(2));
+             return vec2<{t}>(x, select(-x, x, im_pos));
+  }}
+           let r = sqrt({pre}_hypot(v.x, v.y));
+  let th = {pre}_atan2(v.y, v.x) / {t}(2);
+           return vec2<{t}>(r * {pre}_cos(th), r * {pre}_sin(th));
+}}
+"
+    )
+}
+
 /// WGSL helpers over part type `t`: the complex product and quotient.
 fn helpers(t: &str) -> String {
     format!(
@@ -97,6 +127,19 @@ pub(super) fn unary(be: &GpuBackend, op: UnaryOp, x: &Tensor, out: &Tensor) -> R
             h.push_str(super::math::MATH_F32);
             h.push_str(C32_EXP);
             "c_exp(v)".into()
+        }
+        // Both precisions: the angle is halved into [-pi/2, pi/2], inside
+        // the f64 library's sine and cosine reduction.
+        UnaryOp::Math(MathFn::Sqrt) => {
+            let pre = if c == DType::C32 {
+                h.push_str(super::math::MATH_F32);
+                "m"
+            } else {
+                h.push_str(super::math_f64::MATH_F64);
+                "m64"
+            };
+            h.push_str(&c_sqrt(t, pre));
+            "c_sqrt(v)".into()
         }
         UnaryOp::Math(MathFn::Log) if c == DType::C32 => {
             h.push_str(super::math::MATH_F32);
@@ -248,6 +291,7 @@ fn op_name(op: UnaryOp) -> &'static str {
         UnaryOp::Angle => "angle",
         UnaryOp::Math(MathFn::Exp) => "exp",
         UnaryOp::Math(MathFn::Log) => "log",
+        UnaryOp::Math(MathFn::Sqrt) => "sqrt",
         _ => "abs",
     }
 }

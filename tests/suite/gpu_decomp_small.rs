@@ -55,6 +55,52 @@ fn close(what: &str, g: &Tensor, c: &Tensor, tol: f64) {
     }
 }
 
+/// `solve` (with `r` right-hand sides), `inv`, `det` (tolerance times
+/// `det_factor`) and `slogdet` of the `[.., n, n]` matrices `a` on `d`
+/// against the CPU; returns `a` on the GPU and the right-hand sides (CPU,
+/// GPU).
+fn lu_ops_match(
+    d: Device,
+    w: &str,
+    a: &Tensor,
+    r: usize,
+    det_factor: f64,
+) -> (Tensor, Tensor, Tensor) {
+    let (dt, n) = (a.dtype(), a.shape()[a.ndim() - 1]);
+    let ga = a.to_device(d).unwrap();
+    let mut bs = a.shape()[..a.ndim() - 1].to_vec();
+    bs.push(r);
+    let b = Tensor::randn(DType::F64, &bs, 99)
+        .unwrap()
+        .cast(dt)
+        .unwrap();
+    let gb = b.to_device(d).unwrap();
+    let t = tol(dt, n);
+    close(
+        &format!("solve {w}"),
+        &ga.solve(&gb).unwrap(),
+        &a.solve(&b).unwrap(),
+        t,
+    );
+    close(
+        &format!("inv {w}"),
+        &ga.inv().unwrap(),
+        &a.inv().unwrap(),
+        t,
+    );
+    close(
+        &format!("det {w}"),
+        &ga.det().unwrap(),
+        &a.det().unwrap(),
+        t * det_factor,
+    );
+    let (gs, gl) = ga.slogdet().unwrap();
+    let (cs, cl) = a.slogdet().unwrap();
+    assert_eq!(f64s(&gs), f64s(&cs), "slogdet sign {w}");
+    close(&format!("slogdet {w}"), &gl, &cl, t);
+    (ga, b, gb)
+}
+
 fn tol(dt: DType, n: usize) -> f64 {
     let u = if dt == DType::F32 {
         2f64.powi(-24)
@@ -78,37 +124,8 @@ fn gpu_small_lu_ops_match_the_cpu() {
         ] {
             let w = format!("{dt} n {n} batch {batch:?}");
             let a = matrices(dt, batch, n, 7 + n as u64);
-            let ga = a.to_device(d).unwrap();
-            let mut bs = batch.to_vec();
-            bs.extend([n, 3]);
-            let b = Tensor::randn(DType::F64, &bs, 99)
-                .unwrap()
-                .cast(dt)
-                .unwrap();
-            let gb = b.to_device(d).unwrap();
+            let (ga, b, gb) = lu_ops_match(d, &w, &a, 3, 1.0);
             let t = tol(dt, n);
-            close(
-                &format!("solve {w}"),
-                &ga.solve(&gb).unwrap(),
-                &a.solve(&b).unwrap(),
-                t,
-            );
-            close(
-                &format!("inv {w}"),
-                &ga.inv().unwrap(),
-                &a.inv().unwrap(),
-                t,
-            );
-            close(
-                &format!("det {w}"),
-                &ga.det().unwrap(),
-                &a.det().unwrap(),
-                t,
-            );
-            let (gs, gl) = ga.slogdet().unwrap();
-            let (cs, cl) = a.slogdet().unwrap();
-            assert_eq!(f64s(&gs), f64s(&cs), "slogdet sign {w}");
-            close(&format!("slogdet {w}"), &gl, &cl, t);
             // A transposed view of the matrices.
             let at = a.matrix_transpose().unwrap();
             let gat = ga.matrix_transpose().unwrap();
@@ -360,34 +377,7 @@ fn gpu_blocked_lu_matches_the_cpu() {
         for (n, batch) in [(17usize, &[2usize][..]), (33, &[][..]), (50, &[3][..])] {
             let w = format!("{dt} n {n} batch {batch:?}");
             let a = matrices(dt, batch, n, 70 + n as u64);
-            let ga = a.to_device(d).unwrap();
-            let mut bs = batch.to_vec();
-            bs.extend([n, 5]);
-            let b = Tensor::randn(DType::F64, &bs, 7).unwrap().cast(dt).unwrap();
-            let gb = b.to_device(d).unwrap();
-            let t = tol(dt, n);
-            close(
-                &format!("solve {w}"),
-                &ga.solve(&gb).unwrap(),
-                &a.solve(&b).unwrap(),
-                t,
-            );
-            close(
-                &format!("inv {w}"),
-                &ga.inv().unwrap(),
-                &a.inv().unwrap(),
-                t,
-            );
-            close(
-                &format!("det {w}"),
-                &ga.det().unwrap(),
-                &a.det().unwrap(),
-                t * 8.0,
-            );
-            let (gs, gl) = ga.slogdet().unwrap();
-            let (cs, cl) = a.slogdet().unwrap();
-            assert_eq!(f64s(&gs), f64s(&cs), "slogdet sign {w}");
-            close(&format!("slogdet {w}"), &gl, &cl, t);
+            lu_ops_match(d, &w, &a, 5, 8.0);
         }
         let a = matrices(dt, &[3], 20, 5).copy().unwrap();
         a.set_slice(rnx::s![1, .., 17], &Tensor::zeros(dt, &[20]).unwrap())

@@ -396,3 +396,75 @@ fn gpu_blocked_lu_matches_the_cpu() {
         assert_eq!(ge.to_string(), ce.to_string(), "{dt} inv");
     }
 }
+
+/// `eigh` / `eigvalsh` of batches of small real symmetric matrices are a
+/// GPU kernel (cyclic Jacobi, `decomp_small.rs`): the eigenvalues ascending
+/// within the roundoff of the CPU's (relative to the largest), the
+/// eigenvectors orthonormal with `A V = V diag(w)` to the roundoff (their
+/// signs are arbitrary on both devices), either triangle read with NaN in
+/// the other, repeated eigenvalues (the identity plus a rank-one term).
+#[test]
+fn gpu_small_eigh() {
+    use rnx::EighOptions;
+    let Some(d) = gpu() else { return };
+    for dt in [DType::F32, DType::F64] {
+        for n in [1usize, 2, 3, 5, 16] {
+            let m = Tensor::randn(DType::F64, &[4, n, n], 90 + n as u64).unwrap();
+            let sym = m.add(&m.matrix_transpose().unwrap()).unwrap();
+            // Matrix 3: I + u u^T (eigenvalue 1 repeated n - 1 times).
+            let u = Tensor::randn(DType::F64, &[n, 1], 3).unwrap();
+            let rank1 = Tensor::eye(DType::F64, n, None, 0)
+                .unwrap()
+                .add(&u.matmul(&u.matrix_transpose().unwrap()).unwrap())
+                .unwrap();
+            sym.set_slice(rnx::s![3, .., ..], &rank1).unwrap();
+            let nan_above = Tensor::full(DType::F64, &[n, n], f64::NAN)
+                .unwrap()
+                .triu(1)
+                .unwrap();
+            for upper in [false, true] {
+                let w = format!("{dt} n {n} upper {upper}");
+                let other = if upper {
+                    nan_above.matrix_transpose().unwrap()
+                } else {
+                    nan_above.clone()
+                };
+                let tri = if upper {
+                    sym.triu(0).unwrap()
+                } else {
+                    sym.tril(0).unwrap()
+                };
+                let a = tri.add(&other).unwrap().cast(dt).unwrap();
+                let ga = a.to_device(d).unwrap();
+                let o = EighOptions { upper };
+                let t = tol(dt, n);
+                let cw = a.eigvalsh_with(o).unwrap();
+                close(
+                    &format!("eigvalsh {w}"),
+                    &ga.eigvalsh_with(o).unwrap(),
+                    &cw,
+                    t,
+                );
+                let (gw, gv) = ga.eigh_with(o).unwrap();
+                close(&format!("eigh values {w}"), &gw, &cw, t);
+                // A V = V diag(w) and V^T V = I, on the symmetric matrix.
+                let s = sym.cast(dt).unwrap().cast(DType::F64).unwrap();
+                let v = gv.to_device(CPU).unwrap().cast(DType::F64).unwrap();
+                let wv = gw.to_device(CPU).unwrap().cast(DType::F64).unwrap();
+                let av = s.matmul(&v).unwrap();
+                let vw = v.mul(&wv.unsqueeze(-2).unwrap()).unwrap();
+                let scale = f64s(&s).iter().fold(1f64, |m, x| m.max(x.abs())) * n as f64;
+                let res = f64s(&av.sub(&vw).unwrap());
+                assert!(
+                    res.iter().all(|r| r.abs() <= t * scale),
+                    "{w}: A V - V w up to {}",
+                    res.iter().fold(0f64, |m, r| m.max(r.abs()))
+                );
+                let vtv = v.matrix_transpose().unwrap().matmul(&v).unwrap();
+                let eye = Tensor::eye(DType::F64, n, None, 0).unwrap();
+                let dev = f64s(&vtv.sub(&eye).unwrap());
+                assert!(dev.iter().all(|r| r.abs() <= t * 4.0), "{w}: V^T V");
+            }
+        }
+    }
+}

@@ -1,5 +1,6 @@
 //! GPU kernels for batches of small real matrices (n <= 16, f32 and f64):
-//! `solve`, `inv`, `det`, `slogdet`, `cholesky` and `triangular_solve`, one
+//! `solve`, `inv`, `det`, `slogdet`, `cholesky`, `triangular_solve` and
+//! `eigh` / `eigvalsh`, one
 //! invocation per matrix, working on a scratch region of its own in device
 //! memory (row-major matrix, a vector, the row swaps): private arrays
 //! indexed at run time made lavapipe's shader compiler take 3 s per kernel
@@ -10,7 +11,11 @@
 //! is scaled by the pivot's reciprocal, the trailing block gets the rank-1
 //! update; solves apply the row swaps, then forward and back substitution
 //! per right-hand side. Cholesky is the unblocked column-by-column
-//! (left-looking) form. Results agree with the CPU's to the roundoff (the
+//! (left-looking) form; the symmetric eigenproblem is cyclic Jacobi (the
+//! named triangle mirrored, sweeps of rotations until the off-diagonal
+//! part is a few units of roundoff of the norm, at most 60, else the
+//! matrix fails as not converging), eigenvalues sorted ascending with
+//! their vectors. Results agree with the CPU's to the roundoff (the
 //! order of the sums and the drivers' division and square root differ);
 //! failures (a zero pivot, a matrix that is not positive definite, a zero
 //! diagonal) are found per matrix and the first failing batch index comes
@@ -57,8 +62,9 @@ fn load(k: usize, s: usize, cond: &str) -> String {
 }
 
 /// WGSL: the scratch accessors of operand `w` (dtype `t`): the matrix
-/// `ga`/`sa` (row-major, `nn` columns), the vector `gy`/`sy` after it and
-/// the row swaps `gpiv`/`spiv` after that, in this invocation's region.
+/// `ga`/`sa` (row-major, `nn` columns), the vector `gy`/`sy` after it, the
+/// row swaps `gpiv`/`spiv` after that and a second matrix `gv`/`sv` (the
+/// eigenvectors) last, in this invocation's region.
 fn scratch(w: usize, t: &str) -> String {
     format!(
         "var<private> wb: u32;\nvar<private> wn: i32;\n\
@@ -67,7 +73,9 @@ fn scratch(w: usize, t: &str) -> String {
          fn gy(p: i32) -> {t} {{ return ld{w}(wb + u32(wn * wn + p)); }}\n\
          fn sy(p: i32, v: {t}) {{ st{w}(wb + u32(wn * wn + p), v); }}\n\
          fn gpiv(c: i32) -> i32 {{ return i32(ld{w}(wb + u32(wn * wn + wn + c))); }}\n\
-         fn spiv(c: i32, p: i32) {{ st{w}(wb + u32(wn * wn + wn + c), {t}(p)); }}\n"
+         fn spiv(c: i32, p: i32) {{ st{w}(wb + u32(wn * wn + wn + c), {t}(p)); }}\n\
+         fn gv(p: i32, q: i32) -> {t} {{ return ld{w}(wb + u32(wn * wn + 2 * wn + p * wn + q)); }}\n\
+         fn sv(p: i32, q: i32, v: {t}) {{ st{w}(wb + u32(wn * wn + 2 * wn + p * wn + q), v); }}\n"
     )
 }
 
@@ -281,10 +289,61 @@ impl GpuBackend {
                     at("p", "k")
                 );
             }
+            DecompOp::Eigh { lower, vectors } => {
+                let cond = if lower { "q <= p" } else { "q >= p" };
+                // The squared off-diagonal norm, relative to the squared norm, at
+                // which the sweeps stop (a few units of roundoff in the norm).
+                let eps = if d == DType::F32 { "1e-11" } else { "1e-26" };
+                let _ = write!(
+                    body,
+                    "{}    for (var p = 0; p < nn; p = p + 1) {{\n      for (var q = 0; q < nn; q = q + 1) {{\n        \
+                     if ({cond}) {{ sa(q, p, ga(p, q)); }}\n        sv(p, q, select({t}(0), {t}(1), p == q));\n      }}\n    }}\n    \
+                     var norm2 = {t}(0);\n    \
+                     for (var p = 0; p < nn; p = p + 1) {{\n      \
+                     for (var q = 0; q < nn; q = q + 1) {{ norm2 = norm2 + ga(p, q) * ga(p, q); }}\n    }}\n    \
+                     var done = false;\n    \
+                     for (var sweep = 0; sweep < 60; sweep = sweep + 1) {{\n      var off = {t}(0);\n      \
+                     for (var p = 0; p < nn; p = p + 1) {{ for (var q = p + 1; q < nn; q = q + 1) {{ off = off + ga(p, q) * ga(p, q); }} }}\n      \
+                     if (off <= {t}({eps}) * norm2) {{ done = true; break; }}\n      \
+                     for (var p = 0; p < nn - 1; p = p + 1) {{\n        for (var q = p + 1; q < nn; q = q + 1) {{\n          \
+                     let apq = ga(p, q);\n          if (apq == {t}(0)) {{ continue; }}\n          \
+                     let theta = (ga(q, q) - ga(p, p)) / ({t}(2) * apq);\n          \
+                     var tn = {t}(1) / (abs(theta) + sqrt(theta * theta + {t}(1)));\n          \
+                     if (theta < {t}(0)) {{ tn = -tn; }}\n          \
+                     let c = {t}(1) / sqrt(tn * tn + {t}(1));\n          let s = tn * c;\n          \
+                     for (var k = 0; k < nn; k = k + 1) {{\n            let x = ga(k, p);\n            let y = ga(k, q);\n            \
+                     sa(k, p, c * x - s * y);\n            sa(k, q, s * x + c * y);\n          }}\n          \
+                     for (var k = 0; k < nn; k = k + 1) {{\n            let x = ga(p, k);\n            let y = ga(q, k);\n            \
+                     sa(p, k, c * x - s * y);\n            sa(q, k, s * x + c * y);\n          }}\n          \
+                     for (var k = 0; k < nn; k = k + 1) {{\n            let x = gv(k, p);\n            let y = gv(k, q);\n            \
+                     sv(k, p, c * x - s * y);\n            sv(k, q, s * x + c * y);\n          }}\n          \
+                     sa(p, q, {t}(0));\n          sa(q, p, {t}(0));\n        }}\n      }}\n    }}\n    \
+                     if (!done) {{ {FAIL} }}\n    \
+                     for (var c = 0; c < nn; c = c + 1) {{ spiv(c, c); }}\n    \
+                     for (var c = 0; c < nn; c = c + 1) {{\n      var m = c;\n      \
+                     for (var q = c + 1; q < nn; q = q + 1) {{ if (ga(gpiv(q), gpiv(q)) < ga(gpiv(m), gpiv(m))) {{ m = q; }} }}\n      \
+                     let tmp = gpiv(c);\n      spiv(c, gpiv(m));\n      spiv(m, tmp);\n    }}\n    \
+                     for (var c = 0; c < nn; c = c + 1) {{ st1(u32(i32(i1) + c * prm[4]), ga(gpiv(c), gpiv(c))); }}\n",
+                    load(0, 2, cond)
+                );
+                let (wv, wst) = split(outputs[0], 1);
+                views.push(wv);
+                prm.extend(&wst);
+                if vectors {
+                    let (vv, vst) = split(outputs[1], 2);
+                    views.push(vv);
+                    prm.extend(&vst);
+                    body.push_str(
+                        "    for (var p = 0; p < nn; p = p + 1) {\n      for (var c = 0; c < nn; c = c + 1) {\n        \
+                         st2(u32(i32(i2) + p * prm[5] + c * prm[6]), gv(p, gpiv(c)));\n      }\n    }",
+                    );
+                }
+            }
             _ => return Ok(None),
         }
         // Each invocation's scratch: the matrix, a vector, the row swaps.
-        let per = nn * nn + 2 * nn;
+        let eigh = matches!(op, DecompOp::Eigh { .. });
+        let per = nn * nn + 2 * nn + if eigh { nn * nn } else { 0 };
         if batch * per * d.itemsize() > SCRATCH_MAX {
             return Ok(None);
         }

@@ -468,3 +468,68 @@ fn gpu_small_eigh() {
         }
     }
 }
+
+/// `svd` / `svdvals` of batches of small real matrices (square and oblong,
+/// the thin factors; the full factors of a square one) are a GPU kernel
+/// (one-sided Jacobi, `decomp_small.rs`): singular values descending within
+/// the roundoff of the CPU's, `u diag(s) vh = a`, orthonormal `u` columns
+/// and `vh` rows, also for a rank-deficient matrix (a zero column: the
+/// left vector of the zero singular value is completed).
+#[test]
+fn gpu_small_svd() {
+    use rnx::SvdOptions;
+    let Some(d) = gpu() else { return };
+    for dt in [DType::F32, DType::F64] {
+        for (m, n) in [(1usize, 1usize), (3, 3), (5, 2), (2, 6), (16, 16), (9, 16)] {
+            let a64 = Tensor::randn(DType::F64, &[3, m, n], (m * 31 + n) as u64).unwrap();
+            // Matrix 2: its first column zero (rank deficient).
+            a64.set_slice(rnx::s![2, .., 0], &Tensor::zeros(DType::F64, &[m]).unwrap())
+                .unwrap();
+            let a = a64.cast(dt).unwrap();
+            let ga = a.to_device(d).unwrap();
+            let w = format!("{dt} {m} x {n}");
+            let t = tol(dt, m.max(n));
+            let cs = a.svdvals().unwrap();
+            close(&format!("svdvals {w}"), &ga.svdvals().unwrap(), &cs, t);
+            let fulls: &[bool] = if m == n { &[false, true] } else { &[false] };
+            for &full in fulls {
+                let (u, s, vh) = ga
+                    .svd_with(SvdOptions {
+                        full_matrices: full,
+                    })
+                    .unwrap();
+                close(&format!("svd values {w}"), &s, &cs, t);
+                let f = |x: &Tensor| x.to_device(CPU).unwrap().cast(DType::F64).unwrap();
+                let (u, s, vh) = (f(&u), f(&s), f(&vh));
+                let us = u.mul(&s.unsqueeze(-2).unwrap()).unwrap();
+                let back = us.matmul(&vh).unwrap();
+                let scale = f64s(&a64).iter().fold(1f64, |x, y| x.max(y.abs())) * m.max(n) as f64;
+                let err = f64s(&back.sub(&a.cast(DType::F64).unwrap()).unwrap());
+                assert!(
+                    err.iter().all(|e| e.abs() <= t * scale),
+                    "{w} full {full}: u s vh - a up to {}",
+                    err.iter().fold(0f64, |x, e| x.max(e.abs()))
+                );
+                let k = m.min(n);
+                let eye = Tensor::eye(DType::F64, k, None, 0).unwrap();
+                let utu = u.matrix_transpose().unwrap().matmul(&u).unwrap();
+                let vvt = vh.matmul(&vh.matrix_transpose().unwrap()).unwrap();
+                for (name, g) in [("u^T u", utu), ("vh vh^T", vvt)] {
+                    let dev = f64s(&g.sub(&eye).unwrap());
+                    let worst = dev.iter().enumerate().fold((0, 0f64), |b, (i, x)| {
+                        if x.abs() > b.1 {
+                            (i, x.abs())
+                        } else {
+                            b
+                        }
+                    });
+                    assert!(
+                        dev.iter().all(|x| x.abs() <= t * 4.0),
+                        "{w}: {name}: worst {worst:?} of {}",
+                        dev.len()
+                    );
+                }
+            }
+        }
+    }
+}

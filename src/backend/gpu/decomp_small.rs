@@ -1,6 +1,7 @@
 //! GPU kernels for batches of small real matrices (n <= 16, f32 and f64):
-//! `solve`, `inv`, `det`, `slogdet`, `cholesky`, `triangular_solve` and
-//! `eigh` / `eigvalsh`, one
+//! `solve`, `inv`, `det`, `slogdet`, `cholesky`, `triangular_solve`,
+//! `eigh` / `eigvalsh` and `svd` / `svdvals` (oblong too, the full SVD of
+//! an oblong matrix excepted), one
 //! invocation per matrix, working on a scratch region of its own in device
 //! memory (row-major matrix, a vector, the row swaps): private arrays
 //! indexed at run time made lavapipe's shader compiler take 3 s per kernel
@@ -15,7 +16,11 @@
 //! named triangle mirrored, sweeps of rotations until the off-diagonal
 //! part is a few units of roundoff of the norm, at most 60, else the
 //! matrix fails as not converging), eigenvalues sorted ascending with
-//! their vectors. Results agree with the CPU's to the roundoff (the
+//! their vectors; the SVD is one-sided Jacobi on the columns of `a` (or
+//! `a^T` when it is wide) until every pair is orthogonal to a few units of
+//! roundoff, singular values the column norms sorted descending, left
+//! vectors the normalised columns (a zero column completed by
+//! Gram-Schmidt from the best unit vector). Results agree with the CPU's to the roundoff (the
 //! order of the sums and the drivers' division and square root differ);
 //! failures (a zero pivot, a matrix that is not positive definite, a zero
 //! diagonal) are found per matrix and the first failing batch index comes
@@ -63,8 +68,9 @@ fn load(k: usize, s: usize, cond: &str) -> String {
 
 /// WGSL: the scratch accessors of operand `w` (dtype `t`): the matrix
 /// `ga`/`sa` (row-major, `nn` columns), the vector `gy`/`sy` after it, the
-/// row swaps `gpiv`/`spiv` after that and a second matrix `gv`/`sv` (the
-/// eigenvectors) last, in this invocation's region.
+/// row swaps `gpiv`/`spiv` after that, a second matrix `gv`/`sv` (the
+/// eigenvectors, the SVD's right vectors) and a last vector `gz`/`sz`, in
+/// this invocation's region.
 fn scratch(w: usize, t: &str) -> String {
     format!(
         "var<private> wb: u32;\nvar<private> wn: i32;\n\
@@ -75,7 +81,9 @@ fn scratch(w: usize, t: &str) -> String {
          fn gpiv(c: i32) -> i32 {{ return i32(ld{w}(wb + u32(wn * wn + wn + c))); }}\n\
          fn spiv(c: i32, p: i32) {{ st{w}(wb + u32(wn * wn + wn + c), {t}(p)); }}\n\
          fn gv(p: i32, q: i32) -> {t} {{ return ld{w}(wb + u32(wn * wn + 2 * wn + p * wn + q)); }}\n\
-         fn sv(p: i32, q: i32, v: {t}) {{ st{w}(wb + u32(wn * wn + 2 * wn + p * wn + q), v); }}\n"
+         fn sv(p: i32, q: i32, v: {t}) {{ st{w}(wb + u32(wn * wn + 2 * wn + p * wn + q), v); }}\n\
+         fn gz(p: i32) -> {t} {{ return ld{w}(wb + u32(2 * wn * wn + 2 * wn + p)); }}\n\
+         fn sz(p: i32, v: {t}) {{ st{w}(wb + u32(2 * wn * wn + 2 * wn + p), v); }}\n"
     )
 }
 
@@ -134,14 +142,24 @@ impl GpuBackend {
             return Ok(None);
         }
         let nd = a.ndim();
-        let nn = a.shape()[nd - 1];
+        let (m, n) = (a.shape()[nd - 2], a.shape()[nd - 1]);
+        // The scratch matrices' order (the SVD's matrices may be oblong; the
+        // full SVD of an oblong matrix takes the round trip).
+        let nn = m.max(n);
+        if let DecompOp::Svd { full, vectors } = op {
+            if full && vectors && m != n {
+                return Ok(None);
+            }
+        } else if m != n {
+            return Ok(None);
+        }
         let batch: usize = a.shape()[..nd - 2].iter().product();
         let cols = match op {
             DecompOp::Solve | DecompOp::TriangularSolve { .. } => inputs[1].shape()[nd - 1],
             DecompOp::Inv => nn,
             _ => 1,
         };
-        if !(1..=MAX_N).contains(&nn) || batch == 0 || cols == 0 {
+        if !(1..=MAX_N).contains(&nn) || m == 0 || n == 0 || batch == 0 || cols == 0 {
             return Ok(None);
         }
         let t = compute_ty(d);
@@ -339,11 +357,97 @@ impl GpuBackend {
                     );
                 }
             }
+            DecompOp::Svd { vectors, .. } => {
+                // One-sided Jacobi on the columns of w = a (m >= n) or a^T.
+                let tr = m < n;
+                let (rows, cols) = if tr { (n, m) } else { (m, n) };
+                prm.extend([rows as i32, cols as i32]);
+                let eps = if d == DType::F32 { "1e-6" } else { "2e-15" };
+                let (r0, r1) = if tr { ("q", "p") } else { ("p", "q") };
+                let _ = write!(
+                    body,
+                    "    let rr = prm[4];\n    let cc = prm[5];\n    \
+                     for (var p = 0; p < rr; p = p + 1) {{\n      for (var q = 0; q < cc; q = q + 1) {{\n        \
+                     sa(p, q, ld0(u32(i32(i0) + {r0} * prm[2] + {r1} * prm[3])));\n      }}\n    }}\n    \
+                     for (var p = 0; p < cc; p = p + 1) {{\n      for (var q = 0; q < cc; q = q + 1) {{ sv(p, q, select({t}(0), {t}(1), p == q)); }}\n    }}\n    \
+                     var done = false;\n    \
+                     for (var sweep = 0; sweep < 60; sweep = sweep + 1) {{\n      var rotated = false;\n      \
+                     for (var p = 0; p < cc - 1; p = p + 1) {{\n        for (var q = p + 1; q < cc; q = q + 1) {{\n          \
+                     var al = {t}(0);\n          var be = {t}(0);\n          var ga2 = {t}(0);\n          \
+                     for (var k = 0; k < rr; k = k + 1) {{\n            let x = ga(k, p);\n            let y = ga(k, q);\n            \
+                     al = al + x * x;\n            be = be + y * y;\n            ga2 = ga2 + x * y;\n          }}\n          \
+                     if (abs(ga2) <= {t}({eps}) * sqrt(al * be)) {{ continue; }}\n          rotated = true;\n          \
+                     let zeta = (be - al) / ({t}(2) * ga2);\n          \
+                     var tn = {t}(1) / (abs(zeta) + sqrt({t}(1) + zeta * zeta));\n          \
+                     if (zeta < {t}(0)) {{ tn = -tn; }}\n          \
+                     let c = {t}(1) / sqrt({t}(1) + tn * tn);\n          let s = c * tn;\n          \
+                     for (var k = 0; k < rr; k = k + 1) {{\n            let x = ga(k, p);\n            let y = ga(k, q);\n            \
+                     sa(k, p, c * x - s * y);\n            sa(k, q, s * x + c * y);\n          }}\n          \
+                     for (var k = 0; k < cc; k = k + 1) {{\n            let x = gv(k, p);\n            let y = gv(k, q);\n            \
+                     sv(k, p, c * x - s * y);\n            sv(k, q, s * x + c * y);\n          }}\n        }}\n      }}\n      \
+                     if (!rotated) {{ done = true; break; }}\n    }}\n    \
+                     if (!done) {{ {FAIL} }}\n    \
+                     for (var q = 0; q < cc; q = q + 1) {{\n      var s2 = {t}(0);\n      \
+                     for (var k = 0; k < rr; k = k + 1) {{ s2 = s2 + ga(k, q) * ga(k, q); }}\n      \
+                     sy(q, sqrt(s2));\n      spiv(q, q);\n    }}\n    \
+                     for (var c = 0; c < cc; c = c + 1) {{\n      var mx = c;\n      \
+                     for (var q = c + 1; q < cc; q = q + 1) {{ if (gy(gpiv(q)) > gy(gpiv(mx))) {{ mx = q; }} }}\n      \
+                     let tmp = gpiv(c);\n      spiv(c, gpiv(mx));\n      spiv(mx, tmp);\n    }}\n"
+                );
+                let (sv_, sst) = split(outputs[if vectors { 1 } else { 0 }], 1);
+                if !vectors {
+                    views.push(sv_);
+                    prm.push(sst[0]);
+                    body.push_str(
+                        "    for (var c = 0; c < cc; c = c + 1) { st1(u32(i32(i1) + c * prm[6]), gy(gpiv(c))); }",
+                    );
+                } else {
+                    let (uv, ust) = split(outputs[0], 2);
+                    let (hv, hst) = split(outputs[2], 2);
+                    views.extend([uv, sv_, hv]);
+                    // prm[6..8] u, prm[8] s, prm[9..11] vh.
+                    prm.extend(&ust);
+                    prm.push(sst[0]);
+                    prm.extend(&hst);
+                    // The left vectors (columns of w over their norms; a
+                    // zero norm's column completed by the unit vector whose
+                    // part orthogonal to the columns before it is largest,
+                    // Gram-Schmidt twice), in place.
+                    let _ = write!(
+                        body,
+                        "    for (var c = 0; c < cc; c = c + 1) {{\n      let j = gpiv(c);\n      let sg = gy(j);\n      \
+                         if (sg > {t}(0)) {{\n        for (var k = 0; k < rr; k = k + 1) {{ sa(k, j, ga(k, j) / sg); }}\n        continue;\n      }}\n      \
+                         var best = -1;\n      var bestn = {t}(0);\n      \
+                         for (var ph = 0; ph < 2; ph = ph + 1) {{\n        \
+                         for (var e = 0; e < rr; e = e + 1) {{\n          if (ph == 1 && e != best) {{ continue; }}\n          \
+                         for (var k = 0; k < rr; k = k + 1) {{ sz(k, select({t}(0), {t}(1), k == e)); }}\n          \
+                         for (var sweep2 = 0; sweep2 < 2 * ph + 1; sweep2 = sweep2 + 1) {{\n          \
+                         for (var l = 0; l < c; l = l + 1) {{\n            let jl = gpiv(l);\n            var dot = {t}(0);\n            \
+                         for (var k = 0; k < rr; k = k + 1) {{ dot = dot + ga(k, jl) * gz(k); }}\n            \
+                         for (var k = 0; k < rr; k = k + 1) {{ sz(k, gz(k) - dot * ga(k, jl)); }}\n          }}\n          }}\n          \
+                         var nz = {t}(0);\n          for (var k = 0; k < rr; k = k + 1) {{ nz = nz + gz(k) * gz(k); }}\n          \
+                         if (ph == 0 && nz > bestn) {{ bestn = nz; best = e; }}\n          \
+                         if (ph == 1) {{\n            let rn = sqrt(nz);\n            \
+                         for (var k = 0; k < rr; k = k + 1) {{ sa(k, j, gz(k) / rn); }}\n          }}\n        }}\n      }}\n    }}\n    \
+                         for (var c = 0; c < cc; c = c + 1) {{\n      let j = gpiv(c);\n      \
+                         st2(u32(i32(i2) + c * prm[8]), gy(j));\n"
+                    );
+                    // u: m x k; vh: k x n. Untransposed, u = w's columns
+                    // and vh = v^T; transposed, u = v and vh = w^T.
+                    let (ufn, hfn) = if tr { ("gv", "ga") } else { ("ga", "gv") };
+                    let (ur, hr) = if tr { ("cc", "rr") } else { ("rr", "cc") };
+                    let _ = write!(
+                        body,
+                        "      for (var k = 0; k < {ur}; k = k + 1) {{ st1(u32(i32(i1) + k * prm[6] + c * prm[7]), {ufn}(k, j)); }}\n      \
+                         for (var k = 0; k < {hr}; k = k + 1) {{ st3(u32(i32(i3) + c * prm[9] + k * prm[10]), {hfn}(k, j)); }}\n    }}"
+                    );
+                }
+            }
             _ => return Ok(None),
         }
         // Each invocation's scratch: the matrix, a vector, the row swaps.
-        let eigh = matches!(op, DecompOp::Eigh { .. });
-        let per = nn * nn + 2 * nn + if eigh { nn * nn } else { 0 };
+        let two = matches!(op, DecompOp::Eigh { .. } | DecompOp::Svd { .. });
+        let per = nn * nn + 2 * nn + if two { nn * nn + nn } else { 0 };
         if batch * per * d.itemsize() > SCRATCH_MAX {
             return Ok(None);
         }

@@ -282,16 +282,16 @@ impl FftBackend for GpuBackend {
 
 impl DecompBackend for GpuBackend {
     /// Batches of real matrices of order 1 to 16 for `solve`, `inv`, `det`,
-    /// `slogdet`, `cholesky`, `triangular_solve` and `eigh`: GPU kernels, one
-    /// invocation per matrix (`decomp_small.rs`; the CPU's results to the
-    /// roundoff); `cholesky` of larger real matrices blocked on the GPU
-    /// (`cholesky_blocked.rs`), and `solve`, `inv`, `det`, `slogdet` of
-    /// larger real matrices by a blocked LU (`lu_blocked.rs`). Everything
-    /// else (QR, SVD, `eig`, larger `eigh`, complex matrices): the CPU round
-    /// trip, every input and output downloaded, faer on the CPU
-    /// (`src/backend/cpu/decomp.rs`), the outputs uploaded; results exactly
-    /// the CPU's. f32 (and f64 where the adapter has it); the complex
-    /// outputs of `eig`/`eigvals` are c32 (c64) GPU tensors.
+    /// `slogdet`, `cholesky`, `triangular_solve`, `eigh` and `svd`: GPU
+    /// kernels, one invocation per matrix (`decomp_small.rs`; the CPU's
+    /// results to the roundoff); `cholesky` of larger real matrices blocked
+    /// on the GPU (`cholesky_blocked.rs`), and `solve`, `inv`, `det`,
+    /// `slogdet` of larger real matrices by a blocked LU (`lu_blocked.rs`).
+    /// Everything else (QR, `eig`, larger `eigh` and `svd`, complex
+    /// matrices): the CPU round trip, every input and output downloaded,
+    /// faer on the CPU (`src/backend/cpu/decomp.rs`), the outputs uploaded;
+    /// results exactly the CPU's. f32 (and f64 where the adapter has it);
+    /// the complex outputs of `eig`/`eigvals` are c32 (c64) GPU tensors.
     fn decomp(
         &self,
         op: DecompOp,

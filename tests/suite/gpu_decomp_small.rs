@@ -533,3 +533,21 @@ fn gpu_small_svd() {
         }
     }
 }
+
+/// Empty batches take the round trip and give empty results (the download
+/// of an empty output into an empty byte buffer panicked in bytemuck's
+/// alignment check before).
+#[test]
+fn gpu_decomps_of_empty_batches() {
+    let Some(d) = gpu() else { return };
+    for dt in [DType::F32, DType::F64] {
+        let z = Tensor::zeros_on(dt, &[0, 3, 3], d).unwrap();
+        assert_eq!(z.det().unwrap().shape(), &[0]);
+        assert_eq!(z.inv().unwrap().shape(), &[0, 3, 3]);
+        assert_eq!(z.cholesky().unwrap().shape(), &[0, 3, 3]);
+        assert_eq!(z.svdvals().unwrap().shape(), &[0, 3]);
+        assert_eq!(z.qr().unwrap().1.shape(), &[0, 3, 3]);
+        let big = Tensor::zeros_on(dt, &[0, 20, 20], d).unwrap();
+        assert_eq!(big.slogdet().unwrap().1.shape(), &[0]);
+    }
+}

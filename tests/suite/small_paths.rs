@@ -599,3 +599,37 @@ fn column_major(t: &Tensor) -> Tensor {
         .transpose(None)
         .unwrap()
 }
+
+/// `CoreBackend::download` into byte buffers of any alignment: an empty
+/// one (an empty `Vec<u8>`'s pointer is 1) and one offset by a byte from an
+/// allocation, for 2-, 4-, 8- and 16-byte elements and a strided view.
+#[test]
+fn download_into_unaligned_byte_buffers() {
+    let cpu = rnx::backend::get(rnx::Device::Cpu, "test").unwrap();
+    let empty = rnx::Tensor::zeros(rnx::DType::F64, &[0, 4]).unwrap();
+    cpu.download(&empty, &mut Vec::new()).unwrap();
+    for dt in [
+        rnx::DType::F16,
+        rnx::DType::F32,
+        rnx::DType::F64,
+        rnx::DType::C64,
+    ] {
+        let t = rnx::Tensor::arange(rnx::DType::I32, 0, 12, 1)
+            .unwrap()
+            .reshape([3, 4])
+            .unwrap()
+            .cast(dt)
+            .unwrap()
+            .transpose([1, 0])
+            .unwrap();
+        let n = t.nbytes();
+        let mut aligned = vec![0u64; n.div_ceil(8) + 2];
+        let all: &mut [u8] = bytemuck::cast_slice_mut(&mut aligned);
+        cpu.download(&t, &mut all[1..1 + n]).unwrap();
+        let want = t.contiguous().unwrap();
+        let mut w = vec![0u64; n.div_ceil(8)];
+        let wb: &mut [u8] = bytemuck::cast_slice_mut(&mut w);
+        cpu.download(&want, &mut wb[..n]).unwrap();
+        assert_eq!(&all[1..1 + n], &wb[..n], "{dt}");
+    }
+}

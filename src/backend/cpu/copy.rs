@@ -247,12 +247,28 @@ impl CoreBackend for CpuBackend {
                 ),
             ));
         }
+        if dst.is_empty() {
+            // Nothing to copy (an empty `Vec<u8>`'s dangling pointer is not
+            // aligned for the element type).
+            return Ok(());
+        }
         let dl = Layout::contiguous(src.shape());
         crate::dispatch!(@bytes src.dtype(), "download", T => {
-            let d: &mut [T] = bytemuck::cast_slice_mut(dst);
-            // SAFETY: `d` is a fresh host slice of exactly numel elements laid out
-            // row-major; src's layout lies in its buffer; they cannot overlap.
-            unsafe { copy_strided(d.as_mut_ptr(), &dl, base_ptr::<T>(src), src.layout()) };
+            match bytemuck::try_cast_slice_mut::<u8, T>(dst) {
+                Ok(d) => {
+                    // SAFETY: `d` is a fresh host slice of exactly numel
+                    // elements laid out row-major; src's layout lies in its
+                    // buffer; they cannot overlap.
+                    unsafe { copy_strided(d.as_mut_ptr(), &dl, base_ptr::<T>(src), src.layout()) };
+                }
+                Err(_) => {
+                    // A byte buffer not aligned for `T`: through an aligned one.
+                    let mut tmp = vec![<T as bytemuck::Zeroable>::zeroed(); src.size()];
+                    // SAFETY: as above, into `tmp`.
+                    unsafe { copy_strided(tmp.as_mut_ptr(), &dl, base_ptr::<T>(src), src.layout()) };
+                    dst.copy_from_slice(bytemuck::cast_slice(&tmp));
+                }
+            }
         });
         Ok(())
     }

@@ -639,11 +639,14 @@ fn parts_construction_and_math_on_the_gpu() {
             &f.pow(&e).unwrap(),
             false,
         );
-        same_as(
-            &format!("{dt} sign (round trip)"),
+        // sign: a kernel (z / |z|), within a few units of roundoff of 1.
+        let zs = z.sign().unwrap();
+        close(
+            &format!("{dt} sign"),
             &gz.sign().unwrap(),
-            &z.sign().unwrap(),
-            false,
+            &zs,
+            &vec![1.0; zs.size()],
+            8.0 * u,
         );
         // isnan / isinf / isfinite: kernels, NumPy's rules, exact (a
         // special value in one part only, either part).
@@ -749,13 +752,14 @@ impl RoundParts for Tensor {
     }
 }
 
-/// `sqrt` of complex GPU tensors is a kernel (num_complex's formula on the
-/// GPU's math library, c32 and c64): within 8 units of roundoff of |z|^0.5
-/// of the CPU's values on finite samples, and exactly the CPU's on the
-/// axes (both zeros' signs, the negative real axis from either side,
-/// the imaginary axis) and for NaN.
+/// `sqrt` and `sign` of complex GPU tensors are kernels (num_complex's
+/// formula / z over |z| on the GPU's math library, c32 and c64): within 8
+/// units of roundoff of |z|^0.5 (of 1 for sign) of the CPU's values on
+/// finite samples, and exactly the CPU's on the axes (both zeros' signs,
+/// the negative real axis from either side, the imaginary axis) and for
+/// NaN.
 #[test]
-fn complex_sqrt_on_the_gpu() {
+fn complex_sqrt_and_sign_on_the_gpu() {
     let Some(d) = gpu() else { return };
     for dt in complex_dtypes(d) {
         let z = finite(dt, &[40, 25], 77);
@@ -763,6 +767,16 @@ fn complex_sqrt_on_the_gpu() {
         let c = z.sqrt().unwrap();
         let scale: Vec<f64> = norms(&c).iter().map(|r| r.max(1e-30)).collect();
         close(&format!("{dt} sqrt"), &g, &c, &scale, 8.0 * unit(dt));
+        // sign: z / |z| (0 at 0), NumPy 2's; within the same bound.
+        let g = z.to_device(d).unwrap().sign().unwrap();
+        let c = z.sign().unwrap();
+        close(
+            &format!("{dt} sign"),
+            &g,
+            &c,
+            &vec![1.0; 1000],
+            8.0 * unit(dt),
+        );
         let axes = [
             C64::new(4.0, 0.0),
             C64::new(4.0, -0.0),
@@ -781,5 +795,8 @@ fn complex_sqrt_on_the_gpu() {
         let (g, c) = (e.to_device(d).unwrap().sqrt().unwrap(), e.sqrt().unwrap());
         assert_eq!(g.device(), d);
         same_as(&format!("{dt} sqrt on the axes"), &g, &c, true);
+        // sign on the axes, zeros and NaN: exact (|z| is exact there).
+        let (g, c) = (e.to_device(d).unwrap().sign().unwrap(), e.sign().unwrap());
+        same_as(&format!("{dt} sign on the axes"), &g, &c, true);
     }
 }

@@ -9,7 +9,7 @@
 //! imaginary), the layout of `num_complex::Complex`. GPU kernels exist for
 //! the data-moving primitives (alloc, upload, download, fill, copy, the
 //! casts that need no rounding, `gather` / `scatter`, which move raw bits),
-//! for add, sub, mul, div, neg, conj, square, recip, abs, sqrt and c32
+//! for add, sub, mul, div, neg, conj, square, recip, abs, sqrt, sign and c32
 //! exp and log (`complex_ew.rs`), for sum, mean, cumsum and matmul (the
 //! real kernels on the split parts, `complex_split.rs`) and for the Fourier
 //! transforms (`fft.rs`); the comparisons `==` / `!=`, isnan / isinf /

@@ -128,6 +128,16 @@ pub(super) fn unary(be: &GpuBackend, op: UnaryOp, x: &Tensor, out: &Tensor) -> R
             h.push_str(C32_EXP);
             "c_exp(v)".into()
         }
+        // NumPy 2's complex sign, the CPU's formula: z / |z|, 0 at 0.
+        UnaryOp::Sign => {
+            let hyp = math2(p, BinaryOp::Hypot, &mut h);
+            h.push_str(&format!(
+                "fn c_sign(v: vec2<{t}>) -> vec2<{t}> {{\n  let x = v.x;\n  let y = v.y;\n  \
+                 let m = {hyp};\n  if (m == {t}(0)) {{ return vec2<{t}>({t}(0), {t}(0)); }}\n  \
+                 return vec2<{t}>(v.x / m, v.y / m);\n}}\n"
+            ));
+            "c_sign(v)".into()
+        }
         // Both precisions: the angle is halved into [-pi/2, pi/2], inside
         // the f64 library's sine and cosine reduction.
         UnaryOp::Math(MathFn::Sqrt) => {
@@ -292,6 +302,7 @@ fn op_name(op: UnaryOp) -> &'static str {
         UnaryOp::Math(MathFn::Exp) => "exp",
         UnaryOp::Math(MathFn::Log) => "log",
         UnaryOp::Math(MathFn::Sqrt) => "sqrt",
+        UnaryOp::Sign => "sign",
         _ => "abs",
     }
 }

@@ -181,26 +181,31 @@ fn gpu_small_exact_cases_and_failures() {
             f64s(&p.to_device(d).unwrap().inv().unwrap()),
             f64s(&p.transpose([1isize, 0]).unwrap())
         );
-        // A singular matrix (zero column) inside a batch: det exactly 0,
-        // slogdet (0, -inf), solve and inv the CPU's error naming index 2.
-        let mut a = matrices(dt, &[4], 3, 11);
-        a = a.copy().unwrap();
-        a.set_slice(rnx::s![2, .., 1], &Tensor::zeros(dt, &[3]).unwrap())
-            .unwrap();
-        let ga = a.to_device(d).unwrap();
-        assert_eq!(f64s(&ga.det().unwrap())[2], 0.0);
-        let (s, l) = ga.slogdet().unwrap();
-        assert_eq!((f64s(&s)[2], f64s(&l)[2]), (0.0, f64::NEG_INFINITY));
-        let b = Tensor::ones(dt, &[4, 3, 1]).unwrap();
-        let (ge, ce) = (
-            ga.solve(&b.to_device(d).unwrap()).unwrap_err(),
-            a.solve(&b).unwrap_err(),
-        );
-        assert_eq!(ge.to_string(), ce.to_string(), "{dt} solve");
-        assert!(ge.to_string().contains('2'), "{ge}");
-        let (ge, ce) = (ga.inv().unwrap_err(), a.inv().unwrap_err());
-        assert_eq!(ge.to_string(), ce.to_string(), "{dt} inv");
+        singular_entry_matches(d, dt, 4, 3, 2, 1);
     }
+}
+
+/// A singular matrix (column `col` zeroed) at batch entry `bad` of `nb`
+/// `n x n` matrices: det exactly 0, slogdet (0, -inf), and solve and inv
+/// fail with the CPU's error, which names `bad`.
+fn singular_entry_matches(d: Device, dt: DType, nb: usize, n: usize, bad: usize, col: usize) {
+    let a = matrices(dt, &[nb], n, 11 + n as u64).copy().unwrap();
+    let (bi, ci) = (bad as isize, col as isize);
+    a.set_slice(rnx::s![bi, .., ci], &Tensor::zeros(dt, &[n]).unwrap())
+        .unwrap();
+    let ga = a.to_device(d).unwrap();
+    assert_eq!(f64s(&ga.det().unwrap())[bad], 0.0, "{dt} n {n} det");
+    let (s, l) = ga.slogdet().unwrap();
+    assert_eq!((f64s(&s)[bad], f64s(&l)[bad]), (0.0, f64::NEG_INFINITY));
+    let b = Tensor::ones(dt, &[nb, n, 2]).unwrap();
+    let (ge, ce) = (
+        ga.solve(&b.to_device(d).unwrap()).unwrap_err(),
+        a.solve(&b).unwrap_err(),
+    );
+    assert_eq!(ge.to_string(), ce.to_string(), "{dt} n {n} solve");
+    assert!(ge.to_string().contains(&bad.to_string()), "{ge}");
+    let (ge, ce) = (ga.inv().unwrap_err(), a.inv().unwrap_err());
+    assert_eq!(ge.to_string(), ce.to_string(), "{dt} n {n} inv");
 }
 
 #[test]
@@ -379,21 +384,7 @@ fn gpu_blocked_lu_matches_the_cpu() {
             let a = matrices(dt, batch, n, 70 + n as u64);
             lu_ops_match(d, &w, &a, 5, 8.0);
         }
-        let a = matrices(dt, &[3], 20, 5).copy().unwrap();
-        a.set_slice(rnx::s![1, .., 17], &Tensor::zeros(dt, &[20]).unwrap())
-            .unwrap();
-        let ga = a.to_device(d).unwrap();
-        assert_eq!(f64s(&ga.det().unwrap())[1], 0.0);
-        let (s, l) = ga.slogdet().unwrap();
-        assert_eq!((f64s(&s)[1], f64s(&l)[1]), (0.0, f64::NEG_INFINITY));
-        let b = Tensor::ones(dt, &[3, 20, 2]).unwrap();
-        let (ge, ce) = (
-            ga.solve(&b.to_device(d).unwrap()).unwrap_err(),
-            a.solve(&b).unwrap_err(),
-        );
-        assert_eq!(ge.to_string(), ce.to_string(), "{dt} solve");
-        let (ge, ce) = (ga.inv().unwrap_err(), a.inv().unwrap_err());
-        assert_eq!(ge.to_string(), ce.to_string(), "{dt} inv");
+        singular_entry_matches(d, dt, 3, 20, 1, 17);
     }
 }
 

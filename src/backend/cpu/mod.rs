@@ -23,7 +23,7 @@ pub(crate) mod packed;
 mod pool;
 pub mod reduce;
 #[cfg(feature = "linalg")]
-mod small_lu;
+pub(crate) mod small_lu;
 pub mod sort;
 pub mod strided;
 pub(crate) mod team;

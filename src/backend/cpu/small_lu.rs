@@ -5,8 +5,10 @@
 //! n <= 16): the pivot is the first entry of largest `|re| + |im|` at or
 //! below the diagonal (a NaN never wins the comparison, so a column of zeros
 //! and NaNs keeps its zero pivot), the column below it is scaled by the
-//! pivot's reciprocal and the trailing block gets the rank-1 update. What a
-//! batch of pivots means (product, sign, zero) is decided by the caller.
+//! pivot's reciprocal and the trailing block gets the rank-1 update
+//! ([`lu_rows`], which also factors the host panels of the GPU's blocked
+//! LU). What a batch of pivots means (product, sign, zero) is decided by
+//! the caller.
 
 use num_complex::Complex;
 use std::ops::{Mul, Sub};
@@ -112,33 +114,54 @@ pub(crate) unsafe fn pivots<T: SmallScalar>(
         }
     }
     let mut odd = false;
-    for k in 0..n {
+    lu_rows(&mut a, MAX_N, n, n, |_, _| odd = !odd);
+    for (k, d) in diag.iter_mut().enumerate().take(n) {
+        *d = a[k * MAX_N + k].c64();
+    }
+    odd
+}
+
+/// The unblocked LU with partial pivoting of the `m x cols` block at the
+/// start of `a` (row-major, row stride `rs`, `cols <= m`, `a.len()` a
+/// multiple of `rs`), in place: for
+/// each column `k`, the first entry of largest `abs1` at or below the
+/// diagonal is the pivot (a NaN never wins), its row is swapped into row
+/// `k` (`swapped(k, pivot row)` is told), the column below is scaled by the
+/// pivot's reciprocal and the block right of it gets the rank-1 update.
+/// `L` (unit diagonal) and `U` end up in `a`. The CPU's small determinants
+/// and the host panels of the GPU's blocked LU (`gpu/lu_blocked.rs`).
+#[inline(always)]
+pub(crate) fn lu_rows<T: SmallScalar>(
+    a: &mut [T],
+    rs: usize,
+    m: usize,
+    cols: usize,
+    mut swapped: impl FnMut(usize, usize),
+) {
+    for k in 0..cols.min(m) {
         let mut imax = k;
         let mut max = 0.0;
-        for i in k..n {
-            let v = a[i * MAX_N + k].abs1();
+        for i in k..m {
+            let v = a[i * rs + k].abs1();
             if v > max {
                 max = v;
                 imax = i;
             }
         }
         if imax != k {
-            let (top, bottom) = a.split_at_mut(imax * MAX_N);
-            top[k * MAX_N..k * MAX_N + n].swap_with_slice(&mut bottom[..n]);
-            odd = !odd;
+            let (top, bottom) = a.split_at_mut(imax * rs);
+            top[k * rs..k * rs + cols].swap_with_slice(&mut bottom[..cols]);
+            swapped(k, imax);
         }
-        let p = a[k * MAX_N + k];
-        diag[k] = p.c64();
-        let inv = p.recip();
-        let (head, tail) = a.split_at_mut((k + 1) * MAX_N);
-        let pivot_row = &head[k * MAX_N..k * MAX_N + n];
-        for row in tail.chunks_exact_mut(MAX_N).take(n - k - 1) {
+        let inv = a[k * rs + k].recip();
+        let (head, tail) = a.split_at_mut((k + 1) * rs);
+        let pivot_row = &head[k * rs..k * rs + cols];
+        for row in tail.chunks_exact_mut(rs).take(m - k - 1) {
             let l = row[k] * inv;
             row[k] = l;
-            for j in k + 1..n {
+            for j in k + 1..cols {
                 row[j] = row[j] - l * pivot_row[j];
             }
         }
     }
-    odd
 }

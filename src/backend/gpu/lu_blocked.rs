@@ -18,6 +18,7 @@
 
 use super::decomp_small::MAX_N;
 use super::GpuBackend;
+use crate::backend::cpu::small_lu::lu_rows;
 use crate::backend::{CoreBackend, DecompOp};
 use crate::device::Device;
 use crate::dtype::DType;
@@ -57,39 +58,13 @@ fn tri_inverse(g: &GpuBackend, t: &Tensor, lower: bool) -> Result<(Tensor, Optio
     Ok((inv, f.expect("the small kernel takes orders up to 16")))
 }
 
-/// The host's factorization of one `m x kb` panel (row-major `p`, in place):
-/// the row swaps `(c, pivot row)` in order, and whether a pivot is zero.
+/// The host's factorization of one `m x kb` panel (row-major `p`, in place)
+/// by the CPU's small kernel (`cpu/small_lu.rs`): the row swaps `(c, pivot
+/// row)` in order, and whether a pivot is exactly zero.
 fn factor_panel(p: &mut [f64], m: usize, kb: usize) -> (Vec<(usize, usize)>, bool) {
     let mut swaps = Vec::with_capacity(kb);
-    let mut zero = false;
-    for c in 0..kb.min(m) {
-        let (mut piv, mut best) = (c, 0.0);
-        for r in c..m {
-            let v = p[r * kb + c].abs();
-            if v > best {
-                best = v;
-                piv = r;
-            }
-        }
-        if piv != c {
-            for j in 0..kb {
-                p.swap(c * kb + j, piv * kb + j);
-            }
-        }
-        swaps.push((c, piv));
-        let d = p[c * kb + c];
-        if d == 0.0 {
-            zero = true;
-        }
-        let inv = 1.0 / d;
-        for r in c + 1..m {
-            let l = p[r * kb + c] * inv;
-            p[r * kb + c] = l;
-            for j in c + 1..kb {
-                p[r * kb + j] -= l * p[c * kb + j];
-            }
-        }
-    }
+    lu_rows(p, kb, m, kb, |c, piv| swaps.push((c, piv)));
+    let zero = (0..kb).any(|c| p[c * kb + c] == 0.0);
     (swaps, zero)
 }
 
@@ -184,11 +159,9 @@ impl GpuBackend {
                 zero[b] |= z;
                 let mut rows: Vec<i32> = (0..m as i32).collect();
                 for (c, piv) in swaps {
-                    if piv != c {
-                        rows.swap(c, piv);
-                        perm[b].swap(k + c, k + piv);
-                        odd[b] = !odd[b];
-                    }
+                    rows.swap(c, piv);
+                    perm[b].swap(k + c, k + piv);
+                    odd[b] = !odd[b];
                 }
                 order.extend(rows);
             }
